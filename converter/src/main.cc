@@ -1,0 +1,70 @@
+// tern-convert CHECKPOINT_DIR OUTPUT.tern [--weights int8|f16|f32]: converts a Hugging Face MarianMT
+// (OPUS-MT layout) checkpoint directory into a .tern file. Prints a one-line error and exits 1 on
+// failure, leaving no partial output.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "marian_checkpoint.h"
+#include "tern/model.h"
+#include "tern_writer.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tern-convert: Marian-layout checkpoint directory -> .tern"};
+  std::string ckpt, output, weights = "int8";
+  tern::ArenaLimits limits;
+  bool quiet = false;
+  app.add_option("CHECKPOINT_DIR", ckpt, "config.json, model.safetensors, source.spm, target.spm, vocab.json")->required();
+  app.add_option("OUTPUT", output, "the .tern file to write")->required();
+  app.add_option("--weights", weights, "dtype of the weight matrices")->check(CLI::IsMember({"int8", "f16", "f32"}));
+  app.add_option("--max-source-tokens", limits.max_source_tokens, "default Translator limit (tokens incl. </s>)");
+  app.add_option("--max-target-tokens", limits.max_target_tokens, "default Translator limit (generated tokens)");
+  app.add_option("--max-batch", limits.max_batch, "default Translator limit (sentences per call)");
+  app.add_option("--max-rows", limits.max_rows, "default Translator limit (batch x beam rows)");
+  app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  CLI11_PARSE(app, argc, argv);
+
+  tern::convert::Checkpoint ck;
+  tern::Status s = tern::convert::ReadMarianCheckpoint(ckpt, &ck);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tern-convert: %s\n", s.message().c_str());
+    return 1;
+  }
+  limits.max_source_tokens = std::min(limits.max_source_tokens, ck.hp.max_positions);
+  limits.max_target_tokens = std::min(limits.max_target_tokens, ck.hp.max_positions - 1);
+  tern::convert::WriteOptions opts;
+  opts.weights = weights == "int8" ? tern::DType::kInt8 : weights == "f16" ? tern::DType::kF16 : tern::DType::kF32;
+  opts.limits = limits;
+  opts.source_checkpoint = ckpt;
+  std::vector<uint8_t> image;
+  std::vector<tern::convert::TensorReport> report;
+  s = tern::convert::BuildTernImage(ck, opts, &image, &report);
+  if (s.ok()) {
+    // Never write what the runtime would reject.
+    auto check = tern::Model::FromBytes(image.data(), image.size(), output);
+    if (!check.ok()) s = tern::Status(tern::StatusCode::kInternal, "written image fails verification: " + check.status().message());
+  }
+  if (s.ok()) s = tern::convert::WriteFileAtomically(output, image);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tern-convert: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (!quiet) {
+    std::map<std::string, std::pair<size_t, size_t>> by_type;
+    const tern::convert::TensorReport* worst = nullptr;
+    for (const auto& r : report) {
+      auto& e = by_type[tern::DTypeName(r.dtype)];
+      e.first++, e.second += r.bytes;
+      if (!worst || r.max_abs_error > worst->max_abs_error) worst = &r;
+    }
+    std::printf("wrote %s: %.2f MiB, %zu tensors (", output.c_str(), image.size() / 1048576.0, report.size());
+    bool first = true;
+    for (const auto& [t, e] : by_type) std::printf("%s%zu %s, %.2f MiB", first ? "" : "; ", e.first, t.c_str(), e.second / 1048576.0), first = false;
+    std::printf(")\n");
+    if (worst && worst->max_abs_error > 0)
+      std::printf("worst %s rounding error: %.3g in '%s'\n", weights.c_str(), worst->max_abs_error, worst->name.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,278 @@
+#include "marian_checkpoint.h"
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "safetensors.h"
+
+namespace tern::convert {
+namespace {
+
+using nlohmann::json;
+
+Status ReadText(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status(StatusCode::kNotFound, path + ": cannot open");
+  out->assign((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return f.bad() ? Status(StatusCode::kIoError, path + ": read failed") : Status::Ok();
+}
+
+bool Exists(const std::string& path) { return std::ifstream(path).good(); }
+
+Status GetUint(const json& j, const char* key, const std::string& where, uint32_t* out, const uint32_t* fallback = nullptr) {
+  if (!j.contains(key) || j[key].is_null()) {
+    if (fallback) return *out = *fallback, Status::Ok();
+    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" missing");
+  }
+  if (!j[key].is_number_unsigned() || j[key].get<uint64_t>() > 0xffffffffu)
+    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be a non-negative integer");
+  *out = j[key].get<uint32_t>();
+  return Status::Ok();
+}
+
+bool GetBool(const json& j, const char* key, bool fallback) {
+  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
+}
+
+std::string ShapeStr(const std::vector<uint64_t>& s) {
+  std::ostringstream o;
+  o << '[';
+  for (size_t i = 0; i < s.size(); ++i) o << (i ? ", " : "") << s[i];
+  o << ']';
+  return o.str();
+}
+
+}  // namespace
+
+Status ParseMarianConfig(const std::string& text, const std::string& where, Hyperparameters* hp) {
+  json c = json::parse(text, nullptr, false);
+  if (c.is_discarded() || !c.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
+  if (c.contains("model_type") && c["model_type"] != "marian")
+    return Status(StatusCode::kUnsupported, where + ": model_type " + c["model_type"].dump() + " (tern converts \"marian\")");
+  TERN_RETURN_IF_ERROR(GetUint(c, "d_model", where, &hp->d_model));
+  TERN_RETURN_IF_ERROR(GetUint(c, "encoder_layers", where, &hp->encoder_layers));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_layers", where, &hp->decoder_layers));
+  TERN_RETURN_IF_ERROR(GetUint(c, "encoder_attention_heads", where, &hp->n_heads));
+  uint32_t dec_heads = 0, dec_ffn = 0;
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_attention_heads", where, &dec_heads, &hp->n_heads));
+  TERN_RETURN_IF_ERROR(GetUint(c, "encoder_ffn_dim", where, &hp->ffn_dim));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_ffn_dim", where, &dec_ffn, &hp->ffn_dim));
+  if (dec_heads != hp->n_heads || dec_ffn != hp->ffn_dim)
+    return Status(StatusCode::kUnsupported, where + ": encoder and decoder must have the same attention heads and ffn_dim");
+  if (hp->n_heads == 0 || hp->d_model % hp->n_heads != 0)
+    return Status(StatusCode::kInvalidModel, where + ": d_model " + std::to_string(hp->d_model) +
+                                                 " is not divisible by encoder_attention_heads " + std::to_string(hp->n_heads));
+  hp->head_dim = hp->d_model / hp->n_heads;
+  TERN_RETURN_IF_ERROR(GetUint(c, "vocab_size", where, &hp->source_vocab_size));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_vocab_size", where, &hp->target_vocab_size, &hp->source_vocab_size));
+  const uint32_t default_positions = 512;
+  TERN_RETURN_IF_ERROR(GetUint(c, "max_position_embeddings", where, &hp->max_positions, &default_positions));
+  TERN_RETURN_IF_ERROR(GetUint(c, "pad_token_id", where, &hp->pad_id));
+  const uint32_t zero = 0;
+  TERN_RETURN_IF_ERROR(GetUint(c, "eos_token_id", where, &hp->eos_id, &zero));
+  // Marian's decoder starts from the pad token.
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_start_token_id", where, &hp->decoder_start_id, &hp->pad_id));
+
+  const std::string act = c.value("activation_function", std::string("swish"));
+  if (act == "swish" || act == "silu") hp->activation = Activation::kSwish;  // Marian's "swish" is SiLU
+  else if (act == "gelu") hp->activation = Activation::kGelu;                // exact erf GELU
+  else if (act == "relu") hp->activation = Activation::kRelu;
+  else return Status(StatusCode::kUnsupported, where + ": activation_function \"" + act + "\" (relu, swish, gelu)");
+
+  hp->norm_placement = GetBool(c, "normalize_before", false) ? NormPlacement::kPreNorm : NormPlacement::kPostNorm;
+  hp->layer_norm_epsilon = 1e-5f;  // transformers' nn.LayerNorm default, as Marian uses
+  hp->embedding_scale = GetBool(c, "scale_embedding", false) ? static_cast<float>(std::sqrt(static_cast<double>(hp->d_model))) : 1.0f;
+  hp->shared_embeddings = GetBool(c, "share_encoder_decoder_embeddings", true);
+  hp->tied_output_projection = GetBool(c, "tie_word_embeddings", true);
+
+  const std::string pos = c.value("tern_position_encoding", std::string("sinusoidal"));
+  if (pos == "sinusoidal") hp->position_encoding = PositionEncoding::kSinusoidalHalves;
+  else if (pos == "sinusoidal_interleaved") hp->position_encoding = PositionEncoding::kSinusoidalInterleaved;
+  else if (pos == "learned") hp->position_encoding = PositionEncoding::kLearned;
+  else return Status(StatusCode::kUnsupported, where + ": tern_position_encoding \"" + pos + "\"");
+
+  for (const char* key : {"normalize_embedding", "add_bias_logits", "add_final_layer_norm"}) {
+    if (GetBool(c, key, false) && !(std::string(key) == "add_final_layer_norm" && hp->norm_placement == NormPlacement::kPreNorm))
+      return Status(StatusCode::kUnsupported, where + ": \"" + std::string(key) + "\": true is not supported");
+  }
+  return Status::Ok();
+}
+
+Status ParseVocab(const std::string& text, const std::string& where, std::vector<std::string>* pieces) {
+  json v = json::parse(text, nullptr, false);
+  if (v.is_discarded() || !v.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object {piece: id}");
+  pieces->assign(v.size(), std::string());
+  std::vector<bool> seen(v.size(), false);
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!it.value().is_number_unsigned())
+      return Status(StatusCode::kInvalidModel, where + ": id of piece " + json(it.key()).dump() + " is not a non-negative integer");
+    const uint64_t id = it.value().get<uint64_t>();
+    if (id >= v.size() || seen[id])
+      return Status(StatusCode::kInvalidModel, where + ": id " + std::to_string(id) + " of piece " + json(it.key()).dump() +
+                                                   (id >= v.size() ? " is outside 0.." + std::to_string(v.size() - 1) : " is used twice"));
+    seen[id] = true;
+    (*pieces)[id] = it.key();
+  }
+  return Status::Ok();
+}
+
+Status ParseGenerationConfig(const std::string& text, const std::string& where, uint32_t eos_id, GenerationDefaults* gen) {
+  json g = json::parse(text, nullptr, false);
+  if (g.is_discarded() || !g.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
+  TERN_RETURN_IF_ERROR(GetUint(g, "num_beams", where, &gen->beam_size, &gen->beam_size));
+  uint32_t max_length = gen->max_length + 1;
+  TERN_RETURN_IF_ERROR(GetUint(g, "max_length", where, &max_length, &max_length));
+  if (max_length < 2) return Status(StatusCode::kInvalidModel, where + ": max_length must be >= 2");
+  gen->max_length = max_length - 1;  // HF counts the decoder start token; tern counts generated tokens
+  if (g.contains("length_penalty") && g["length_penalty"].is_number()) gen->length_penalty = g["length_penalty"].get<float>();
+  if (g.contains("forced_eos_token_id") && g["forced_eos_token_id"].is_number_unsigned())
+    gen->forced_eos = g["forced_eos_token_id"].get<uint64_t>() == eos_id;
+  if (g.contains("bad_words_ids") && g["bad_words_ids"].is_array()) {
+    for (const auto& w : g["bad_words_ids"]) {
+      if (w.is_array() && w.size() == 1 && w[0].is_number_unsigned()) gen->bad_word_ids.push_back(w[0].get<uint32_t>());
+      else return Status(StatusCode::kUnsupported, where + ": bad_words_ids entry " + w.dump() + " (only single tokens are supported)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
+  std::string text;
+  const std::string config_path = dir + "/config.json";
+  TERN_RETURN_IF_ERROR(ReadText(config_path, &text));
+  TERN_RETURN_IF_ERROR(ParseMarianConfig(text, config_path, &out->hp));
+  Hyperparameters& hp = out->hp;
+
+  // Vocabularies: ids come from vocab.json, never from SentencePiece's own ids.
+  const std::string vocab_path = dir + "/vocab.json";
+  TERN_RETURN_IF_ERROR(ReadText(vocab_path, &text));
+  TERN_RETURN_IF_ERROR(ParseVocab(text, vocab_path, &out->source_vocab));
+  const std::string tv_path = dir + "/target_vocab.json";
+  if (Exists(tv_path)) {
+    TERN_RETURN_IF_ERROR(ReadText(tv_path, &text));
+    TERN_RETURN_IF_ERROR(ParseVocab(text, tv_path, &out->target_vocab));
+  } else {
+    out->target_vocab = out->source_vocab;
+  }
+  if (out->source_vocab.size() != hp.source_vocab_size)
+    return Status(StatusCode::kInvalidModel, vocab_path + ": " + std::to_string(out->source_vocab.size()) +
+                                                 " pieces, config.json vocab_size is " + std::to_string(hp.source_vocab_size));
+  if (out->target_vocab.size() != hp.target_vocab_size)
+    return Status(StatusCode::kInvalidModel, (Exists(tv_path) ? tv_path : vocab_path) + ": " +
+                                                 std::to_string(out->target_vocab.size()) + " target pieces, config.json says " +
+                                                 std::to_string(hp.target_vocab_size));
+  hp.unk_id = 0;
+  bool have_unk = false;
+  for (size_t i = 0; i < out->source_vocab.size(); ++i)
+    if (out->source_vocab[i] == "<unk>") hp.unk_id = static_cast<uint32_t>(i), have_unk = true;
+  if (!have_unk) return Status(StatusCode::kInvalidModel, vocab_path + ": no \"<unk>\" piece");
+
+  TERN_RETURN_IF_ERROR(ReadText(dir + "/source.spm", &out->source_spm));
+  TERN_RETURN_IF_ERROR(ReadText(dir + "/target.spm", &out->target_spm));
+
+  out->gen.forced_eos = false;
+  out->gen.bad_word_ids = {hp.pad_id};
+  const std::string gen_path = dir + "/generation_config.json";
+  if (Exists(gen_path)) {
+    TERN_RETURN_IF_ERROR(ReadText(gen_path, &text));
+    out->gen.bad_word_ids.clear();
+    TERN_RETURN_IF_ERROR(ParseGenerationConfig(text, gen_path, hp.eos_id, &out->gen));
+  }
+
+  SafeTensorsFile st;
+  const std::string st_path = dir + "/model.safetensors";
+  if (!Exists(st_path))
+    return Status(StatusCode::kNotFound, st_path + ": missing (for pytorch_model.bin run converter/pytorch/bin_to_safetensors.py)");
+  TERN_RETURN_IF_ERROR(ReadSafeTensors(st_path, &st));
+  if (st.metadata.count("tern_provenance")) out->notes = st.metadata["tern_provenance"];
+
+  // Tensor names without the "model." prefix.
+  std::map<std::string, const SafeTensor*> src;
+  for (const auto& [name, t] : st.tensors) {
+    std::string n = name.rfind("model.", 0) == 0 ? name.substr(6) : name;
+    src[n] = &t;
+  }
+  auto load = [&](const std::string& name, std::vector<float>* data, std::vector<uint64_t>* shape) -> Status {
+    auto it = src.find(name);
+    if (it == src.end()) return Status(StatusCode::kNotFound, st_path + ": tensor '" + name + "' missing");
+    *shape = it->second->shape;
+    Status s = ToF32(*it->second, name, data);
+    return s.ok() ? s : Status(s.code(), st_path + ": " + s.message());
+  };
+  std::set<std::string> used;
+  auto check_copy = [&](const std::string& copy, const std::vector<float>& of, const std::string& of_name) -> Status {
+    if (!src.count(copy)) return Status::Ok();
+    std::vector<float> d;
+    std::vector<uint64_t> s;
+    TERN_RETURN_IF_ERROR(load(copy, &d, &s));
+    used.insert(copy);
+    if (d != of)
+      return Status(StatusCode::kInvalidModel, st_path + ": tensor '" + copy + "' differs from '" + of_name +
+                                                   "' but the config says they are one matrix");
+    return Status::Ok();
+  };
+
+  // Token embeddings: shared.weight is the encoder's (and the decoder's when shared).
+  std::vector<float> enc_embed;
+  std::vector<uint64_t> shape;
+  std::string enc_name = src.count("shared.weight") ? "shared.weight" : "encoder.embed_tokens.weight";
+  TERN_RETURN_IF_ERROR(load(enc_name, &enc_embed, &shape));
+  used.insert(enc_name);
+  if (enc_name == "shared.weight") TERN_RETURN_IF_ERROR(check_copy("encoder.embed_tokens.weight", enc_embed, enc_name));
+  out->tensors["encoder.embed_tokens.weight"] = {{}, std::move(enc_embed)};
+  std::map<std::string, std::vector<uint64_t>> src_shapes{{"encoder.embed_tokens.weight", shape}};
+  const std::vector<float>* dec_embed = &out->tensors["encoder.embed_tokens.weight"].data;
+  std::string dec_name = enc_name;
+  if (hp.shared_embeddings) {
+    TERN_RETURN_IF_ERROR(check_copy("decoder.embed_tokens.weight", *dec_embed, enc_name));
+  } else {
+    std::vector<float> d;
+    TERN_RETURN_IF_ERROR(load("decoder.embed_tokens.weight", &d, &shape));
+    used.insert("decoder.embed_tokens.weight");
+    out->tensors["decoder.embed_tokens.weight"] = {{}, std::move(d)};
+    src_shapes["decoder.embed_tokens.weight"] = shape;
+    dec_embed = &out->tensors["decoder.embed_tokens.weight"].data;
+    dec_name = "decoder.embed_tokens.weight";
+  }
+  if (hp.tied_output_projection) {
+    TERN_RETURN_IF_ERROR(check_copy("lm_head.weight", *dec_embed, dec_name));
+  }
+  // Sinusoidal position tables that older exports carry are dropped: the runtime regenerates them.
+  if (hp.position_encoding != PositionEncoding::kLearned) {
+    used.insert("encoder.embed_positions.weight");
+    used.insert("decoder.embed_positions.weight");
+  }
+  if (src.count("final_logits_bias")) {
+    hp.final_logits_bias = true;
+  }
+
+  const std::vector<TensorSpec> specs = ExpectedTensors(hp);
+  for (const TensorSpec& spec : specs) {
+    if (out->tensors.count(spec.name) && !out->tensors[spec.name].data.empty() && src_shapes.count(spec.name)) {
+      shape = src_shapes[spec.name];
+    } else {
+      std::vector<float> d;
+      TERN_RETURN_IF_ERROR(load(spec.name, &d, &shape));
+      used.insert(spec.name);
+      if (spec.name == "final_logits_bias" && shape.size() == 2 && shape[0] == 1) shape = {shape[1]};
+      out->tensors[spec.name].data = std::move(d);
+    }
+    std::vector<uint64_t> want(spec.shape.begin(), spec.shape.end());
+    if (shape != want)
+      return Status(StatusCode::kInvalidModel, st_path + ": tensor '" + spec.name + "' has shape " + ShapeStr(shape) +
+                                                   ", config.json implies " + ShapeStr(want));
+    out->tensors[spec.name].shape = spec.shape;
+  }
+  for (const auto& [name, t] : src) {
+    if (!used.count(name))
+      return Status(StatusCode::kUnsupported, st_path + ": tensor '" + name + "' is not part of a Marian model tern knows");
+  }
+  return Status::Ok();
+}
+
+}  // namespace tern::convert

@@ -1,0 +1,17 @@
+// Sinusoidal position tables.
+#pragma once
+
+#include <cstddef>
+
+#include "tern/model.h"
+
+namespace tern {
+
+/// Fills out[n_positions * dim] (row-major, position p at row p, positions from 0) with the sinusoid of
+/// `layout`, computed in float64 and rounded to float32. Angle for pair i: p / 10000^(2i/dim).
+///  - kSinusoidalHalves: sin in column i, cos in column dim/2 + i (transformers'
+///    MarianSinusoidalPositionalEmbedding).
+///  - kSinusoidalInterleaved: sin in column 2i, cos in column 2i + 1 (Vaswani et al. 2017, sec. 3.5).
+void FillSinusoid(PositionEncoding layout, size_t n_positions, size_t dim, float* out);
+
+}  // namespace tern

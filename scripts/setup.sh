@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs everything tern needs to build, test and train, on Debian 13 (trixie) or Debian 12 (bookworm).
+#
+# Usage: sudo scripts/setup.sh        (idempotent; does nothing when all packages are present)
+#
+# On bookworm, five libraries come from trixie: the trixie source is added with pin priority 100
+# (so nothing else is ever upgraded from it) and only those packages are installed with
+# `apt-get install -t trixie`. This pulls about 40 upgrades (libc6, libstdc++6, gcc runtimes);
+# it never runs a dist-upgrade.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo -E bash "$0" "$@"
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+. /etc/os-release
+codename="${VERSION_CODENAME:-}"
+
+# Libraries that must be trixie's versions (XNNPACK snapshot 2024-11-08 with the qd8/qc8w kernels,
+# FlatBuffers 23.5 whose flatc must match the headers used by the cross sysroots).
+trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev flatbuffers-compiler doctest-dev)
+# Everything else from the host's own release.
+host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
+           libsentencepiece-dev nlohmann-json3-dev libcli11-dev
+           python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
+           libclang-rt-14-dev)
+
+missing=()
+for p in "${trixie_pkgs[@]}" "${host_pkgs[@]}" "$@"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# libxnnpack-dev must be the 2024-11-08 snapshot (bookworm has none at all).
+if ! dpkg-query -W -f='${Version}' libxnnpack-dev 2>/dev/null | grep -q '^0.0~git2024'; then
+  missing+=(libxnnpack-dev)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+echo "setup: installing: ${missing[*]}"
+
+case "$codename" in
+  bookworm)
+    if [ ! -f /etc/apt/sources.list.d/tern-trixie.sources ]; then
+      cat > /etc/apt/sources.list.d/tern-trixie.sources <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    fi
+    cat > /etc/apt/preferences.d/tern-trixie <<'PIN'
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100
+PIN
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "$@"
+    apt-get install -y -q --no-install-recommends -t trixie "${trixie_pkgs[@]}"
+    ;;
+  trixie|forky|sid|"")
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "${trixie_pkgs[@]}" "$@"
+    ;;
+  *)
+    echo "setup: unsupported release '$codename' (need Debian 12 bookworm or 13 trixie)" >&2
+    exit 1
+    ;;
+esac
+echo "setup: done"
