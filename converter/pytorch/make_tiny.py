@@ -13,7 +13,6 @@ embed_positions), which the converter must accept, check and drop.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -100,41 +99,35 @@ def main():
                        max_position_embeddings=128, normalize_before=args.pre_norm,
                        share_encoder_decoder_embeddings=not args.separate_vocab, pad_token_id=pad,
                        decoder_start_token_id=pad, eos_token_id=0, forced_eos_token_id=0, dropout=0.0,
-                       num_beams=4, max_length=40)
+                       num_beams=4, max_length=40, tern_position_encoding=args.positions)
     model = MarianMTModel(cfg)
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "layer_norm" in name:
                 p.copy_(1.0 + 0.2 * torch.randn_like(p) if name.endswith("weight") else 0.2 * torch.randn_like(p))
+            elif "embed" in name or "shared" in name:
+                p.normal_(0.0, 1.0)
             elif p.dim() == 2:
                 p.normal_(0.0, 2.0 / p.shape[1] ** 0.5)
             else:
                 p.normal_(0.0, 0.3)
-        model.final_logits_bias.normal_(0.0, 1.0)
+        model.final_logits_bias.normal_(0.0, 0.5)
         model.final_logits_bias[0, pad] = 0.0
+        model.final_logits_bias[0, cfg.eos_token_id] = 11.0  # sentences end at different lengths
     export.export(model, os.path.join(work, "src.model"), os.path.join(work, "tgt.model" if args.separate_vocab else "src.model"),
                   src_vocab, args.out, target_vocab=tgt_vocab if args.separate_vocab else None,
                   provenance={"tiny": True, "seed": args.seed})
-    with open(os.path.join(args.out, "config.json")) as f:
-        config = json.load(f)
-    if args.positions != "sinusoidal":
-        config["tern_position_encoding"] = args.positions
-    with open(os.path.join(args.out, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
-    if args.positions == "learned" or args.legacy_copies:
+    if args.legacy_copies:
         tensors = safetensors_io.load(os.path.join(args.out, "model.safetensors"))
-        if args.positions == "learned":
-            for side in ("encoder", "decoder"):
-                tensors[f"model.{side}.embed_positions.weight"] = 0.5 * torch.randn(cfg.max_position_embeddings, cfg.d_model)
-        if args.legacy_copies:
-            shared = tensors["model.shared.weight"]
-            tensors["model.encoder.embed_tokens.weight"] = shared.clone()
+        shared = tensors["model.shared.weight"]
+        tensors["model.encoder.embed_tokens.weight"] = shared.clone()
+        if not args.separate_vocab:
             tensors["model.decoder.embed_tokens.weight"] = shared.clone()
-            tensors["lm_head.weight"] = shared.clone()
-            if args.positions != "learned":
-                for side in ("encoder", "decoder"):
-                    tensors[f"model.{side}.embed_positions.weight"] = sinusoidal_positions(
-                        cfg.max_position_embeddings, cfg.d_model)
+        tensors["lm_head.weight"] = tensors.get("model.decoder.embed_tokens.weight", shared).clone()
+        if args.positions != "learned":
+            for side in ("encoder", "decoder"):
+                tensors[f"model.{side}.embed_positions.weight"] = sinusoidal_positions(
+                    cfg.max_position_embeddings, cfg.d_model, args.positions == "sinusoidal_interleaved")
         safetensors_io.save(tensors, os.path.join(args.out, "model.safetensors"))
 
 

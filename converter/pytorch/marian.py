@@ -61,6 +61,9 @@ class MarianConfig:
     activation_dropout: float = 0.0
     num_beams: int = 4
     max_length: int = 256
+    # tern extension (absent from Marian configs): "sinusoidal" (halves, Marian), "sinusoidal_interleaved"
+    # (Vaswani et al.: sin in even, cos in odd columns) or "learned" (embed_positions tables stored).
+    tern_position_encoding: str = "sinusoidal"
 
     @property
     def target_vocab_size(self) -> int:
@@ -89,15 +92,20 @@ class MarianConfig:
             return cls.from_json(json.load(f))
 
 
-def sinusoidal_positions(n_positions: int, dim: int) -> torch.Tensor:
+def sinusoidal_positions(n_positions: int, dim: int, interleaved: bool = False) -> torch.Tensor:
     """[n_positions, dim] f32 table: column i < dim/2 holds sin(p / 10000^(2i/dim)), column dim/2 + i the
-    cos of the same angle (matches transformers' MarianSinusoidalPositionalEmbedding). Computed in f64."""
+    cos of the same angle (matches transformers' MarianSinusoidalPositionalEmbedding); with `interleaved`,
+    sin in column 2i and cos in column 2i + 1 (Vaswani et al. 2017). Computed in f64."""
     pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
     i = torch.arange(dim // 2, dtype=torch.float64)[None, :]
     angle = pos / torch.pow(torch.tensor(10000.0, dtype=torch.float64), 2.0 * i / dim)
     out = torch.zeros(n_positions, dim, dtype=torch.float64)
-    out[:, : dim // 2] = torch.sin(angle)
-    out[:, dim // 2: 2 * (dim // 2)] = torch.cos(angle)
+    if interleaved:
+        out[:, 0: 2 * (dim // 2): 2] = torch.sin(angle)
+        out[:, 1: 2 * (dim // 2): 2] = torch.cos(angle)
+    else:
+        out[:, : dim // 2] = torch.sin(angle)
+        out[:, dim // 2: 2 * (dim // 2)] = torch.cos(angle)
     return out.to(torch.float32)
 
 
@@ -237,6 +245,8 @@ class Stack(nn.Module):
         self.embed_tokens = embed
         self.layers = nn.ModuleList([layer_cls(cfg) for _ in range(n_layers)])
         self.layer_norm = nn.LayerNorm(cfg.d_model, eps=LAYER_NORM_EPS) if cfg.normalize_before else None
+        self.embed_positions = (nn.Embedding(cfg.max_position_embeddings, cfg.d_model)
+                                if cfg.tern_position_encoding == "learned" else None)
 
 
 class MarianModel(nn.Module):
@@ -263,8 +273,9 @@ class MarianMTModel(nn.Module):
         self.model = MarianModel(cfg)
         self.register_buffer("final_logits_bias", torch.zeros(1, cfg.target_vocab_size))
         self.embed_scale = math.sqrt(cfg.d_model) if cfg.scale_embedding else 1.0
-        self.register_buffer("positions", sinusoidal_positions(cfg.max_position_embeddings, cfg.d_model),
-                             persistent=False)
+        self.register_buffer("positions", sinusoidal_positions(
+            cfg.max_position_embeddings, cfg.d_model, cfg.tern_position_encoding == "sinusoidal_interleaved"),
+            persistent=False)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -281,7 +292,8 @@ class MarianMTModel(nn.Module):
     def embed(self, stack: Stack, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """ids [B, L] -> [B, L, D] = embed_tokens(ids) * embed_scale + positions[offset : offset + L]."""
         x = stack.embed_tokens(ids) * self.embed_scale
-        return x + self.positions[offset: offset + ids.shape[1]]
+        table = stack.embed_positions.weight if stack.embed_positions is not None else self.positions
+        return x + table[offset: offset + ids.shape[1]]
 
     @staticmethod
     def padding_mask(src_ids: torch.Tensor, pad: int) -> torch.Tensor:
@@ -357,8 +369,9 @@ class MarianMTModel(nn.Module):
         dec_embed = state.get("model.decoder.embed_tokens.weight", shared)
         if "lm_head.weight" in state and not torch.equal(state.pop("lm_head.weight"), dec_embed):
             raise ValueError("lm_head.weight differs from the decoder embedding")
-        for side in ("encoder", "decoder"):
-            state.pop(f"model.{side}.embed_positions.weight", None)
+        if self.cfg.tern_position_encoding != "learned":
+            for side in ("encoder", "decoder"):
+                state.pop(f"model.{side}.embed_positions.weight", None)
         state.setdefault("final_logits_bias", torch.zeros(1, self.cfg.target_vocab_size))
         state["model.encoder.embed_tokens.weight"] = shared
         if self.cfg.share_encoder_decoder_embeddings:

@@ -1,0 +1,67 @@
+"""Float reference outputs of a Marian-layout checkpoint, for tern's parity tests (in the spirit of
+llama2.c's test_all.py: runtime against PyTorch on a tiny model, token for token).
+
+    /usr/bin/python3 converter/pytorch/reference.py CKPT_DIR OUT.json [--sentences N] [--seed S]
+
+Writes JSON: {"cases": [{"src": ids, "encoder_out": [S*D floats], "tgt_in": ids, "logits": [T*V floats],
+"greedy": ids, "greedy_score": f, "beam": [[ids, score], ...] (n-best 2, beam 4, length penalty 1)}],
+"batch": {"greedy": [...], "beam": [...]} for all cases decoded together}. Source ids are drawn at
+random from the vocabulary (no pad, no </s>) and end in </s>.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ckpt")
+    ap.add_argument("out")
+    ap.add_argument("--sentences", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-length", type=int, default=20)
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    model = generate.load(args.ckpt)
+    cfg = model.cfg
+    with open(os.path.join(args.ckpt, "generation_config.json")) as f:
+        gen = json.load(f)
+    bad = [w[0] for w in gen.get("bad_words_ids", [])]
+    special = {cfg.pad_token_id, cfg.eos_token_id}
+    allowed = [i for i in range(cfg.vocab_size) if i not in special]
+    srcs = []
+    for i in range(args.sentences):
+        n = [1, 3, 7, 12, 5, 9, 2, 15][i % 8]
+        ids = [allowed[int(j)] for j in torch.randint(len(allowed), (n,))]
+        srcs.append(ids + [cfg.eos_token_id])
+    cases = []
+    for src in srcs:
+        s = torch.tensor([src])
+        enc = model.encode(s)[0]
+        (g_ids, g_score), = generate.greedy(model, [src], max_length=args.max_length, bad_words=bad)
+        tgt_in = [cfg.decoder_start_token_id] + g_ids
+        logits = model.decode(torch.tensor([tgt_in]), model.cross_kv(enc[None]),
+                              model.padding_mask(s, cfg.pad_token_id))[0]
+        beams = generate.beam_search(model, [src], beam=4, length_penalty=1.0, max_length=args.max_length,
+                                     bad_words=bad, n_best=2)[0]
+        cases.append({"src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
+                      "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
+                      "beam": [[h, s] for h, s in beams]})
+    batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, bad_words=bad)]
+    batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
+                                                                   bad_words=bad, n_best=2)]
+    with open(args.out, "w") as f:
+        json.dump({"max_length": args.max_length, "d_model": cfg.d_model, "vocab": cfg.target_vocab_size,
+                   "cases": cases, "batch": {"greedy": batch_greedy, "beam": batch_beam}}, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+// What the runtime knows about the device, from cpuinfo.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tern {
+
+struct CpuDescription {
+  std::string name;              // package name, e.g. "AMD EPYC" or "Cortex-A76" ("unknown" if cpuinfo has none)
+  uint32_t cores = 1;            // physical cores
+  uint32_t performance_cores = 1;// cores outside the slowest cluster of a big.LITTLE SoC; all cores elsewhere
+  // ISA features that select XNNPACK kernels.
+  bool neon = false, neon_dotprod = false, i8mm = false;          // ARM
+  bool avx2 = false, avx512f = false, avx512vnni = false, avxvnni = false;  // x86
+};
+
+/// Describes the CPU (cpuinfo_initialize on first use; falls back to 1 core, name "unknown").
+const CpuDescription& DescribeCpu();
+
+/// One line for --verbose and benchmarks: "AMD EPYC, 2 cores (2 performance), AVX2 AVX512F AVX512-VNNI".
+std::string CpuSummary();
+
+}  // namespace tern

@@ -1,0 +1,141 @@
+// tern::Translator: one translation session on a Model.
+//
+// A Translator owns one arena (every activation, the KV cache, the beam state and the results), the
+// XNNPACK operators (weights packed at creation) and the thread pool. It is sized at creation from
+// TranslatorConfig; after that, TranslateIds() performs no heap allocation at all, and Translate()
+// allocates only inside SentencePiece's encoder (tokenizing the input text).
+//
+//   auto model = tern::Model::Load("en-de.tern");               // Result<shared_ptr<const Model>>
+//   auto tr = tern::Translator::Create(model.value(), {});      // limits from the file, threads from cpuinfo
+//   std::string_view in[] = {"A dog runs on the beach."};
+//   tern::Span<const tern::TranslationResult> out;
+//   tern::Status s = tr.value()->Translate(in, {}, &out);       // out[0].best().text: "Ein Hund ..."
+//
+// A Translator is used by one thread at a time; several Translators may share one Model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "tern/model.h"
+#include "tern/status.h"
+
+namespace tern {
+
+/// A pointer and a count; views into memory owned by someone else.
+template <typename T>
+struct Span {
+  T* data_ = nullptr;
+  size_t size_ = 0;
+  Span() = default;
+  Span(T* d, size_t n) : data_(d), size_(n) {}
+  template <size_t N>
+  Span(T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
+  T* begin() const { return data_; }
+  T* end() const { return data_ + size_; }
+  T& operator[](size_t i) const { return data_[i]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() const { return data_; }
+};
+
+/// Creation-time limits. 0 means "the file's default" (ArenaLimits, GenerationDefaults) or, for
+/// threads, the number of performance cores cpuinfo reports (DefaultThreadCount()).
+struct TranslatorConfig {
+  uint32_t max_batch = 0;          // sentences per call
+  uint32_t max_beam = 0;           // largest beam size a call may ask for (default: file's beam_size)
+  uint32_t max_n_best = 1;         // largest n-best a call may ask for (<= max_beam)
+  uint32_t max_source_tokens = 0;  // per sentence, including </s>
+  uint32_t max_target_tokens = 0;  // generated per sentence, including </s>
+  uint32_t threads = 0;            // 1 = no worker threads
+  void* arena = nullptr;           // optional caller-owned arena (64-byte aligned, >= RequiredArenaBytes)
+  size_t arena_bytes = 0;
+};
+
+/// Per-call options. 0 / negative means "the file's default".
+struct TranslateOptions {
+  uint32_t beam_size = 0;          // 1 = greedy (argmax; Hugging Face greedy search semantics)
+  float length_penalty = -1e30f;   // < -1e29: file default. score = sum_logprob / generated_len ^ length_penalty
+  uint32_t max_length = 0;         // generated tokens including </s> (like max_new_tokens)
+  float max_length_ratio = -1.f;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default
+  uint32_t n_best = 1;             // hypotheses returned per sentence (<= beam_size and <= max_n_best)
+  bool return_scores = true;       // fill Hypothesis::score
+};
+
+/// One output sequence. Views are valid until the Translator's next call.
+struct Hypothesis {
+  std::string_view text;     // detokenized target text (empty for TranslateIds)
+  Span<const uint32_t> ids;  // generated ids, without the decoder start token and without the final </s>
+  float score = 0.f;         // beam: sum_logprob / generated_len ^ length_penalty; greedy: sum_logprob
+};
+
+/// The outcome for one input sentence: n hypotheses (best first), or an error for that sentence alone.
+struct TranslationResult {
+  StatusCode error = StatusCode::kOk;
+  std::string_view error_message;  // e.g. "301 source tokens exceed max_source_tokens 256" (the result's index says which sentence)
+  Span<const Hypothesis> hypotheses;
+  bool ok() const { return error == StatusCode::kOk; }
+  const Hypothesis& best() const { return hypotheses[0]; }
+};
+
+/// Time spent in each part of decoding, for `tern translate --profile` (milliseconds, summed over calls).
+struct Profile {
+  double encoder_ms = 0, cross_kv_ms = 0, decoder_linear_ms = 0, self_attention_ms = 0, cross_attention_ms = 0,
+         output_projection_ms = 0, softmax_topk_ms = 0, beam_bookkeeping_ms = 0, other_ms = 0;
+  uint64_t decoder_steps = 0;       // decoder invocations (one per generated position)
+  uint64_t generated_tokens = 0;    // tokens emitted in results
+};
+
+/// Threads to use by default: the performance cores of a big.LITTLE SoC (cpuinfo's cores of the
+/// highest-frequency cluster), all cores elsewhere.
+uint32_t DefaultThreadCount();
+
+class Translator {
+ public:
+  /// Creates a session: validates `config` against the model (errors: kInvalidArgument for threads
+  /// beyond 1024, limits above max_positions, n_best > beam, an arena that is too small or misaligned),
+  /// plans and allocates the arena (kResourceExhausted if it cannot), packs every weight for XNNPACK
+  /// (kInternal on XNNPACK failure), loads the tokenizer (kInvalidModel if SentencePiece rejects it).
+  static Result<std::unique_ptr<Translator>> Create(std::shared_ptr<const Model> model, const TranslatorConfig& config);
+
+  /// Bytes of the arena needed for `config` on `model` (what Create would allocate).
+  static Result<size_t> RequiredArenaBytes(const Model& model, const TranslatorConfig& config);
+
+  ~Translator();
+
+  /// Translates up to max_batch sentences of UTF-8 text. Each sentence is tokenized with the model's
+  /// source SentencePiece model, mapped through the stored vocabulary, and gets </s> appended.
+  /// `*results` receives one TranslationResult per input, in input order. A sentence that fails
+  /// (invalid UTF-8, too many tokens, a NUL byte) gets its own error; the others are translated.
+  /// Returns an error only when the call itself is wrong (too many sentences, bad options).
+  Status Translate(Span<const std::string_view> sentences, const TranslateOptions& options,
+                   Span<const TranslationResult>* results);
+
+  /// The same on token ids: each source is taken as given (the caller includes </s>); results carry ids
+  /// only. No heap allocation.
+  Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+                      Span<const TranslationResult>* results);
+
+  /// Arena size in bytes, and what it would be without lifetime sharing.
+  size_t arena_bytes() const;
+  size_t arena_unshared_bytes() const;
+  uint32_t threads() const;
+  const TranslatorConfig& config() const;
+  const Model& model() const;
+
+  /// Accumulated profile since creation (or ResetProfile). Collected only if EnableProfile(true).
+  void EnableProfile(bool on);
+  const Profile& profile() const;
+  void ResetProfile();
+
+  struct Impl;
+
+ private:
+  friend Impl& ImplOf(Translator& t);
+  explicit Translator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tern

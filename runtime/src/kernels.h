@@ -1,0 +1,37 @@
+// f32 kernels of the Transformer that are not matrix products: LayerNorm, activations, softmax,
+// attention over one query row, embedding lookup. Single-threaded, no allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tern/model.h"
+
+namespace tern {
+
+/// sum_i a[i] * b[i] (four partial sums, fixed order: the same result for the same inputs everywhere).
+float Dot(const float* a, const float* b, size_t n);
+
+/// y[rows, d] = (x - mean) / sqrt(var + eps) * gamma + beta per row (biased variance, as torch.nn.LayerNorm).
+/// Mean and variance are accumulated in double. y may alias x.
+void LayerNorm(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y);
+
+/// y[i] += x[i].
+void AddInPlace(float* y, const float* x, size_t n);
+
+/// In place: relu, swish (SiLU, x * sigmoid(x)) or exact gelu (0.5 x (1 + erf(x / sqrt 2))).
+void Activate(Activation a, float* x, size_t n);
+
+/// x <- x - logsumexp(x) (log-probabilities), computed with the max subtracted first.
+void LogSoftmaxInPlace(float* x, size_t n);
+
+/// Attention for one query row of one head over n keys:
+///   out[head_dim] = sum_j softmax_j(scale * q . k_j) v_j
+/// k_j = keys + j * key_stride, v_j = values + j * key_stride (floats). `scores` is scratch of n floats.
+void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
+               float scale, float* scores, float* out);
+
+/// out[d] = embedding[id] * scale + position (f32, f16 or int8 row dequantized: q * row scale).
+void EmbedRow(const TensorView& embedding, uint32_t id, float scale, const float* position, float* out);
+
+}  // namespace tern

@@ -1,0 +1,40 @@
+// Lifetime-based placement of activation buffers in one arena (after TensorFlow Lite Micro's
+// GreedyMemoryPlanner): each buffer has a size and the first and last step that use it; buffers whose
+// lifetimes do not overlap may share bytes.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace tern {
+
+class MemoryPlanner {
+ public:
+  static constexpr size_t kAlignment = 64;  // every offset is a multiple of this (bytes)
+
+  /// Registers a buffer of `bytes` live from step `first_use` to `last_use` inclusive; returns its id.
+  int AddBuffer(size_t bytes, int first_use, int last_use);
+
+  /// Places every buffer: largest first, each at the lowest aligned offset that overlaps no already
+  /// placed buffer with an intersecting lifetime. Deterministic.
+  void Plan();
+
+  /// Offset in bytes of buffer `id` from the arena start (after Plan).
+  size_t offset(int id) const { return buffers_[id].offset; }
+  /// Arena bytes the plan needs (after Plan).
+  size_t total_bytes() const { return total_; }
+  /// Sum of all buffer sizes: what the arena would need without sharing.
+  size_t unshared_bytes() const;
+  size_t buffer_count() const { return buffers_.size(); }
+
+ private:
+  struct Buffer {
+    size_t bytes;
+    int first, last;
+    size_t offset;
+  };
+  std::vector<Buffer> buffers_;
+  size_t total_ = 0;
+};
+
+}  // namespace tern

@@ -1,0 +1,83 @@
+// The one layer between tern and XNNPACK. Every XNNPACK and pthreadpool handle lives in a RAII owner
+// here; the rest of the runtime never names an xnn_* function.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include "tern/model.h"
+#include "tern/status.h"
+
+namespace tern {
+
+/// Initializes XNNPACK once per process with tern's allocator (malloc-backed; every XNNPACK allocation
+/// goes through it, so tests can count them). Thread-safe. Error: kInternal if the CPU is unsupported.
+Status InitXnnpack();
+
+/// Number of allocations XNNPACK has made through tern's allocator since the process started.
+size_t XnnpackAllocationCount();
+
+struct ThreadPoolDeleter {
+  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+};
+/// A pthreadpool, or nullptr for threads <= 1 (XNNPACK then runs on the calling thread).
+using ThreadPool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, ThreadPoolDeleter>;
+ThreadPool MakeThreadPool(size_t threads);
+
+struct XnnOperatorDeleter {
+  void operator()(xnn_operator_t op) const { xnn_delete_operator(op); }
+};
+using XnnOperator = std::unique_ptr<std::remove_pointer_t<xnn_operator_t>, XnnOperatorDeleter>;
+
+/// Scratch a Linear needs for int8 weights: the input quantized per row (qd8) and its per-row params.
+/// `q` holds rows x in_features int8 (+ XNN_EXTRA_BYTES), `params` rows + XNN_EXTRA_QUANTIZATION_PARAMS.
+struct QuantScratch {
+  int8_t* q = nullptr;
+  xnn_quantization_params* params = nullptr;
+};
+
+/// Bytes of QuantScratch::q and ::params for `rows` rows of `cols` features.
+size_t QuantInputBytes(size_t rows, size_t cols);
+size_t QuantParamsBytes(size_t rows);
+
+/// Quantizes f32 rows to int8 with one (scale, zero point) per row: XNNPACK's convert_nc_f32_qd8
+/// ("dynamically quantized" activations). One per Translator.
+class RowQuantizer {
+ public:
+  static Result<RowQuantizer> Create();
+  /// in [rows, cols] f32 -> scratch. Errors: kInternal (XNNPACK failure).
+  Status Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t pool) const;
+
+ private:
+  XnnOperator op_;
+};
+
+/// y[rows, out] = x[rows, in] @ W^T + b, W [out, in] row-major. The kernel follows the weight dtype:
+/// int8 (qc8w) -> fully_connected_nc_qd8_f32_qc8w on the row-quantized input (QuantScratch filled by
+/// a RowQuantizer first, so one quantization serves several Linears on the same input); f16 ->
+/// fully_connected_nc_f32_f16; f32 -> fully_connected_nc_f32. XNNPACK packs the weights at Create.
+class Linear {
+ public:
+  /// `weights` one or more [out_i, in] tensors of the same dtype, concatenated along out (fused
+  /// projections such as Q|K|V); `biases` the matching [out_i] f32 vectors, or nullptr entries for zero.
+  /// Errors: kInvalidArgument (mismatched shapes/dtypes), kInternal (XNNPACK).
+  static Result<Linear> Create(const TensorView* const* weights, const TensorView* const* biases, size_t n);
+
+  size_t in_features() const { return in_; }
+  size_t out_features() const { return out_; }
+  bool quantized() const { return dtype_ == DType::kInt8; }
+
+  /// Runs on `rows` rows. For int8 weights `scratch` must hold x quantized by RowQuantizer::Run.
+  Status Run(const float* x, const QuantScratch& scratch, size_t rows, float* y, pthreadpool_t pool) const;
+
+ private:
+  XnnOperator op_;
+  DType dtype_ = DType::kF32;
+  size_t in_ = 0, out_ = 0;
+};
+
+}  // namespace tern

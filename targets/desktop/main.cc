@@ -1,0 +1,55 @@
+// tern: the desktop command line.
+//   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
+//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile]
+//   tern inspect MODEL [--json]
+// Errors are one line on stderr and a non-zero exit.
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "inspect.h"
+#include "translate_cmd.h"
+
+#ifndef TERN_DEFAULT_MODEL
+#define TERN_DEFAULT_MODEL "models/en-de/en-de.int8.tern"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"tern: int8 Transformer translation on small devices"};
+  app.require_subcommand(1);
+
+  tern::cli::TranslateArgs ta;
+  const char* env_model = std::getenv("TERN_MODEL");
+  ta.model = env_model ? env_model : TERN_DEFAULT_MODEL;
+  CLI::App* tr = app.add_subcommand("translate", "translate lines from stdin or --input");
+  tr->add_option("-m,--model", ta.model, "the .tern model (default: $TERN_MODEL or the bundled en-de model)");
+  tr->add_option("-i,--input", ta.input, "input file, one sentence per line (default: stdin)");
+  tr->add_option("-o,--output", ta.output, "output file (default: stdout)");
+  tr->add_option("--beam", ta.beam, "beam size; 1 = greedy (default: the model's)");
+  tr->add_option("--threads", ta.threads, "threads (default: the performance cores)");
+  tr->add_option("--batch", ta.batch, "sentences per batch")->check(CLI::Range(1u, 4096u));
+  tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included");
+  tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, 64u));
+  tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
+  tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
+  tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
+  tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
+
+  std::string inspect_model;
+  bool json = false;
+  CLI::App* in = app.add_subcommand("inspect", "describe a .tern file");
+  in->add_option("MODEL", inspect_model, "the .tern file")->required();
+  in->add_flag("--json", json, "print JSON");
+
+  CLI11_PARSE(app, argc, argv);
+  if (tr->parsed()) return tern::cli::RunTranslate(ta);
+  auto model = tern::Model::Load(inspect_model);
+  if (!model.ok()) {
+    std::cerr << "tern: " << model.status().message() << "\n";
+    return 2;
+  }
+  const nlohmann::json d = tern::cli::Describe(*model.value());
+  std::cout << (json ? d.dump(2) + "\n" : tern::cli::DescribeText(d));
+  return 0;
+}

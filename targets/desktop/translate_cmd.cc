@@ -1,0 +1,209 @@
+#include "translate_cmd.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tern/cpu.h"
+#include "tern/model.h"
+#include "tern/translator.h"
+
+namespace tern::cli {
+namespace {
+
+struct Line {
+  size_t number;
+  std::string text;
+  std::vector<uint32_t> ids;
+  std::string parse_error;  // --ids: what was wrong with the line
+};
+
+bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
+  std::istringstream in(s);
+  std::string tok;
+  ids->clear();
+  while (in >> tok) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long v = std::strtoul(tok.c_str(), &end, 10);
+    if (*end || errno || tok[0] == '-' || v > 0xffffffffUL) {
+      *error = "'" + tok + "' is not a token id";
+      return false;
+    }
+    ids->push_back(static_cast<uint32_t>(v));
+  }
+  return true;
+}
+
+void PrintProfile(const Profile& p, std::ostream& err) {
+  const double total = p.encoder_ms + p.cross_kv_ms + p.decoder_linear_ms + p.self_attention_ms + p.cross_attention_ms +
+                       p.output_projection_ms + p.softmax_topk_ms + p.beam_bookkeeping_ms + p.other_ms;
+  const double per = p.generated_tokens ? 1.0 / p.generated_tokens : 0.0;
+  err << "profile: " << p.generated_tokens << " tokens, " << p.decoder_steps << " decoder steps, " << total << " ms\n";
+  auto row = [&](const char* name, double ms) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-22s %9.2f ms  %7.3f ms/token  %5.1f%%\n", name, ms, ms * per, total > 0 ? 100 * ms / total : 0.0);
+    err << buf;
+  };
+  row("encoder", p.encoder_ms);
+  row("cross-attention K/V", p.cross_kv_ms);
+  row("decoder linear layers", p.decoder_linear_ms);
+  row("self-attention", p.self_attention_ms);
+  row("cross-attention", p.cross_attention_ms);
+  row("output projection", p.output_projection_ms);
+  row("softmax/top-k", p.softmax_topk_ms);
+  row("beam bookkeeping", p.beam_bookkeeping_ms);
+  row("embedding/other", p.other_ms);
+}
+
+}  // namespace
+
+int RunTranslate(const TranslateArgs& args) {
+  const auto t_load = std::chrono::steady_clock::now();
+  auto model = Model::Load(args.model);
+  if (!model.ok()) {
+    std::cerr << "tern: " << model.status().message() << "\n";
+    return 2;
+  }
+  TranslatorConfig cfg;
+  cfg.max_batch = std::max<uint32_t>(1, args.batch);
+  cfg.threads = args.threads;
+  if (args.beam) cfg.max_beam = args.beam;
+  cfg.max_n_best = args.n_best;
+  if (args.n_best > std::max<uint32_t>(args.beam ? args.beam : model.value()->generation().beam_size, 1))
+    cfg.max_beam = args.n_best;
+  if (args.max_length) cfg.max_target_tokens = std::min<uint32_t>(args.max_length, model.value()->hparams().max_positions - 1);
+  auto tr = Translator::Create(model.value(), cfg);
+  if (!tr.ok()) {
+    std::cerr << "tern: " << tr.status().message() << "\n";
+    return 2;
+  }
+  Translator& t = *tr.value();
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_load).count();
+  t.EnableProfile(args.profile);
+  if (args.verbose) {
+    std::cerr << "tern: cpu: " << CpuSummary() << "\n"
+              << "tern: model: " << args.model << " (" << DTypeName(model.value()->weight_dtype()) << ", "
+              << model.value()->file_bytes() / 1048576.0 << " MiB), loaded in " << load_ms << " ms\n"
+              << "tern: threads " << t.threads() << ", arena " << t.arena_bytes() << " bytes ("
+              << t.arena_unshared_bytes() << " without sharing)\n";
+  }
+
+  std::ifstream fin;
+  std::istream* in = &std::cin;
+  if (!args.input.empty()) {
+    fin.open(args.input);
+    if (!fin) {
+      std::cerr << "tern: " << args.input << ": cannot open\n";
+      return 2;
+    }
+    in = &fin;
+  }
+  std::ofstream fout;
+  std::ostream* out = &std::cout;
+  if (!args.output.empty()) {
+    fout.open(args.output);
+    if (!fout) {
+      std::cerr << "tern: " << args.output << ": cannot create\n";
+      return 2;
+    }
+    out = &fout;
+  }
+  const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
+  const size_t batch = interactive ? 1 : cfg.max_batch;
+
+  TranslateOptions opt;
+  opt.beam_size = args.beam;
+  opt.max_length = args.max_length;
+  opt.n_best = args.n_best;
+  opt.return_scores = args.scores || args.n_best > 1;
+
+  size_t line_no = 0, failed = 0, sentences = 0, tokens = 0;
+  double translate_ms = 0;
+  std::vector<Line> lines;
+  auto flush = [&]() {
+    if (lines.empty()) return;
+    std::vector<std::string_view> texts;
+    std::vector<Span<const uint32_t>> idspans;
+    std::vector<size_t> index;  // lines[index[k]] is the k-th sentence sent
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!lines[i].parse_error.empty()) continue;
+      index.push_back(i);
+      texts.push_back(lines[i].text);
+      idspans.emplace_back(lines[i].ids.data(), lines[i].ids.size());
+    }
+    Span<const TranslationResult> results;
+    Status st;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!index.empty()) {
+      st = args.ids ? t.TranslateIds(Span<const Span<const uint32_t>>(idspans.data(), idspans.size()), opt, &results)
+                    : t.Translate(Span<const std::string_view>(texts.data(), texts.size()), opt, &results);
+    }
+    translate_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    size_t k = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const Line& l = lines[i];
+      std::string error = l.parse_error;
+      const TranslationResult* r = nullptr;
+      if (error.empty()) {
+        if (!st.ok()) error = st.message();
+        else if (!results[k].ok()) error = std::string(results[k].error_message);
+        else r = &results[k];
+        ++k;
+      }
+      if (!r) {
+        std::cerr << "tern: line " << l.number << ": " << error << "\n";
+        ++failed;
+        for (uint32_t n = 0; n < args.n_best; ++n) *out << "\n";
+        continue;
+      }
+      ++sentences;
+      for (size_t n = 0; n < args.n_best; ++n) {
+        if (n < r->hypotheses.size()) {
+          const Hypothesis& h = r->hypotheses[n];
+          tokens += h.ids.size() + 1;
+          if (args.ids) {
+            for (size_t j = 0; j < h.ids.size(); ++j) *out << (j ? " " : "") << h.ids[j];
+          } else {
+            *out << h.text;
+          }
+          if (opt.return_scores) *out << "\t" << h.score;
+        }
+        *out << "\n";
+      }
+    }
+    out->flush();
+    lines.clear();
+  };
+
+  std::string s;
+  if (interactive) std::cerr << "> " << std::flush;
+  while (std::getline(*in, s)) {
+    ++line_no;
+    Line l{line_no, s, {}, {}};
+    if (args.ids && !ParseIds(s, &l.ids, &l.parse_error)) {}
+    lines.push_back(std::move(l));
+    if (lines.size() >= batch) {
+      flush();
+      if (interactive) std::cerr << "> " << std::flush;
+    }
+  }
+  flush();
+  if (args.verbose) {
+    const double sec = translate_ms / 1000.0;
+    std::cerr << "tern: " << sentences << " sentences, " << tokens << " target tokens in " << translate_ms << " ms: "
+              << (sec > 0 ? sentences / sec : 0) << " sentences/s, " << (sec > 0 ? tokens / sec : 0) << " tokens/s\n";
+  }
+  if (args.profile) PrintProfile(t.profile(), std::cerr);
+  if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";
+  return failed ? 1 : 0;
+}
+
+}  // namespace tern::cli

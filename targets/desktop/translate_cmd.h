@@ -1,0 +1,29 @@
+// `tern translate`: streams sentences (one per line) through a Translator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tern::cli {
+
+struct TranslateArgs {
+  std::string model;        // .tern path
+  std::string input;        // empty: stdin
+  std::string output;       // empty: stdout
+  uint32_t beam = 0;        // 0: the file's default
+  uint32_t threads = 0;     // 0: cpuinfo's performance cores
+  uint32_t batch = 8;       // lines per translate call
+  uint32_t max_length = 0;  // 0: the file's default
+  uint32_t n_best = 1;
+  bool ids = false;         // space-separated ids in and out
+  bool scores = false;      // append "\t<score>"
+  bool verbose = false;     // CPU, model, arena, sentences/s, tokens/s on stderr
+  bool profile = false;     // per-token time split on stderr
+};
+
+/// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each
+/// failure printed as "tern: line N: message" on stderr, an empty line written in its place), 2 if the
+/// model or a file could not be opened.
+int RunTranslate(const TranslateArgs& args);
+
+}  // namespace tern::cli
