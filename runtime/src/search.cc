@@ -191,7 +191,12 @@ Status Translator::Impl::Search(size_t ns, uint32_t beam, float length_penalty, 
     // Stable ascending sort of indices by score, then take from the end.
     uint32_t idx[64];
     for (uint32_t i = 0; i < count; ++i) idx[i] = i;
-    std::stable_sort(idx, idx + count, [&](uint32_t x, uint32_t y) { return A.hyp_score[b * B + x] < A.hyp_score[b * B + y]; });
+    for (uint32_t i = 1; i < count; ++i) {  // insertion sort: stable, and std::stable_sort may allocate
+      const uint32_t x = idx[i];
+      uint32_t j = i;
+      while (j > 0 && A.hyp_score[b * B + idx[j - 1]] > A.hyp_score[b * B + x]) idx[j] = idx[j - 1], --j;
+      idx[j] = x;
+    }
     const uint32_t k_out = std::min<uint32_t>(n_best, count);
     for (uint32_t k = 0; k < k_out; ++k) {
       const uint32_t h = idx[count - 1 - k];

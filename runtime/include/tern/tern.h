@@ -1,0 +1,122 @@
+/* tern C API: int8 Transformer translation (encoder-decoder, Marian semantics) on small devices.
+ *
+ * An immutable model (tern_model, shareable by any number of translators and threads) and per-session
+ * translators (tern_translator: one arena, one thread pool; used by one thread at a time). Every call
+ * returns a status code; on failure the optional tern_error receives a one-line message. No C++
+ * exception crosses this API.
+ *
+ * Usage:
+ *
+ *   tern_error err;
+ *   tern_model* model = tern_model_load("en-de.int8.tern", &err);
+ *   if (!model) { fprintf(stderr, "%s\n", err.message); return 1; }
+ *   tern_translator_params tp = tern_translator_default_params();   // limits from the file
+ *   tern_translator* tr = tern_translator_create(model, &tp, &err);
+ *   const char* in[] = {"A dog runs on the beach.", "Two children play."};
+ *   tern_translate_params p = tern_translate_default_params();       // beam etc. from the file
+ *   if (tern_translate(tr, in, 2, &p, &err) == TERN_OK) {
+ *     for (size_t i = 0; i < tern_result_count(tr); ++i) {
+ *       size_t len;
+ *       const char* text = tern_result_text(tr, i, 0, &len);         // NULL if sentence i failed
+ *       if (text) printf("%.*s\n", (int)len, text);
+ *       else printf("error: %s\n", tern_result_error(tr, i));
+ *     }
+ *   }
+ *   tern_translator_free(tr);
+ *   tern_model_free(model);
+ *
+ * Results (texts, ids) point into the translator's arena and stay valid until its next translate call.
+ */
+#ifndef TERN_TERN_H_
+#define TERN_TERN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same values as tern::StatusCode. */
+typedef enum tern_status_code {
+  TERN_OK = 0,
+  TERN_INVALID_ARGUMENT = 1,
+  TERN_NOT_FOUND = 2,
+  TERN_IO_ERROR = 3,
+  TERN_INVALID_MODEL = 4,
+  TERN_UNSUPPORTED = 5,
+  TERN_RESOURCE_EXHAUSTED = 6,
+  TERN_INTERNAL = 7
+} tern_status_code;
+
+/* A failure: code and a NUL-terminated one-line message (cut to fit). */
+typedef struct tern_error {
+  tern_status_code code;
+  char message[512];
+} tern_error;
+
+typedef struct tern_model tern_model;
+typedef struct tern_translator tern_translator;
+
+/* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
+tern_model* tern_model_load(const char* path, tern_error* err);
+/* Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
+void tern_model_free(tern_model* model);
+
+/* Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
+typedef struct tern_translator_params {
+  uint32_t max_batch;          /* sentences per call */
+  uint32_t max_beam;           /* largest beam a call may use */
+  uint32_t max_n_best;         /* largest n-best a call may ask for (<= max_beam); default 1 */
+  uint32_t max_source_tokens;  /* per sentence, including </s> */
+  uint32_t max_target_tokens;  /* generated per sentence, including </s> */
+  uint32_t threads;            /* 1 = no worker threads */
+} tern_translator_params;
+
+tern_translator_params tern_translator_default_params(void);
+
+/* Creates a session: plans and allocates its arena, packs the weights. NULL on failure. */
+tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err);
+void tern_translator_free(tern_translator* translator);
+/* Arena size in bytes. */
+size_t tern_translator_arena_bytes(const tern_translator* translator);
+
+/* Per-call options; 0 (or a negative ratio / the default length penalty) = the file's default. */
+typedef struct tern_translate_params {
+  uint32_t beam_size;       /* 1 = greedy */
+  float length_penalty;     /* score = sum_logprob / generated_len ^ length_penalty */
+  uint32_t max_length;      /* generated tokens including </s> */
+  float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default */
+  uint32_t n_best;          /* hypotheses per sentence, default 1 */
+  int return_scores;        /* nonzero: fill scores */
+} tern_translate_params;
+
+tern_translate_params tern_translate_default_params(void);
+
+/* Translates n UTF-8 sentences (NUL-terminated). A failing sentence gets its own error (see
+ * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options). */
+tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
+                                const tern_translate_params* params, tern_error* err);
+
+/* The same on token ids: sources[i] has lengths[i] ids and ends with </s>; results carry ids only. */
+tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources, const size_t* lengths,
+                                    size_t n, const tern_translate_params* params, tern_error* err);
+
+/* Results of the last call. */
+size_t tern_result_count(const tern_translator* translator);
+/* NULL if sentence i succeeded, else its NUL-terminated error message. */
+const char* tern_result_error(const tern_translator* translator, size_t i);
+/* Hypotheses of sentence i (0 if it failed). */
+size_t tern_result_hypotheses(const tern_translator* translator, size_t i);
+/* Text of hypothesis k of sentence i (not NUL-terminated; *length bytes), NULL if absent. */
+const char* tern_result_text(const tern_translator* translator, size_t i, size_t k, size_t* length);
+/* Ids of hypothesis k of sentence i (*count ids, no start token, no final </s>), NULL if absent. */
+const uint32_t* tern_result_ids(const tern_translator* translator, size_t i, size_t k, size_t* count);
+/* Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
+float tern_result_score(const tern_translator* translator, size_t i, size_t k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TERN_TERN_H_ */

@@ -1,0 +1,207 @@
+// The C API (tern.h) over tern::Model and tern::Translator. Every entry point catches everything: no
+// exception crosses into C.
+#include "tern/tern.h"
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "tern/model.h"
+#include "tern/translator.h"
+
+struct tern_model {
+  std::shared_ptr<const tern::Model> model;
+};
+
+struct tern_translator {
+  std::shared_ptr<const tern::Model> model;
+  std::unique_ptr<tern::Translator> translator;
+  std::vector<std::string_view> texts;                // [max_batch], reused: no allocation per call
+  std::vector<tern::Span<const uint32_t>> id_spans;   // [max_batch]
+  std::vector<std::string> errors;                    // NUL-terminated copies of the last errors
+  tern::Span<const tern::TranslationResult> results;
+};
+
+namespace {
+
+void SetError(tern_error* err, tern_status_code code, const std::string& msg) {
+  if (!err) return;
+  err->code = code;
+  const size_t n = std::min(msg.size(), sizeof(err->message) - 1);
+  std::memcpy(err->message, msg.data(), n);
+  err->message[n] = 0;
+}
+
+tern_status_code Fail(tern_error* err, const tern::Status& s) {
+  SetError(err, static_cast<tern_status_code>(s.code()), s.message());
+  return static_cast<tern_status_code>(s.code());
+}
+
+tern::TranslateOptions Options(const tern_translate_params* p) {
+  tern::TranslateOptions o;
+  if (!p) return o;
+  o.beam_size = p->beam_size;
+  o.length_penalty = p->length_penalty;
+  o.max_length = p->max_length;
+  o.max_length_ratio = p->max_length_ratio;
+  o.n_best = p->n_best ? p->n_best : 1;
+  o.return_scores = p->return_scores != 0;
+  return o;
+}
+
+const tern::Hypothesis* Hyp(const tern_translator* t, size_t i, size_t k) {
+  if (!t || i >= t->results.size() || !t->results[i].ok() || k >= t->results[i].hypotheses.size()) return nullptr;
+  return &t->results[i].hypotheses[k];
+}
+
+void KeepErrors(tern_translator* t) {
+  // Error messages are views into the arena without a NUL: copy them (only on the error path).
+  t->errors.resize(t->results.size());
+  for (size_t i = 0; i < t->results.size(); ++i)
+    if (!t->results[i].ok()) t->errors[i].assign(t->results[i].error_message);
+}
+
+}  // namespace
+
+extern "C" {
+
+tern_model* tern_model_load(const char* path, tern_error* err) {
+  try {
+    if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
+    auto m = tern::Model::Load(path);
+    if (!m.ok()) return Fail(err, m.status()), nullptr;
+    return new tern_model{m.value()};
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return nullptr;
+}
+
+void tern_model_free(tern_model* model) { delete model; }
+
+tern_translator_params tern_translator_default_params(void) {
+  tern_translator_params p{};
+  p.max_n_best = 1;
+  return p;
+}
+
+tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err) {
+  try {
+    if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translator_create: model is NULL"), nullptr;
+    tern::TranslatorConfig c;
+    if (params) {
+      c.max_batch = params->max_batch;
+      c.max_beam = params->max_beam;
+      c.max_n_best = params->max_n_best ? params->max_n_best : 1;
+      c.max_source_tokens = params->max_source_tokens;
+      c.max_target_tokens = params->max_target_tokens;
+      c.threads = params->threads;
+    }
+    auto t = tern::Translator::Create(model->model, c);
+    if (!t.ok()) return Fail(err, t.status()), nullptr;
+    auto* out = new tern_translator;
+    out->model = model->model;
+    out->translator = std::move(t.value());
+    const size_t batch = c.max_batch ? c.max_batch : model->model->limits().max_batch;
+    out->texts.resize(batch);
+    out->id_spans.resize(batch);
+    out->errors.reserve(batch);
+    return out;
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return nullptr;
+}
+
+void tern_translator_free(tern_translator* translator) { delete translator; }
+
+size_t tern_translator_arena_bytes(const tern_translator* t) { return t ? t->translator->arena_bytes() : 0; }
+
+tern_translate_params tern_translate_default_params(void) {
+  tern_translate_params p{};
+  p.length_penalty = -1e30f;
+  p.max_length_ratio = -1.f;
+  p.n_best = 1;
+  p.return_scores = 1;
+  return p;
+}
+
+tern_status_code tern_translate(tern_translator* t, const char* const* sentences, size_t n,
+                                const tern_translate_params* params, tern_error* err) {
+  try {
+    if (!t || (!sentences && n)) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate: NULL argument"), TERN_INVALID_ARGUMENT;
+    if (n > t->texts.size())
+      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " +
+                                                                            std::to_string(t->texts.size())));
+    for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
+    t->results = {};
+    tern::Status s = t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), Options(params), &t->results);
+    if (!s.ok()) return Fail(err, s);
+    KeepErrors(t);
+    return TERN_OK;
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return TERN_INTERNAL;
+}
+
+tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
+                                    const tern_translate_params* params, tern_error* err) {
+  try {
+    if (!t || ((!sources || !lengths) && n))
+      return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_ids: NULL argument"), TERN_INVALID_ARGUMENT;
+    if (n > t->id_spans.size())
+      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " +
+                                                                            std::to_string(t->id_spans.size())));
+    for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
+    t->results = {};
+    tern::Status s = t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
+                                                 Options(params), &t->results);
+    if (!s.ok()) return Fail(err, s);
+    KeepErrors(t);
+    return TERN_OK;
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return TERN_INTERNAL;
+}
+
+size_t tern_result_count(const tern_translator* t) { return t ? t->results.size() : 0; }
+
+const char* tern_result_error(const tern_translator* t, size_t i) {
+  if (!t || i >= t->results.size() || t->results[i].ok()) return nullptr;
+  return t->errors[i].c_str();
+}
+
+size_t tern_result_hypotheses(const tern_translator* t, size_t i) {
+  return t && i < t->results.size() && t->results[i].ok() ? t->results[i].hypotheses.size() : 0;
+}
+
+const char* tern_result_text(const tern_translator* t, size_t i, size_t k, size_t* length) {
+  const tern::Hypothesis* h = Hyp(t, i, k);
+  if (length) *length = h ? h->text.size() : 0;
+  return h ? h->text.data() : nullptr;
+}
+
+const uint32_t* tern_result_ids(const tern_translator* t, size_t i, size_t k, size_t* count) {
+  const tern::Hypothesis* h = Hyp(t, i, k);
+  if (count) *count = h ? h->ids.size() : 0;
+  return h ? h->ids.data() : nullptr;
+}
+
+float tern_result_score(const tern_translator* t, size_t i, size_t k) {
+  const tern::Hypothesis* h = Hyp(t, i, k);
+  return h ? h->score : 0.f;
+}
+
+}  // extern "C"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the tiny test models and their PyTorch reference outputs into DIR (used by CTest's fixture):
+#   DIR/<variant>/            Marian-layout checkpoint (make_tiny.py)
+#   DIR/<variant>.{f32,int8,f16}.tern
+#   DIR/<variant>.ref.json    reference.py outputs (encoder output, logits, greedy and beam ids)
+# Usage: scripts/make-test-models.sh DIR TERN_CONVERT
+set -euo pipefail
+dir=$1
+convert=$2
+here=$(cd "$(dirname "$0")/.." && pwd)
+py=/usr/bin/python3
+mkdir -p "$dir"
+declare -A variants=(
+  [post-swish]=""
+  [pre-relu]="--pre-norm --activation relu"
+  [gelu-learned-separate]="--activation gelu --positions learned --separate-vocab --seed 3"
+  [pre-interleaved-legacy]="--pre-norm --positions sinusoidal_interleaved --legacy-copies --seed 5"
+)
+for name in "${!variants[@]}"; do
+  ckpt="$dir/$name"
+  rm -rf "$ckpt"
+  # shellcheck disable=SC2086
+  "$py" "$here/converter/pytorch/make_tiny.py" "$ckpt" ${variants[$name]}
+  for w in f32 int8 f16; do
+    "$convert" -q "$ckpt" "$dir/$name.$w.tern" --weights "$w"
+  done
+  "$py" "$here/converter/pytorch/reference.py" "$ckpt" "$dir/$name.ref.json" --sentences 8
+done
+echo "test models in $dir"

@@ -1,0 +1,223 @@
+// The converter's parsers and error messages, and the int8 round trip.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "half.h"
+#include "marian_checkpoint.h"
+#include "quantize.h"
+#include "safetensors.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::convert;
+using namespace tern::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A copy of a tiny checkpoint directory that a test may damage.
+struct CheckpointCopy {
+  fs::path dir;
+  explicit CheckpointCopy(const std::string& variant) {
+    dir = fs::temp_directory_path() / ("tern-ckpt-" + variant + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(ModelsDir() + "/" + variant)) fs::copy_file(e.path(), dir / e.path().filename());
+  }
+  ~CheckpointCopy() { fs::remove_all(dir); }
+  std::string path(const char* f) const { return (dir / f).string(); }
+  void Write(const char* f, const std::string& text) const {
+    std::ofstream(path(f), std::ios::binary) << text;
+  }
+  std::string Read(const char* f) const {
+    auto b = ReadBytes(path(f));
+    return std::string(b.begin(), b.end());
+  }
+  // Rewrites model.safetensors with the header edited by `edit` (data section unchanged).
+  void EditSafetensorsHeader(const std::function<void(nlohmann::json&)>& edit) const {
+    auto bytes = ReadBytes(path("model.safetensors"));
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+    nlohmann::json h = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
+    edit(h);
+    std::string hs = h.dump();
+    hs.append((8 - hs.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((hs.size() >> (8 * i)) & 0xff);
+    out += hs;
+    out.append(bytes.begin() + 8 + n, bytes.end());
+    Write("model.safetensors", out);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("int8 round trip: |w - dequant(quant(w))| <= scale / 2 for every element") {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd(0.f, 0.05f);
+  const size_t rows = 37, cols = 53;
+  std::vector<float> w(rows * cols);
+  for (float& x : w) x = nd(rng);
+  for (size_t c = 0; c < cols; ++c) w[5 * cols + c] = 0.f;  // an all-zero row
+  std::vector<int8_t> q(w.size());
+  std::vector<float> s(rows);
+  const float worst = QuantizePerRow(w.data(), rows, cols, q.data(), s.data());
+  float measured = 0.f;
+  for (size_t r = 0; r < rows; ++r) {
+    CHECK(s[r] > 0.f);
+    for (size_t c = 0; c < cols; ++c) {
+      const float err = std::fabs(w[r * cols + c] - q[r * cols + c] * s[r]);
+      CHECK(err <= s[r] / 2 * (1 + 1e-6f));
+      CHECK(std::abs(q[r * cols + c]) <= 127);
+      measured = std::max(measured, err);
+    }
+  }
+  CHECK(worst == measured);
+}
+
+TEST_CASE("int8 round trip holds for every tensor of a converted file") {
+  Checkpoint ck;
+  REQUIRE(ReadMarianCheckpoint(ModelsDir() + "/post-swish", &ck).ok());
+  auto m = LoadOrFail(ModelPath("post-swish", "int8"));
+  size_t checked = 0;
+  for (const TensorView& t : m->tensors()) {
+    const auto& src = ck.tensors.at(std::string(t.name)).data;
+    REQUIRE(src.size() == t.numel());
+    if (t.dtype != DType::kInt8) {
+      CHECK(std::memcmp(src.data(), t.data, t.bytes) == 0);
+      continue;
+    }
+    const int8_t* q = static_cast<const int8_t*>(t.data);
+    float worst = 0.f;
+    for (size_t r = 0; r < t.rows(); ++r)
+      for (size_t c = 0; c < t.cols(); ++c) {
+        const float err = std::fabs(src[r * t.cols() + c] - q[r * t.cols() + c] * t.scales[r]);
+        REQUIRE(err <= t.scales[r] / 2 * (1 + 1e-6f));
+        worst = std::max(worst, err);
+      }
+    CHECK(t.max_abs_error == worst);
+    ++checked;
+  }
+  CHECK(checked == 1 + 2 * 6 + 2 * 10);  // embedding + encoder (q,k,v,o,fc1,fc2) + decoder (10) matrices
+}
+
+TEST_CASE("float16 conversion rounds to nearest even") {
+  CHECK(FloatToHalf(1.0f) == 0x3c00);
+  CHECK(FloatToHalf(-2.0f) == 0xc000);
+  CHECK(FloatToHalf(65504.f) == 0x7bff);
+  CHECK(FloatToHalf(1e6f) == 0x7c00);
+  CHECK(FloatToHalf(5.9604645e-8f) == 0x0001);  // smallest subnormal
+  CHECK(HalfToFloat(0x0001) == 5.9604645e-8f);
+  CHECK(FloatToHalf(1.0f + 1.0f / 2048) == 0x3c00);  // halfway: to even
+  CHECK(FloatToHalf(1.0f + 3.0f / 2048) == 0x3c02);
+  for (uint32_t h = 0; h < 0x7c00; ++h) CHECK(FloatToHalf(HalfToFloat(static_cast<uint16_t>(h))) == h);
+}
+
+TEST_CASE("config.json errors name the key") {
+  Hyperparameters hp;
+  Status s = ParseMarianConfig(R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9, "activation_function": "tanh"})", "config.json", &hp);
+  CHECK(s.code() == StatusCode::kUnsupported);
+  CHECK(s.message() == "config.json: activation_function \"tanh\" (relu, swish, gelu)");
+  s = ParseMarianConfig(R"({"encoder_layers": 2})", "config.json", &hp);
+  CHECK(s.message() == "config.json: key \"d_model\" missing");
+  s = ParseMarianConfig("{not json", "config.json", &hp);
+  CHECK(s.message() == "config.json: not a JSON object");
+  s = ParseMarianConfig(R"({"model_type": "bart"})", "config.json", &hp);
+  CHECK(s.code() == StatusCode::kUnsupported);
+  s = ParseMarianConfig(R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9, "normalize_embedding": true})", "c.json", &hp);
+  CHECK(s.message() == "c.json: \"normalize_embedding\": true is not supported");
+  s = ParseMarianConfig(R"({"d_model": 30, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9})", "c.json", &hp);
+  CHECK(s.message().find("d_model 30 is not divisible by encoder_attention_heads 4") != std::string::npos);
+}
+
+TEST_CASE("vocab.json must map pieces to 0..n-1") {
+  std::vector<std::string> pieces;
+  CHECK(ParseVocab(R"({"</s>": 0, "<unk>": 1, "a": 2})", "vocab.json", &pieces).ok());
+  CHECK(pieces == std::vector<std::string>{"</s>", "<unk>", "a"});
+  CHECK(ParseVocab(R"({"a": 0, "b": 0})", "vocab.json", &pieces).message() == "vocab.json: id 0 of piece \"b\" is used twice");
+  CHECK(ParseVocab(R"({"a": 0, "b": 5})", "vocab.json", &pieces).message() == "vocab.json: id 5 of piece \"b\" is outside 0..1");
+  CHECK(ParseVocab(R"({"a": "x"})", "vocab.json", &pieces).message().find("not a non-negative integer") != std::string::npos);
+}
+
+TEST_CASE("generation_config.json: HF max_length counts the start token; forced eos; bad words") {
+  GenerationDefaults g;
+  REQUIRE(ParseGenerationConfig(R"({"num_beams": 6, "max_length": 512, "forced_eos_token_id": 0,
+    "bad_words_ids": [[58100]], "length_penalty": 0.6})", "g.json", 0, &g).ok());
+  CHECK(g.beam_size == 6);
+  CHECK(g.max_length == 511);
+  CHECK(g.forced_eos);
+  CHECK(g.bad_word_ids == std::vector<uint32_t>{58100});
+  CHECK(g.length_penalty == doctest::Approx(0.6f));
+  CHECK(ParseGenerationConfig(R"({"bad_words_ids": [[1, 2]]})", "g.json", 0, &g).code() == StatusCode::kUnsupported);
+}
+
+TEST_CASE("safetensors: damaged headers are rejected with the tensor and offsets") {
+  SafeTensorsFile f;
+  std::vector<uint8_t> tiny = {1, 2, 3};
+  CHECK(ParseSafeTensors(tiny, "m.safetensors", &f).message().find("shorter than the 8-byte header length") != std::string::npos);
+  std::vector<uint8_t> big_len = {0xff, 0, 0, 0, 0, 0, 0, 0, '{', '}'};
+  CHECK(ParseSafeTensors(big_len, "m.safetensors", &f).message() == "m.safetensors: header length 255 exceeds the file size 10");
+  std::string h = R"({"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,32]}})";
+  std::vector<uint8_t> b(8, 0);
+  b[0] = static_cast<uint8_t>(h.size());
+  b.insert(b.end(), h.begin(), h.end());
+  b.resize(b.size() + 16);
+  CHECK(ParseSafeTensors(b, "m.safetensors", &f).message() ==
+        "m.safetensors: tensor 'w': data_offsets [0, 32) outside the 16-byte data section");
+}
+
+TEST_CASE("checkpoint errors name the file and the tensor") {
+  SUBCASE("missing directory") {
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint("/nonexistent/ckpt", &ck);
+    CHECK(s.code() == StatusCode::kNotFound);
+    CHECK(s.message() == "/nonexistent/ckpt/config.json: cannot open");
+  }
+  SUBCASE("missing tensor") {
+    CheckpointCopy c("post-swish");
+    c.EditSafetensorsHeader([](nlohmann::json& h) { h.erase("model.decoder.layers.1.fc1.weight"); });
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kNotFound);
+    CHECK(s.message() == c.path("model.safetensors") + ": tensor 'decoder.layers.1.fc1.weight' missing");
+  }
+  SUBCASE("shape that does not match config.json") {
+    CheckpointCopy c("post-swish");
+    std::string cfg = c.Read("config.json");
+    auto j = nlohmann::json::parse(cfg);
+    j["encoder_ffn_dim"] = 128;
+    j["decoder_ffn_dim"] = 128;
+    c.Write("config.json", j.dump());
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    CHECK(s.message() == c.path("model.safetensors") +
+                             ": tensor 'encoder.layers.0.fc1.weight' has shape [64, 32], config.json implies [128, 32]");
+  }
+  SUBCASE("a copy that disagrees with what it copies") {
+    CheckpointCopy c("pre-interleaved-legacy");  // carries lm_head.weight
+    c.EditSafetensorsHeader([](nlohmann::json& h) {
+      auto o = h["lm_head.weight"]["data_offsets"];
+      h["lm_head.weight"]["data_offsets"] = {o[0].get<uint64_t>() + 4, o[1].get<uint64_t>() + 4};
+    });
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.message().find("tensor 'lm_head.weight' differs from 'shared.weight'") != std::string::npos);
+  }
+  SUBCASE("unknown tensors are refused") {
+    CheckpointCopy c("post-swish");
+    c.EditSafetensorsHeader([](nlohmann::json& h) { h["model.encoder.layernorm_embedding.weight"] = h["model.encoder.layers.0.fc1.bias"]; });
+    Checkpoint ck;
+    CHECK(ReadMarianCheckpoint(c.dir.string(), &ck).message().find("'encoder.layernorm_embedding.weight' is not part of") != std::string::npos);
+  }
+  SUBCASE("legacy copies that agree are accepted and dropped") {
+    Checkpoint ck;
+    REQUIRE(ReadMarianCheckpoint(ModelsDir() + "/pre-interleaved-legacy", &ck).ok());
+    CHECK(ck.tensors.count("lm_head.weight") == 0);
+    CHECK(ck.tensors.count("encoder.embed_positions.weight") == 0);
+  }
+}

@@ -1,0 +1,104 @@
+// After a Translator is created, TranslateIds performs no heap allocation at all: this executable
+// replaces malloc and friends (so every allocation of tern, XNNPACK, pthreadpool, libstdc++'s operator
+// new is seen) and counts them across many translations of different lengths, batch sizes and beams.
+// Not built under sanitizers, which own malloc themselves.
+#include <malloc.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "test_util.h"
+#include "xnn_ops.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<size_t> g_allocations{0};
+inline void Count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(size_t n) { Count(); return __libc_malloc(n); }
+void* calloc(size_t a, size_t b) { Count(); return __libc_calloc(a, b); }
+void* realloc(void* p, size_t n) { Count(); return __libc_realloc(p, n); }
+void free(void* p) { __libc_free(p); }
+void* memalign(size_t al, size_t n) { Count(); return __libc_memalign(al, n); }
+void* aligned_alloc(size_t al, size_t n) { Count(); return __libc_memalign(al, n); }
+int posix_memalign(void** out, size_t al, size_t n) {
+  Count();
+  *out = __libc_memalign(al, n);
+  return *out ? 0 : ENOMEM;
+}
+}
+
+using namespace tern;
+using namespace tern::test;
+
+TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, beams, n-best, threads") {
+  for (const char* w : {"int8", "f32", "f16"}) {
+    for (uint32_t threads : {1u, 2u}) {
+      CAPTURE(w);
+      CAPTURE(threads);
+      TranslatorConfig c;
+      c.max_batch = 6;
+      c.max_beam = 5;
+      c.max_n_best = 3;
+      c.threads = threads;
+      auto t = MakeTranslator(LoadOrFail(ModelPath("pre-relu", w)), c);
+      std::vector<std::vector<uint32_t>> pool;
+      for (uint32_t len = 1; len <= 30; len += 3) {
+        std::vector<uint32_t> s;
+        for (uint32_t k = 0; k + 1 < len; ++k) s.push_back(2 + (k * 7 + len) % 90);
+        s.push_back(0);
+        pool.push_back(s);
+      }
+      std::vector<Span<const uint32_t>> spans;
+      for (const auto& s : pool) spans.emplace_back(s.data(), s.size());
+      const size_t xnn_before = XnnpackAllocationCount();
+      g_allocations = 0;
+      g_counting = true;
+      size_t calls = 0, tokens = 0;
+      for (uint32_t beam : {1u, 2u, 4u, 5u}) {
+        for (size_t batch : {1u, 3u, 6u}) {
+          for (size_t start = 0; start + batch <= spans.size(); start += 2) {
+            TranslateOptions o;
+            o.beam_size = beam;
+            o.n_best = std::min<uint32_t>(beam, 3);
+            o.max_length = 10 + static_cast<uint32_t>(start);
+            Span<const TranslationResult> r;
+            Status s = t->TranslateIds(Span<const Span<const uint32_t>>(spans.data() + start, batch), o, &r);
+            if (!s.ok()) break;
+            ++calls;
+            for (const auto& x : r) tokens += x.best().ids.size();
+          }
+        }
+      }
+      g_counting = false;
+      CHECK(calls > 40);
+      CHECK(tokens > 0);
+      CHECK(g_allocations.load() == 0);
+      CHECK(XnnpackAllocationCount() == xnn_before);
+    }
+  }
+}
+
+TEST_CASE("the counting allocator sees allocations (the test above can fail)") {
+  g_allocations = 0;
+  g_counting = true;
+  auto* p = new std::vector<int>(100);
+  void* q = std::malloc(10);
+  g_counting = false;
+  delete p;
+  std::free(q);
+  CHECK(g_allocations.load() >= 2);
+}
