@@ -39,6 +39,15 @@ check "text: invalid UTF-8 line fails alone" grep -q "^tern: line 2: invalid UTF
 check "text: exit 1" test $rc -eq 1
 check "text: 2 output lines" test "$(wc -l < "$tmp/out")" -eq 2
 
+# a long file streams through, line for line
+seq 1 3000 | sed 's/.*/A man in a blue shirt number &./' > "$tmp/long.en"
+"$tern" translate -m "$models/post-swish.int8.tern" --beam 1 --batch 16 --input "$tmp/long.en" --output "$tmp/long.out"
+check "long file: exit 0" test $? -eq 0
+check "long file: 3000 output lines" test "$(wc -l < "$tmp/long.out")" -eq 3000
+"$tern" translate -m "$models/post-swish.int8.tern" --threads 0 < /dev/null 2> "$tmp/err"
+check "threads 0 is refused" test $? -ne 0
+check "threads 0 message" grep -q "threads" "$tmp/err"
+
 # converter errors leave nothing behind
 mkdir "$tmp/ckpt" && cp "$models/post-swish/"* "$tmp/ckpt/"
 sed -i 's/"swish"/"tanh"/' "$tmp/ckpt/config.json"
@@ -46,6 +55,17 @@ sed -i 's/"swish"/"tanh"/' "$tmp/ckpt/config.json"
 check "convert: unsupported activation exits 1" test $rc -eq 1
 check "convert: message names the key" grep -q 'activation_function "tanh"' "$tmp/err"
 check "convert: no partial output" test -z "$(ls "$tmp" | grep 'out.tern')"
+
+# converter interrupted while writing: no partial .tern, no temporary file
+TERN_CONVERT_TEST_PAUSE_MS=3000 "$convert" -q "$models/post-swish" "$tmp/int.tern" &
+pid=$!
+for _ in $(seq 50); do ls "$tmp"/int.tern.tmp.* > /dev/null 2>&1 && break; sleep 0.1; done
+check "convert: temporary file exists while writing" bash -c "ls '$tmp'/int.tern.tmp.* > /dev/null 2>&1"
+kill -INT $pid
+wait $pid; rc=$?
+check "convert: SIGINT ends it with a failure status" test $rc -ne 0
+check "convert: SIGINT leaves no .tern" test ! -e "$tmp/int.tern"
+check "convert: SIGINT leaves no temporary file" bash -c "! ls '$tmp'/int.tern.tmp.* > /dev/null 2>&1"
 
 echo "$pass passed, $fail failed"
 test $fail -eq 0

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -149,6 +150,8 @@ Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& 
     return Status(StatusCode::kIoError, tmp + ": cannot create: " + std::strerror(errno));
   }
   g_temp_active = 1;
+  // Test hook: keep the temporary file open a while, so tests can interrupt the converter mid-write.
+  if (const char* pause = std::getenv("TERN_CONVERT_TEST_PAUSE_MS")) usleep(static_cast<useconds_t>(std::atoi(pause)) * 1000);
   const uint8_t* p = image.data();
   size_t left = image.size();
   while (left > 0) {

@@ -1,5 +1,6 @@
 #include "translate_cmd.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -200,6 +201,9 @@ int RunTranslate(const TranslateArgs& args) {
     const double sec = translate_ms / 1000.0;
     std::cerr << "tern: " << sentences << " sentences, " << tokens << " target tokens in " << translate_ms << " ms: "
               << (sec > 0 ? sentences / sec : 0) << " sentences/s, " << (sec > 0 ? tokens / sec : 0) << " tokens/s\n";
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::cerr << "tern: peak RSS " << ru.ru_maxrss / 1024.0 << " MiB\n";
   }
   if (args.profile) PrintProfile(t.profile(), std::cerr);
   if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";

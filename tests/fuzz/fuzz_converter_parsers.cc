@@ -1,0 +1,44 @@
+// libFuzzer target: the converter's parsers on arbitrary bytes. The first byte picks the parser:
+// safetensors header+data, config.json, vocab.json, generation_config.json. Never a crash; every error
+// has a message.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "marian_checkpoint.h"
+#include "safetensors.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t which = data[0] % 4;
+  const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+  tern::Status s;
+  switch (which) {
+    case 0: {
+      tern::convert::SafeTensorsFile f;
+      s = tern::convert::ParseSafeTensors(std::vector<uint8_t>(data + 1, data + size), "fuzz.safetensors", &f);
+      if (s.ok())
+        for (const auto& [name, t] : f.tensors) {
+          std::vector<float> out;
+          if (t.numel() < (1u << 20)) (void)tern::convert::ToF32(t, name, &out);
+        }
+      break;
+    }
+    case 1: {
+      tern::Hyperparameters hp;
+      s = tern::convert::ParseMarianConfig(text, "config.json", &hp);
+      break;
+    }
+    case 2: {
+      std::vector<std::string> pieces;
+      s = tern::convert::ParseVocab(text, "vocab.json", &pieces);
+      break;
+    }
+    default: {
+      tern::GenerationDefaults g;
+      s = tern::convert::ParseGenerationConfig(text, "generation_config.json", 0, &g);
+    }
+  }
+  if (!s.ok() && s.message().empty()) __builtin_trap();
+  return 0;
+}
