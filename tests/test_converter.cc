@@ -96,7 +96,7 @@ TEST_CASE("int8 round trip holds for every tensor of a converted file") {
         REQUIRE(err <= t.scales[r] / 2 * (1 + 1e-6f));
         worst = std::max(worst, err);
       }
-    CHECK(t.max_abs_error == worst);
+    CHECK(t.max_abs_error == doctest::Approx(worst).epsilon(1e-5));  // computed by the converter, maybe on another CPU
     ++checked;
   }
   CHECK(checked == 1 + 2 * 6 + 2 * 10);  // embedding + encoder (q,k,v,o,fc1,fc2) + decoder (10) matrices

@@ -77,9 +77,10 @@ size_t Tokenizer::Decode(const uint32_t* ids, size_t n, char* out, size_t capaci
   const auto& vocab = model_->target_vocab();
   size_t len = 0;
   auto put = [&](const char* s, size_t k) {
-    if (len + k > capacity) {  // keep whole UTF-8 sequences only
-      k = capacity - len;
-      while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xc0) == 0x80) --k;
+    if (len + k > capacity) {  // keep whole UTF-8 sequences only: cut before a continuation byte
+      size_t cut = capacity - len;
+      while (cut > 0 && cut < k && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
+      k = cut;
     }
     std::memcpy(out + len, s, k);
     len += k;
