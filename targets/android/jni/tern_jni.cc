@@ -1,0 +1,102 @@
+// JNI glue for dev.tern.Translator over the C API (tern.h). Builds for the host (tests with the JDK)
+// and for Android (the same source). Errors become dev.tern.TernException; no C++ exception escapes.
+#include <jni.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tern/tern.h"
+
+namespace {
+
+struct Session {
+  tern_model* model = nullptr;
+  tern_translator* translator = nullptr;
+  std::vector<std::string> inputs;       // [max_batch] UTF-8 copies (NUL-terminated for the C API)
+  std::vector<const char*> pointers;
+};
+
+void Throw(JNIEnv* env, const char* message) {
+  jclass cls = env->FindClass("dev/tern/TernException");
+  if (cls) env->ThrowNew(cls, message);
+}
+
+}  // namespace
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass, jstring path, jint threads, jint max_batch) {
+  const char* p = env->GetStringUTFChars(path, nullptr);
+  if (!p) return 0;
+  tern_error err;
+  tern_model* model = tern_model_load(p, &err);
+  env->ReleaseStringUTFChars(path, p);
+  if (!model) return Throw(env, err.message), 0;
+  tern_translator_params tp = tern_translator_default_params();
+  tp.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
+  tp.max_batch = static_cast<uint32_t>(max_batch);
+  tern_translator* tr = tern_translator_create(model, &tp, &err);
+  tern_model_free(model);  // the translator keeps the model alive
+  if (!tr) return Throw(env, err.message), 0;
+  auto* s = new (std::nothrow) Session;
+  if (!s) return tern_translator_free(tr), Throw(env, "out of memory"), 0;
+  s->translator = tr;
+  s->inputs.resize(static_cast<size_t>(max_batch));
+  s->pointers.resize(static_cast<size_t>(max_batch));
+  return reinterpret_cast<jlong>(s);
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
+                                                                jint beam, jint max_length, jfloat length_penalty,
+                                                                jobjectArray texts, jfloatArray scores, jobjectArray errors) {
+  auto* s = reinterpret_cast<Session*>(handle);
+  const jsize n = env->GetArrayLength(sentences);
+  if (static_cast<size_t>(n) > s->inputs.size()) return Throw(env, "more sentences than max_batch");
+  for (jsize i = 0; i < n; ++i) {
+    auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(sentences, i));
+    const jsize len = env->GetArrayLength(bytes);
+    s->inputs[i].resize(static_cast<size_t>(len));
+    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&s->inputs[i][0]));
+    env->DeleteLocalRef(bytes);
+    s->pointers[i] = s->inputs[i].c_str();
+  }
+  tern_translate_params p = tern_translate_default_params();
+  p.beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
+  p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
+  if (!std::isnan(length_penalty)) p.length_penalty = length_penalty;
+  tern_error err;
+  if (tern_translate(s->translator, s->pointers.data(), static_cast<size_t>(n), &p, &err) != TERN_OK)
+    return Throw(env, err.message);
+  std::vector<jfloat> sc(static_cast<size_t>(n), 0.f);
+  for (jsize i = 0; i < n; ++i) {
+    if (const char* e = tern_result_error(s->translator, static_cast<size_t>(i))) {
+      jstring msg = env->NewStringUTF(e);
+      env->SetObjectArrayElement(errors, i, msg);
+      env->DeleteLocalRef(msg);
+      continue;
+    }
+    size_t len = 0;
+    const char* text = tern_result_text(s->translator, static_cast<size_t>(i), 0, &len);
+    jbyteArray out = env->NewByteArray(static_cast<jsize>(len));
+    if (!out) return;
+    env->SetByteArrayRegion(out, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
+    env->SetObjectArrayElement(texts, i, out);
+    env->DeleteLocalRef(out);
+    sc[static_cast<size_t>(i)] = tern_result_score(s->translator, static_cast<size_t>(i), 0);
+  }
+  env->SetFloatArrayRegion(scores, 0, n, sc.data());
+}
+
+JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeArenaBytes(JNIEnv*, jclass, jlong handle) {
+  return static_cast<jlong>(tern_translator_arena_bytes(reinterpret_cast<Session*>(handle)->translator));
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeClose(JNIEnv*, jclass, jlong handle) {
+  auto* s = reinterpret_cast<Session*>(handle);
+  tern_translator_free(s->translator);
+  delete s;
+}
+
+}  // extern "C"
