@@ -51,8 +51,11 @@ TEST_CASE("a bad sentence fails alone, the rest of the batch is translated") {
   CHECK(r[2].error_message == "NUL byte at byte 7");
   CHECK(r[3].error == StatusCode::kResourceExhausted);
   CHECK(std::string(r[3].error_message).find("source tokens exceed max_source_tokens 12") != std::string::npos);
-  CHECK(r[4].ok());  // an empty line is a source of just </s>: translated like any other
+  CHECK(r[4].ok());  // an empty line, or one of only spaces: an empty translation, the model not run
+  CHECK(r[4].best().text.empty());
+  CHECK(r[4].best().ids.size() == 0);
   CHECK(r[5].ok());
+  CHECK(r[5].best().text.empty());
   CHECK(r[6].ok());
   Span<const TranslationResult> alone;
   std::string_view dog = "A dog.";

@@ -366,6 +366,14 @@ Status Translator::Translate(Span<const std::string_view> sentences, const Trans
   for (size_t i = 0; i < n; ++i) {
     t.a.results[i] = TranslationResult();
     t.a.sentence_ok[i] = 1;
+    if (sentences[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+      // Nothing to translate: an empty translation, without running the model.
+      Hypothesis& h = t.a.hypotheses[i * t.dims.n_best];
+      h = Hypothesis();
+      t.a.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
+      t.a.sentence_ok[i] = 0;
+      continue;
+    }
     size_t len = 0;
     Status s = t.tokenizer->Encode(sentences[i], t.a.staged_ids + i * t.dims.src, t.dims.src, &len);
     if (!s.ok()) {

@@ -109,6 +109,7 @@ class Translator {
   /// source SentencePiece model, mapped through the stored vocabulary, and gets </s> appended.
   /// `*results` receives one TranslationResult per input, in input order. A sentence that fails
   /// (invalid UTF-8, too many tokens, a NUL byte) gets its own error; the others are translated.
+  /// An empty or whitespace-only sentence gives an empty translation (score 0) without running the model.
   /// Returns an error only when the call itself is wrong (too many sentences, bad options).
   Status Translate(Span<const std::string_view> sentences, const TranslateOptions& options,
                    Span<const TranslationResult>* results);
