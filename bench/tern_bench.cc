@@ -1,0 +1,103 @@
+// tern-bench: translates a file with one configuration and prints the figures as one JSON object:
+// load time (mmap + verify, and Translator creation with XNNPACK weight packing; the first translation
+// excluded), sentences/s, target tokens/s (generated tokens including </s>), latency per sentence p50 /
+// p95 (a sentence's latency is that of the batch it was translated in), peak RSS, arena and file bytes,
+// CPU. Translations go to --output for BLEU.
+//   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tern/cpu.h"
+#include "tern/translator.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tern-bench"};
+  std::string model_path, input, output;
+  uint32_t beam = 1, batch = 1, threads = 1, limit = 0, max_length = 128;
+  app.add_option("-m,--model", model_path)->required();
+  app.add_option("--input", input)->required();
+  app.add_option("--output", output)->required();
+  app.add_option("--beam", beam);
+  app.add_option("--batch", batch)->check(CLI::Range(1u, 4096u));
+  app.add_option("--threads", threads)->check(CLI::Range(1u, 1024u));
+  app.add_option("--limit", limit);
+  app.add_option("--max-length", max_length);
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(input);
+    if (!in) return std::cerr << "tern-bench: " << input << ": cannot open\n", 2;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  if (limit && lines.size() > limit) lines.resize(limit);
+
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  const auto t0 = Clock::now();
+  auto model = tern::Model::Load(model_path);
+  if (!model.ok()) return std::cerr << "tern-bench: " << model.status().message() << "\n", 2;
+  const auto t1 = Clock::now();
+  tern::TranslatorConfig cfg;
+  cfg.max_batch = batch;
+  cfg.max_beam = std::max<uint32_t>(beam, 1);
+  cfg.threads = threads;
+  cfg.max_target_tokens = max_length;
+  auto tr = tern::Translator::Create(model.value(), cfg);
+  if (!tr.ok()) return std::cerr << "tern-bench: " << tr.status().message() << "\n", 2;
+  const auto t2 = Clock::now();
+
+  tern::TranslateOptions opt;
+  opt.beam_size = beam;
+  opt.max_length = max_length;
+  opt.return_scores = false;
+  std::ofstream out(output);
+  std::vector<double> latency;  // per sentence
+  size_t tokens = 0, failed = 0;
+  double total_ms = 0;
+  std::vector<std::string_view> views;
+  for (size_t s = 0; s < lines.size(); s += batch) {
+    views.clear();
+    for (size_t i = s; i < std::min(lines.size(), s + batch); ++i) views.push_back(lines[i]);
+    tern::Span<const tern::TranslationResult> r;
+    const auto a = Clock::now();
+    tern::Status st = tr.value()->Translate(tern::Span<const std::string_view>(views.data(), views.size()), opt, &r);
+    const auto b = Clock::now();
+    if (!st.ok()) return std::cerr << "tern-bench: " << st.message() << "\n", 1;
+    total_ms += ms(a, b);
+    for (const auto& x : r) {
+      latency.push_back(ms(a, b));
+      if (!x.ok()) {
+        ++failed;
+        out << "\n";
+        continue;
+      }
+      tokens += x.best().ids.size() + 1;
+      out << x.best().text << "\n";
+    }
+  }
+  std::sort(latency.begin(), latency.end());
+  auto pct = [&](double p) { return latency.empty() ? 0.0 : latency[std::min(latency.size() - 1, static_cast<size_t>(p * latency.size()))]; };
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  nlohmann::json j = {{"system", std::string("tern ") + tern::DTypeName(model.value()->weight_dtype())},
+                      {"cpu", tern::CpuSummary()},
+                      {"beam", beam}, {"batch", batch}, {"threads", tr.value()->threads()},
+                      {"sentences", lines.size()}, {"failed", failed}, {"target_tokens", tokens},
+                      {"seconds", total_ms / 1000}, {"sentences_per_s", lines.size() / (total_ms / 1000)},
+                      {"tokens_per_s", tokens / (total_ms / 1000)}, {"latency_p50_ms", pct(0.50)}, {"latency_p95_ms", pct(0.95)},
+                      {"load_ms", ms(t0, t2)}, {"load_file_ms", ms(t0, t1)}, {"load_translator_ms", ms(t1, t2)},
+                      {"peak_rss_mib", ru.ru_maxrss / 1024.0}, {"arena_bytes", tr.value()->arena_bytes()},
+                      {"file_mib", model.value()->file_bytes() / 1048576.0}};
+  std::cout << j.dump() << "\n";
+  return 0;
+}
