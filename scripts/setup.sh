@@ -24,7 +24,7 @@ trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev
 host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
            libsentencepiece-dev nlohmann-json3-dev libcli11-dev
            python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
-           libclang-rt-14-dev default-jdk-headless mmdebstrap qemu-user-static)
+           libclang-rt-14-dev default-jdk-headless mmdebstrap qemu-user-static python3-matplotlib)
 
 missing=()
 for p in "${trixie_pkgs[@]}" "${host_pkgs[@]}" "$@"; do

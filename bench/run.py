@@ -1,0 +1,124 @@
+"""The side-by-side benchmark: tern int8 and f32 against the same checkpoint in PyTorch float32 and
+PyTorch dynamic int8, on the bundled model and Multi30k test_2016_flickr (1,000 sentences), greedy and
+beam 4, batch 1 and 16, 1 and 2 threads. Every configuration runs in its own process (so peak RSS and
+load time are its own). Prints and writes a Markdown table, the tern/PyTorch ratios from the same run,
+and a PNG plot of throughput by configuration.
+
+    /usr/bin/python3 bench/run.py [--limit N] [--out bench/results]     (needs a built tern: build/)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bleu  # noqa: E402
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed:\n{p.stderr}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "multi30k"))
+    ap.add_argument("--model-dir", default=os.path.join(ROOT, "models", "en-de"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--batches", default="1,16")
+    ap.add_argument("--beams", default="1,4")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    src = os.path.join(args.data, "test_2016_flickr.en")
+    with open(os.path.join(args.data, "test_2016_flickr.de"), encoding="utf-8") as f:
+        refs = f.read().splitlines()
+    if args.limit:
+        refs = refs[: args.limit]
+    ckpt = os.path.join(args.model_dir, "checkpoint")
+    f32 = os.path.join(args.out, "en-de.f32.tern")
+    subprocess.run([os.path.join(args.build, "converter", "tern-convert"), "-q", ckpt, f32, "--weights", "f32",
+                    "--max-source-tokens", "128", "--max-target-tokens", "128"], check=True)
+    systems = [
+        ("tern int8", lambda o: [os.path.join(args.build, "bench", "tern-bench"), "-m",
+                                 os.path.join(args.model_dir, "en-de.int8.tern")] + o),
+        ("tern f32", lambda o: [os.path.join(args.build, "bench", "tern-bench"), "-m", f32] + o),
+        ("PyTorch f32", lambda o: ["/usr/bin/python3", os.path.join(ROOT, "bench", "torch_bench.py"),
+                                   "--checkpoint", ckpt, "--dtype", "f32"] + o),
+        ("PyTorch int8", lambda o: ["/usr/bin/python3", os.path.join(ROOT, "bench", "torch_bench.py"),
+                                    "--checkpoint", ckpt, "--dtype", "int8"] + o),
+    ]
+    rows = []
+    for beam in map(int, args.beams.split(",")):
+        for batch in map(int, args.batches.split(",")):
+            for threads in map(int, args.threads.split(",")):
+                for name, cmd in systems:
+                    out = os.path.join(args.out, f"{name.replace(' ', '_')}.b{beam}.n{batch}.t{threads}.de")
+                    opts = ["--input", src, "--output", out, "--beam", str(beam), "--batch", str(batch),
+                            "--threads", str(threads)] + (["--limit", str(args.limit)] if args.limit else [])
+                    r = run(cmd(opts))
+                    with open(out, encoding="utf-8") as f:
+                        r["bleu"] = bleu.bleu(f.read().splitlines(), refs)[0]
+                    r["name"] = name
+                    rows.append(r)
+                    print(f"{name:13s} beam {beam} batch {batch:2d} threads {threads}: {r['tokens_per_s']:8.1f} tok/s "
+                          f"{r['sentences_per_s']:7.1f} sent/s p50 {r['latency_p50_ms']:7.1f} ms BLEU {r['bleu']:.2f}",
+                          flush=True)
+    cpu = next((r["cpu"] for r in rows if "cpu" in r), "unknown")
+    lines = [f"CPU: {cpu}. {rows[0]['sentences']} sentences of Multi30k test_2016_flickr (en->de), at most 128 "
+             f"generated tokens. BLEU: {bleu.SIGNATURE}.", "",
+             "| system | search | batch | threads | tokens/s | sentences/s | p50 ms | p95 ms | load ms | peak RSS MiB | file MiB | BLEU |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {'greedy' if r['beam'] == 1 else 'beam ' + str(r['beam'])} | {r['batch']} | {r['threads']} | "
+                     f"{r['tokens_per_s']:.0f} | {r['sentences_per_s']:.1f} | {r['latency_p50_ms']:.1f} | {r['latency_p95_ms']:.1f} | "
+                     f"{r['load_ms']:.0f} | {r['peak_rss_mib']:.0f} | {r['file_mib']:.1f} | {r['bleu']:.2f} |")
+    lines += ["", "Ratios from the same run (target tokens/s):", "",
+              "| search | batch | threads | tern int8 / PyTorch int8 | tern int8 / PyTorch f32 | tern f32 / PyTorch f32 | tern int8 / tern f32 |",
+              "|---|---|---|---|---|---|---|"]
+    key = lambda r: (r["beam"], r["batch"], r["threads"])  # noqa: E731
+    for k in sorted({key(r) for r in rows}):
+        by = {r["name"]: r["tokens_per_s"] for r in rows if key(r) == k}
+        lines.append(f"| {'greedy' if k[0] == 1 else 'beam ' + str(k[0])} | {k[1]} | {k[2]} | "
+                     f"{by['tern int8'] / by['PyTorch int8']:.1f}x | {by['tern int8'] / by['PyTorch f32']:.1f}x | "
+                     f"{by['tern f32'] / by['PyTorch f32']:.1f}x | {by['tern int8'] / by['tern f32']:.2f}x |")
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        configs = sorted({key(r) for r in rows})
+        names = [n for n, _ in systems]
+        fig, ax = plt.subplots(figsize=(12, 5))
+        width = 0.8 / len(names)
+        for i, n in enumerate(names):
+            vals = [next(r["tokens_per_s"] for r in rows if r["name"] == n and key(r) == c) for c in configs]
+            ax.bar([x + i * width for x in range(len(configs))], vals, width, label=n)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(configs))])
+        ax.set_xticklabels([f"{'greedy' if b == 1 else 'beam ' + str(b)}\nbatch {n}, {t} thr" for b, n, t in configs], fontsize=8)
+        ax.set_ylabel("target tokens/s")
+        ax.set_yscale("log")
+        ax.set_title(f"tern vs PyTorch, bundled en-de model ({cpu})", fontsize=9)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "throughput.png"), dpi=110)
+    except ImportError:
+        print("bench: matplotlib not installed (scripts/setup.sh installs it): no plot", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
