@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -41,6 +43,51 @@ bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* err
     ids->push_back(static_cast<uint32_t>(v));
   }
   return true;
+}
+
+// Bytes of weights one decoder step reads: every decoder linear layer except the cross-attention K/V
+// projection (computed once per sentence), plus the output projection.
+size_t DecoderStepWeightBytes(const Model& m) {
+  size_t bytes = 0;
+  for (const TensorView& t : m.tensors()) {
+    const std::string_view n = t.name;
+    if (n.rfind("decoder.layers.", 0) == 0 && t.rank == 2 && n.find("encoder_attn.k_proj") == std::string_view::npos &&
+        n.find("encoder_attn.v_proj") == std::string_view::npos)
+      bytes += t.bytes;
+  }
+  const Hyperparameters& h = m.hparams();
+  const TensorView* proj = m.tensor(h.tied_output_projection ? (h.shared_embeddings ? "encoder.embed_tokens.weight"
+                                                                                    : "decoder.embed_tokens.weight")
+                                                             : "lm_head.weight");
+  return bytes + (proj ? proj->bytes : 0);
+}
+
+// Main-memory copy bandwidth in bytes/s: best of a few 64 MiB memcpy runs.
+double MeasureBandwidth() {
+  const size_t n = size_t{64} << 20;
+  std::vector<char> a(n, 1), b(n, 2);
+  double best = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(b.data(), a.data(), n);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 2.0 * n / s);  // read + write
+    a[i] = b[n - 1 - i];
+  }
+  return best;
+}
+
+void PrintFloor(const Model& m, const Profile& p, std::ostream& err) {
+  if (!p.decoder_steps) return;
+  const double bw = MeasureBandwidth();
+  const size_t bytes = DecoderStepWeightBytes(m);
+  const double step_ms = (p.decoder_linear_ms + p.self_attention_ms + p.cross_attention_ms + p.output_projection_ms) / p.decoder_steps;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "floor: a decoder step reads %.2f MiB of weights; at the measured %.1f GB/s copy bandwidth that is %.3f ms;"
+                " measured %.3f ms per decoder step (%.1fx the floor)\n",
+                bytes / 1048576.0, bw / 1e9, 1e3 * bytes / bw, step_ms, step_ms / (1e3 * bytes / bw));
+  err << buf;
 }
 
 void PrintProfile(const Profile& p, std::ostream& err) {
@@ -205,7 +252,10 @@ int RunTranslate(const TranslateArgs& args) {
     getrusage(RUSAGE_SELF, &ru);
     std::cerr << "tern: peak RSS " << ru.ru_maxrss / 1024.0 << " MiB\n";
   }
-  if (args.profile) PrintProfile(t.profile(), std::cerr);
+  if (args.profile) {
+    PrintProfile(t.profile(), std::cerr);
+    PrintFloor(*model.value(), t.profile(), std::cerr);
+  }
   if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";
   return failed ? 1 : 0;
 }
