@@ -155,39 +155,45 @@ class Attention(nn.Module):
         return self.out_proj(out)
 
 
-class EncoderLayer(nn.Module):
-    def __init__(self, cfg: MarianConfig):
-        super().__init__()
-        d = cfg.d_model
-        self.pre_norm = cfg.normalize_before
-        self.self_attn = Attention(d, cfg.encoder_attention_heads, cfg.attention_dropout)
-        self.self_attn_layer_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
-        self.fc1 = nn.Linear(d, cfg.encoder_ffn_dim)
-        self.fc2 = nn.Linear(cfg.encoder_ffn_dim, d)
-        self.final_layer_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
+def residual(x: torch.Tensor, norm: nn.LayerNorm, pre_norm: bool, sublayer) -> torch.Tensor:
+    """Post-norm: LN(x + sublayer(x)); pre-norm: x + sublayer(LN(x))."""
+    h = sublayer(norm(x) if pre_norm else x)
+    return x + h if pre_norm else norm(x + h)
+
+
+class FeedForwardMixin:
+    """fc1 -> activation -> fc2 with Marian's dropouts; the owner holds fc1, fc2 and the settings."""
+
+    def feed_forward(self, h: torch.Tensor) -> torch.Tensor:
+        h = F.dropout(self.act(self.fc1(h)), self.activation_dropout, self.training)
+        return F.dropout(self.fc2(h), self.dropout, self.training)
+
+    def init_feed_forward(self, cfg: MarianConfig, ffn_dim: int):
+        self.fc1 = nn.Linear(cfg.d_model, ffn_dim)
+        self.fc2 = nn.Linear(ffn_dim, cfg.d_model)
+        self.final_layer_norm = nn.LayerNorm(cfg.d_model, eps=LAYER_NORM_EPS)
         self.act = activation(cfg.activation_function)
         self.dropout = cfg.dropout
         self.activation_dropout = cfg.activation_dropout
 
+
+class EncoderLayer(nn.Module, FeedForwardMixin):
+    def __init__(self, cfg: MarianConfig):
+        super().__init__()
+        self.pre_norm = cfg.normalize_before
+        self.self_attn = Attention(cfg.d_model, cfg.encoder_attention_heads, cfg.attention_dropout)
+        self.self_attn_layer_norm = nn.LayerNorm(cfg.d_model, eps=LAYER_NORM_EPS)
+        self.init_feed_forward(cfg, cfg.encoder_ffn_dim)
+
     def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
-        r = x
-        h = self.self_attn_layer_norm(x) if self.pre_norm else x
-        k, v = self.self_attn.project_kv(h)
-        h = F.dropout(self.self_attn(h, k, v, mask), self.dropout, self.training)
-        x = r + h
-        if not self.pre_norm:
-            x = self.self_attn_layer_norm(x)
-        r = x
-        h = self.final_layer_norm(x) if self.pre_norm else x
-        h = F.dropout(self.act(self.fc1(h)), self.activation_dropout, self.training)
-        h = F.dropout(self.fc2(h), self.dropout, self.training)
-        x = r + h
-        if not self.pre_norm:
-            x = self.final_layer_norm(x)
-        return x
+        def self_attention(h):
+            k, v = self.self_attn.project_kv(h)
+            return F.dropout(self.self_attn(h, k, v, mask), self.dropout, self.training)
+        x = residual(x, self.self_attn_layer_norm, self.pre_norm, self_attention)
+        return residual(x, self.final_layer_norm, self.pre_norm, self.feed_forward)
 
 
-class DecoderLayer(nn.Module):
+class DecoderLayer(nn.Module, FeedForwardMixin):
     def __init__(self, cfg: MarianConfig):
         super().__init__()
         d = cfg.d_model
@@ -196,44 +202,28 @@ class DecoderLayer(nn.Module):
         self.self_attn_layer_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
         self.encoder_attn = Attention(d, cfg.decoder_attention_heads, cfg.attention_dropout)
         self.encoder_attn_layer_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
-        self.fc1 = nn.Linear(d, cfg.decoder_ffn_dim)
-        self.fc2 = nn.Linear(cfg.decoder_ffn_dim, d)
-        self.final_layer_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
-        self.act = activation(cfg.activation_function)
-        self.dropout = cfg.dropout
-        self.activation_dropout = cfg.activation_dropout
+        self.init_feed_forward(cfg, cfg.decoder_ffn_dim)
 
     def forward(self, x: torch.Tensor, self_mask: Optional[torch.Tensor], cross_k: torch.Tensor,
                 cross_v: torch.Tensor, cross_mask: Optional[torch.Tensor],
                 cache: Optional[Dict[str, torch.Tensor]] = None) -> torch.Tensor:
         """x: [B, T, D]. With `cache` (incremental decoding), x holds only the new positions and the
         self-attention K/V of earlier positions are read from and appended to cache["k"], cache["v"]."""
-        r = x
-        h = self.self_attn_layer_norm(x) if self.pre_norm else x
-        k, v = self.self_attn.project_kv(h)
-        if cache is not None:
-            if "k" in cache:
-                k = torch.cat([cache["k"], k], dim=2)
-                v = torch.cat([cache["v"], v], dim=2)
-            cache["k"], cache["v"] = k, v
-        h = F.dropout(self.self_attn(h, k, v, self_mask), self.dropout, self.training)
-        x = r + h
-        if not self.pre_norm:
-            x = self.self_attn_layer_norm(x)
-        r = x
-        h = self.encoder_attn_layer_norm(x) if self.pre_norm else x
-        h = F.dropout(self.encoder_attn(h, cross_k, cross_v, cross_mask), self.dropout, self.training)
-        x = r + h
-        if not self.pre_norm:
-            x = self.encoder_attn_layer_norm(x)
-        r = x
-        h = self.final_layer_norm(x) if self.pre_norm else x
-        h = F.dropout(self.act(self.fc1(h)), self.activation_dropout, self.training)
-        h = F.dropout(self.fc2(h), self.dropout, self.training)
-        x = r + h
-        if not self.pre_norm:
-            x = self.final_layer_norm(x)
-        return x
+        def self_attention(h):
+            k, v = self.self_attn.project_kv(h)
+            if cache is not None:
+                if "k" in cache:
+                    k = torch.cat([cache["k"], k], dim=2)
+                    v = torch.cat([cache["v"], v], dim=2)
+                cache["k"], cache["v"] = k, v
+            return F.dropout(self.self_attn(h, k, v, self_mask), self.dropout, self.training)
+
+        def cross_attention(h):
+            return F.dropout(self.encoder_attn(h, cross_k, cross_v, cross_mask), self.dropout, self.training)
+
+        x = residual(x, self.self_attn_layer_norm, self.pre_norm, self_attention)
+        x = residual(x, self.encoder_attn_layer_norm, self.pre_norm, cross_attention)
+        return residual(x, self.final_layer_norm, self.pre_norm, self.feed_forward)
 
 
 class Stack(nn.Module):

@@ -56,6 +56,19 @@ const tern::Hypothesis* Hyp(const tern_translator* t, size_t i, size_t k) {
   return &t->results[i].hypotheses[k];
 }
 
+// Runs f, turning any exception into TERN_INTERNAL and `on_error`: nothing crosses into C.
+template <typename F, typename R>
+R Guarded(tern_error* err, R on_error, F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return on_error;
+}
+
 void KeepErrors(tern_translator* t) {
   // Error messages are views into the arena without a NUL: copy them (only on the error path).
   t->errors.resize(t->results.size());
@@ -68,17 +81,12 @@ void KeepErrors(tern_translator* t) {
 extern "C" {
 
 tern_model* tern_model_load(const char* path, tern_error* err) {
-  try {
+  return Guarded(err, static_cast<tern_model*>(nullptr), [&]() -> tern_model* {
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
     auto m = tern::Model::Load(path);
     if (!m.ok()) return Fail(err, m.status()), nullptr;
     return new tern_model{m.value()};
-  } catch (const std::exception& e) {
-    SetError(err, TERN_INTERNAL, e.what());
-  } catch (...) {
-    SetError(err, TERN_INTERNAL, "unknown exception");
-  }
-  return nullptr;
+  });
 }
 
 void tern_model_free(tern_model* model) { delete model; }
@@ -90,7 +98,7 @@ tern_translator_params tern_translator_default_params(void) {
 }
 
 tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err) {
-  try {
+  return Guarded(err, static_cast<tern_translator*>(nullptr), [&]() -> tern_translator* {
     if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translator_create: model is NULL"), nullptr;
     tern::TranslatorConfig c;
     if (params) {
@@ -111,12 +119,7 @@ tern_translator* tern_translator_create(const tern_model* model, const tern_tran
     out->id_spans.resize(batch);
     out->errors.reserve(batch);
     return out;
-  } catch (const std::exception& e) {
-    SetError(err, TERN_INTERNAL, e.what());
-  } catch (...) {
-    SetError(err, TERN_INTERNAL, "unknown exception");
-  }
-  return nullptr;
+  });
 }
 
 void tern_translator_free(tern_translator* translator) { delete translator; }
@@ -134,7 +137,7 @@ tern_translate_params tern_translate_default_params(void) {
 
 tern_status_code tern_translate(tern_translator* t, const char* const* sentences, size_t n,
                                 const tern_translate_params* params, tern_error* err) {
-  try {
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
     if (!t || (!sentences && n)) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate: NULL argument"), TERN_INVALID_ARGUMENT;
     if (n > t->texts.size())
       return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " +
@@ -145,17 +148,12 @@ tern_status_code tern_translate(tern_translator* t, const char* const* sentences
     if (!s.ok()) return Fail(err, s);
     KeepErrors(t);
     return TERN_OK;
-  } catch (const std::exception& e) {
-    SetError(err, TERN_INTERNAL, e.what());
-  } catch (...) {
-    SetError(err, TERN_INTERNAL, "unknown exception");
-  }
-  return TERN_INTERNAL;
+  });
 }
 
 tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
                                     const tern_translate_params* params, tern_error* err) {
-  try {
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
     if (!t || ((!sources || !lengths) && n))
       return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_ids: NULL argument"), TERN_INVALID_ARGUMENT;
     if (n > t->id_spans.size())
@@ -168,12 +166,7 @@ tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* s
     if (!s.ok()) return Fail(err, s);
     KeepErrors(t);
     return TERN_OK;
-  } catch (const std::exception& e) {
-    SetError(err, TERN_INTERNAL, e.what());
-  } catch (...) {
-    SetError(err, TERN_INTERNAL, "unknown exception");
-  }
-  return TERN_INTERNAL;
+  });
 }
 
 size_t tern_result_count(const tern_translator* t) { return t ? t->results.size() : 0; }

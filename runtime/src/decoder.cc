@@ -37,9 +37,7 @@ Status Translator::Impl::DecodeStep(size_t n, size_t pos, const uint32_t* input_
 
     // Self-attention over the KV cache.
     t0 = Tick();
-    const float* in = A.dec_x;
-    if (pre) LayerNorm(A.dec_x, L.self_attn_norm.gamma, L.self_attn_norm.beta, eps, n, d, A.dec_h), in = A.dec_h;
-    TERN_RETURN_IF_ERROR(RunLinear(L.qkv, in, n, A.dec_qkv, A.dec_quant));
+    TERN_RETURN_IF_ERROR(RunLinear(L.qkv, SublayerInput(A.dec_x, L.self_attn_norm, n, A.dec_h), n, A.dec_qkv, A.dec_quant));
     Tock(t0, &profile.decoder_linear_ms);
     t0 = Tick();
     for (size_t i = 0; i < n; ++i) {
@@ -74,14 +72,10 @@ Status Translator::Impl::DecodeStep(size_t n, size_t pos, const uint32_t* input_
     }
     Tock(t0, &profile.self_attention_ms);
     t0 = Tick();
-    TERN_RETURN_IF_ERROR(RunLinear(L.out, A.dec_ctx, n, A.dec_h, A.dec_quant));
-    AddInPlace(A.dec_x, A.dec_h, n * d);
-    if (!pre) LayerNorm(A.dec_x, L.self_attn_norm.gamma, L.self_attn_norm.beta, eps, n, d, A.dec_x);
+    TERN_RETURN_IF_ERROR(ResidualOut(L.out, A.dec_ctx, L.self_attn_norm, n, A.dec_x, A.dec_h, A.dec_quant));
 
     // Cross-attention over the sentence's encoder output.
-    in = A.dec_x;
-    if (pre) LayerNorm(A.dec_x, L.cross_attn_norm.gamma, L.cross_attn_norm.beta, eps, n, d, A.dec_h), in = A.dec_h;
-    TERN_RETURN_IF_ERROR(RunLinear(L.cross_q, in, n, A.dec_q, A.dec_quant));
+    TERN_RETURN_IF_ERROR(RunLinear(L.cross_q, SublayerInput(A.dec_x, L.cross_attn_norm, n, A.dec_h), n, A.dec_q, A.dec_quant));
     Tock(t0, &profile.decoder_linear_ms);
     t0 = Tick();
     const float* ckv = A.cross_kv + l * D.src_rows * 2 * d;
@@ -94,18 +88,8 @@ Status Translator::Impl::DecodeStep(size_t n, size_t pos, const uint32_t* input_
     }
     Tock(t0, &profile.cross_attention_ms);
     t0 = Tick();
-    TERN_RETURN_IF_ERROR(RunLinear(L.cross_out, A.dec_ctx, n, A.dec_h, A.dec_quant));
-    AddInPlace(A.dec_x, A.dec_h, n * d);
-    if (!pre) LayerNorm(A.dec_x, L.cross_attn_norm.gamma, L.cross_attn_norm.beta, eps, n, d, A.dec_x);
-
-    // Feed-forward.
-    in = A.dec_x;
-    if (pre) LayerNorm(A.dec_x, L.final_norm.gamma, L.final_norm.beta, eps, n, d, A.dec_h), in = A.dec_h;
-    TERN_RETURN_IF_ERROR(RunLinear(L.fc1, in, n, A.dec_ffn, A.dec_quant));
-    Activate(hp->activation, A.dec_ffn, n * D.ffn);
-    TERN_RETURN_IF_ERROR(RunLinear(L.fc2, A.dec_ffn, n, A.dec_h, A.dec_quant));
-    AddInPlace(A.dec_x, A.dec_h, n * d);
-    if (!pre) LayerNorm(A.dec_x, L.final_norm.gamma, L.final_norm.beta, eps, n, d, A.dec_x);
+    TERN_RETURN_IF_ERROR(ResidualOut(L.cross_out, A.dec_ctx, L.cross_attn_norm, n, A.dec_x, A.dec_h, A.dec_quant));
+    TERN_RETURN_IF_ERROR(FeedForward(L.fc1, L.fc2, L.final_norm, n, A.dec_x, A.dec_h, A.dec_ffn, A.dec_quant));
     Tock(t0, &profile.decoder_linear_ms);
   }
   t0 = Tick();

@@ -27,10 +27,8 @@ Status Translator::Impl::Encode(size_t n_sentences) {
     }
 
   for (const EncoderLayer& L : encoder) {
-    // Self-attention block.
-    const float* in = A.enc_x;
-    if (pre) LayerNorm(A.enc_x, L.self_attn_norm.gamma, L.self_attn_norm.beta, eps, n, d, A.enc_h), in = A.enc_h;
-    TERN_RETURN_IF_ERROR(RunLinear(L.qkv, in, n, A.enc_qkv, A.enc_quant));
+    // Self-attention: every query of a sentence attends over that sentence's keys only (no padding rows).
+    TERN_RETURN_IF_ERROR(RunLinear(L.qkv, SublayerInput(A.enc_x, L.self_attn_norm, n, A.enc_h), n, A.enc_qkv, A.enc_quant));
     for (size_t b = 0; b < n_sentences; ++b) {
       const size_t off = A.src_off[b], len = A.src_len[b];
       for (size_t i = 0; i < len; ++i) {
@@ -41,18 +39,8 @@ Status Translator::Impl::Encode(size_t n_sentences) {
         }
       }
     }
-    TERN_RETURN_IF_ERROR(RunLinear(L.out, A.enc_ctx, n, A.enc_h, A.enc_quant));
-    AddInPlace(A.enc_x, A.enc_h, n * d);
-    if (!pre) LayerNorm(A.enc_x, L.self_attn_norm.gamma, L.self_attn_norm.beta, eps, n, d, A.enc_x);
-
-    // Feed-forward block.
-    in = A.enc_x;
-    if (pre) LayerNorm(A.enc_x, L.final_norm.gamma, L.final_norm.beta, eps, n, d, A.enc_h), in = A.enc_h;
-    TERN_RETURN_IF_ERROR(RunLinear(L.fc1, in, n, A.enc_ffn, A.enc_quant));
-    Activate(hp->activation, A.enc_ffn, n * D.ffn);
-    TERN_RETURN_IF_ERROR(RunLinear(L.fc2, A.enc_ffn, n, A.enc_h, A.enc_quant));
-    AddInPlace(A.enc_x, A.enc_h, n * d);
-    if (!pre) LayerNorm(A.enc_x, L.final_norm.gamma, L.final_norm.beta, eps, n, d, A.enc_x);
+    TERN_RETURN_IF_ERROR(ResidualOut(L.out, A.enc_ctx, L.self_attn_norm, n, A.enc_x, A.enc_h, A.enc_quant));
+    TERN_RETURN_IF_ERROR(FeedForward(L.fc1, L.fc2, L.final_norm, n, A.enc_x, A.enc_h, A.enc_ffn, A.enc_quant));
   }
   if (pre) LayerNorm(A.enc_x, encoder_final_norm.gamma, encoder_final_norm.beta, eps, n, d, A.enc_x);
   Tock(t0, &profile.encoder_ms);

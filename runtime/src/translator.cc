@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "kernels.h"
 #include "tern/translator.h"
 #include "translator_impl.h"
 
@@ -250,6 +251,27 @@ Status Translator::Impl::RunLinear(const Linear& l, const float* x, size_t rows,
   return l.Run(x, q, rows, y, pool.get());
 }
 
+const float* Translator::Impl::SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const {
+  if (hp->norm_placement != NormPlacement::kPreNorm) return x;
+  LayerNorm(x, norm.gamma, norm.beta, hp->layer_norm_epsilon, rows, dims.d, h);
+  return h;
+}
+
+Status Translator::Impl::ResidualOut(const Linear& out, const float* ctx, const LayerNormParams& norm, size_t rows, float* x,
+                                     float* h, const QuantScratch& q) {
+  TERN_RETURN_IF_ERROR(RunLinear(out, ctx, rows, h, q));
+  AddInPlace(x, h, rows * dims.d);
+  if (hp->norm_placement == NormPlacement::kPostNorm) LayerNorm(x, norm.gamma, norm.beta, hp->layer_norm_epsilon, rows, dims.d, x);
+  return Status::Ok();
+}
+
+Status Translator::Impl::FeedForward(const Linear& fc1, const Linear& fc2, const LayerNormParams& norm, size_t rows, float* x,
+                                     float* h, float* ffn, const QuantScratch& q) {
+  TERN_RETURN_IF_ERROR(RunLinear(fc1, SublayerInput(x, norm, rows, h), rows, ffn, q));
+  Activate(hp->activation, ffn, rows * dims.ffn);
+  return ResidualOut(fc2, ffn, norm, rows, x, h, q);
+}
+
 namespace {
 
 // Resolves per-call options against the file's defaults and the Translator's limits.
@@ -318,71 +340,65 @@ Status RunBatch(Translator::Impl& t, size_t n, const TranslateOptions& o, uint32
 
 }  // namespace
 
-Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
-                                Span<const TranslationResult>* results) {
-  Impl& t = *impl_;
+namespace {
+
+// The shared shape of a translate call: resolve options, reset each result, stage sentence i with
+// stage(i) (which copies its ids to staged_ids/in_len or records its error), translate the batch.
+template <typename StageFn>
+Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& o, StageFn stage) {
   uint32_t beam, max_length;
   float lp, ratio;
-  TERN_RETURN_IF_ERROR(ResolveOptions(t, sources.size(), options, &beam, &lp, &max_length, &ratio));
-  const size_t n = sources.size();
+  TERN_RETURN_IF_ERROR(ResolveOptions(t, n, o, &beam, &lp, &max_length, &ratio));
   for (size_t i = 0; i < n; ++i) {
     t.a.results[i] = TranslationResult();
     t.a.sentence_ok[i] = 1;
+    stage(i);
+  }
+  return RunBatch(t, n, o, beam, lp, max_length, ratio);
+}
+
+}  // namespace
+
+Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+                                Span<const TranslationResult>* results) {
+  Impl& t = *impl_;
+  TERN_RETURN_IF_ERROR(RunCall(t, sources.size(), options, [&](size_t i) {
     const Span<const uint32_t>& s = sources[i];
-    if (s.size() == 0) {
-      SetError(t, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
-      continue;
+    if (s.size() == 0) return SetError(t, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
+    if (s.size() > t.dims.src)
+      return SetError(t, i, StatusCode::kResourceExhausted,
+                      std::to_string(s.size()) + " source tokens exceed max_source_tokens " + std::to_string(t.dims.src));
+    for (size_t k = 0; k < s.size(); ++k) {
+      if (s[k] >= t.hp->source_vocab_size)
+        return SetError(t, i, StatusCode::kInvalidArgument,
+                        "id " + std::to_string(s[k]) + " at position " + std::to_string(k) +
+                            " is outside the source vocabulary (" + std::to_string(t.hp->source_vocab_size) + ")");
     }
-    if (s.size() > t.dims.src) {
-      SetError(t, i, StatusCode::kResourceExhausted, std::to_string(s.size()) +
-                                                         " source tokens exceed max_source_tokens " + std::to_string(t.dims.src));
-      continue;
-    }
-    bool bad = false;
-    for (size_t k = 0; k < s.size() && !bad; ++k) {
-      if (s[k] >= t.hp->source_vocab_size) {
-        SetError(t, i, StatusCode::kInvalidArgument, "id " + std::to_string(s[k]) +
-                                                         " at position " + std::to_string(k) + " is outside the source vocabulary (" +
-                                                         std::to_string(t.hp->source_vocab_size) + ")");
-        bad = true;
-      }
-    }
-    if (bad) continue;
     std::memcpy(t.a.staged_ids + i * t.dims.src, s.data(), s.size() * sizeof(uint32_t));
     t.a.in_len[i] = static_cast<uint32_t>(s.size());
-  }
-  TERN_RETURN_IF_ERROR(RunBatch(t, n, options, beam, lp, max_length, ratio));
-  *results = Span<const TranslationResult>(t.a.results, n);
+  }));
+  *results = Span<const TranslationResult>(t.a.results, sources.size());
   return Status::Ok();
 }
 
 Status Translator::Translate(Span<const std::string_view> sentences, const TranslateOptions& options,
                              Span<const TranslationResult>* results) {
   Impl& t = *impl_;
-  uint32_t beam, max_length;
-  float lp, ratio;
-  TERN_RETURN_IF_ERROR(ResolveOptions(t, sentences.size(), options, &beam, &lp, &max_length, &ratio));
   const size_t n = sentences.size();
-  for (size_t i = 0; i < n; ++i) {
-    t.a.results[i] = TranslationResult();
-    t.a.sentence_ok[i] = 1;
+  TERN_RETURN_IF_ERROR(RunCall(t, n, options, [&](size_t i) {
     if (sentences[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
       // Nothing to translate: an empty translation, without running the model.
       Hypothesis& h = t.a.hypotheses[i * t.dims.n_best];
       h = Hypothesis();
       t.a.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
       t.a.sentence_ok[i] = 0;
-      continue;
+      return;
     }
     size_t len = 0;
     Status s = t.tokenizer->Encode(sentences[i], t.a.staged_ids + i * t.dims.src, t.dims.src, &len);
-    if (!s.ok()) {
-      SetError(t, i, s.code(), s.message());
-      continue;
-    }
+    if (!s.ok()) return SetError(t, i, s.code(), s.message());
     t.a.in_len[i] = static_cast<uint32_t>(len);
-  }
-  TERN_RETURN_IF_ERROR(RunBatch(t, n, options, beam, lp, max_length, ratio));
+  }));
   // Detokenize every hypothesis into the arena's text buffer.
   for (size_t i = 0; i < n; ++i) {
     TranslationResult& r = t.a.results[i];

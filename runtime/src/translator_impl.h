@@ -132,6 +132,16 @@ struct Translator::Impl {
   // Runs a Linear on rows of x, quantizing x first when the weights are int8.
   Status RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q);
 
+  // Sublayer plumbing shared by encoder and decoder (x, h: [rows, d_model]):
+  // SublayerInput: the sublayer's input: x (post-norm) or LayerNorm(x) written to h (pre-norm).
+  const float* SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const;
+  // ResidualOut: h = out(ctx); x += h; then x = LayerNorm(x) for post-norm.
+  Status ResidualOut(const Linear& out, const float* ctx, const LayerNormParams& norm, size_t rows, float* x, float* h,
+                     const QuantScratch& q);
+  // FeedForward: x = x + fc2(act(fc1(input))), with the norm placed as above; ffn: [rows, ffn_dim] scratch.
+  Status FeedForward(const Linear& fc1, const Linear& fc2, const LayerNormParams& norm, size_t rows, float* x, float* h,
+                     float* ffn, const QuantScratch& q);
+
   using Clock = std::chrono::steady_clock;
   Clock::time_point Tick() const { return profiling ? Clock::now() : Clock::time_point(); }
   void Tock(Clock::time_point t0, double* ms) {
