@@ -69,6 +69,8 @@ def main() -> int:
                         r["bleu"] = bleu.bleu(f.read().splitlines(), refs)[0]
                     r["name"] = name
                     rows.append(r)
+                    with open(os.path.join(args.out, "results.partial.json"), "w") as f:
+                        json.dump(rows, f, indent=1)
                     print(f"{name:13s} beam {beam} batch {batch:2d} threads {threads}: {r['tokens_per_s']:8.1f} tok/s "
                           f"{r['sentences_per_s']:7.1f} sent/s p50 {r['latency_p50_ms']:7.1f} ms BLEU {r['bleu']:.2f}",
                           flush=True)
