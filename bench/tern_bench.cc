@@ -4,8 +4,6 @@
 // p95 (a sentence's latency is that of the batch it was translated in), peak RSS, arena and file bytes,
 // CPU. Translations go to --output for BLEU.
 //   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N]
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -87,8 +85,6 @@ int main(int argc, char** argv) {
   }
   std::sort(latency.begin(), latency.end());
   auto pct = [&](double p) { return latency.empty() ? 0.0 : latency[std::min(latency.size() - 1, static_cast<size_t>(p * latency.size()))]; };
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
   nlohmann::json j = {{"system", std::string("tern ") + tern::DTypeName(model.value()->weight_dtype())},
                       {"cpu", tern::CpuSummary()},
                       {"beam", beam}, {"batch", batch}, {"threads", tr.value()->threads()},
@@ -96,7 +92,7 @@ int main(int argc, char** argv) {
                       {"seconds", total_ms / 1000}, {"sentences_per_s", lines.size() / (total_ms / 1000)},
                       {"tokens_per_s", tokens / (total_ms / 1000)}, {"latency_p50_ms", pct(0.50)}, {"latency_p95_ms", pct(0.95)},
                       {"load_ms", ms(t0, t2)}, {"load_file_ms", ms(t0, t1)}, {"load_translator_ms", ms(t1, t2)},
-                      {"peak_rss_mib", ru.ru_maxrss / 1024.0}, {"arena_bytes", tr.value()->arena_bytes()},
+                      {"peak_rss_mib", tern::PeakRssMiB()}, {"arena_bytes", tr.value()->arena_bytes()},
                       {"file_mib", model.value()->file_bytes() / 1048576.0}};
   std::cout << j.dump() << "\n";
   return 0;

@@ -1,6 +1,11 @@
 #include <cpuinfo.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "tern/cpu.h"
@@ -57,6 +62,20 @@ std::string CpuSummary() {
                           {d.avx512f, "AVX512F"}, {d.avx512vnni, "AVX512-VNNI"}, {d.avxvnni, "AVX-VNNI"}})
     if (on) f += std::string(" ") + name;
   return s + "," + (f.empty() ? std::string(" no SIMD features reported") : f);
+}
+
+double PeakRssMiB() {
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "VmHWM:", 6) == 0) kb = std::atol(line + 6);
+    std::fclose(f);
+    if (kb >= 0) return kb / 1024.0;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
 }
 
 uint32_t DefaultThreadCount() { return DescribeCpu().performance_cores; }

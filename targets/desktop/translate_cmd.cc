@@ -1,6 +1,5 @@
 #include "translate_cmd.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -248,9 +247,7 @@ int RunTranslate(const TranslateArgs& args) {
     const double sec = translate_ms / 1000.0;
     std::cerr << "tern: " << sentences << " sentences, " << tokens << " target tokens in " << translate_ms << " ms: "
               << (sec > 0 ? sentences / sec : 0) << " sentences/s, " << (sec > 0 ? tokens / sec : 0) << " tokens/s\n";
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    std::cerr << "tern: peak RSS " << ru.ru_maxrss / 1024.0 << " MiB\n";
+    std::cerr << "tern: peak RSS " << PeakRssMiB() << " MiB\n";
   }
   if (args.profile) {
     PrintProfile(t.profile(), std::cerr);
