@@ -86,6 +86,21 @@ Model::~Model() {
   if (mapping_) munmap(mapping_, size_);
 }
 
+void Model::ReleasePages(const void* data, size_t bytes) const {
+#if defined(MADV_DONTNEED)
+  if (!mapping_ || bytes == 0) return;
+  const auto begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  const auto map_begin = reinterpret_cast<uintptr_t>(mapping_), map_end = map_begin + size_;
+  if (begin < map_begin || end > map_end) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (begin + page - 1) & ~(page - 1), last = end & ~(page - 1);  // whole pages only
+  if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + std::strerror(errno));

@@ -42,6 +42,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model) {
   t->source_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
   auto st = t->source_->LoadFromSerializedProto(model.source_spm());
   if (!st.ok()) return Status(StatusCode::kInvalidModel, model.name() + ": tokenizer.source_spm: " + st.ToString());
+  model.ReleasePages(model.source_spm().data(), model.source_spm().size());  // SentencePiece parsed its own copy
   const auto& vocab = model.source_vocab();
   t->source_ids_.reserve(vocab.size());
   for (size_t i = 0; i < vocab.size(); ++i) t->source_ids_.emplace(vocab[i], static_cast<uint32_t>(i));

@@ -128,7 +128,11 @@ Result<Linear> MakeLinear(const Model& m, std::initializer_list<std::string> pre
     w.push_back(T(m, p + ".weight"));
     b.push_back(T(m, p + ".bias"));
   }
-  return Linear::Create(w.data(), b.data(), w.size());
+  auto linear = Linear::Create(w.data(), b.data(), w.size());
+  // XNNPACK holds its packed copy now; the file's copy of these weights is not read again.
+  if (linear.ok())
+    for (const TensorView* t : w) m.ReleasePages(t->data, t->bytes);
+  return linear;
 }
 
 LayerNormParams Norm(const Model& m, const std::string& prefix) {
@@ -238,6 +242,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     const TensorView* proj = t.hp->tied_output_projection ? t.decoder_embedding : T(m, "lm_head.weight");
     const TensorView* bias = t.hp->final_logits_bias ? T(m, "final_logits_bias") : nullptr;
     TERN_ASSIGN(t.output_projection, Linear::Create(&proj, &bias, 1));
+    if (!t.hp->tied_output_projection) m.ReleasePages(proj->data, proj->bytes);  // a tied one is also the embedding
   }
   t.bad_token.assign(t.hp->target_vocab_size, 0);
   t.bad_token[t.hp->pad_id] = 1;  // pad is never generated

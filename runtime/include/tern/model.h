@@ -152,6 +152,14 @@ class Model {
   const std::vector<std::string_view>& source_vocab() const { return source_vocab_; }
   const std::vector<std::string_view>& target_vocab() const { return target_vocab_; }
 
+  /// Tells the OS that the mapped file pages lying wholly inside bytes [data, data + bytes) of this
+  /// model are not needed now (madvise MADV_DONTNEED), so they stop counting in the resident set. The
+  /// bytes stay valid: a later read faults them back in from the file (page cache). The Translator
+  /// calls it once XNNPACK has packed its own copy of a weight; tensors read at run time (embeddings,
+  /// norms, biases) are never released. No effect for FromBytes models (heap memory), for ranges
+  /// outside the mapping, or where madvise is unavailable. Never fails.
+  void ReleasePages(const void* data, size_t bytes) const;
+
  private:
   Model() = default;
   static Result<std::shared_ptr<const Model>> Verify(std::shared_ptr<Model> m);
