@@ -38,6 +38,8 @@ const CpuDescription& DescribeCpu() {
         if (cpuinfo_get_cluster(i)->frequency > lo) n += cpuinfo_get_cluster(i)->core_count;
       d.performance_cores = std::max(1u, n);
     }
+    if (cpuinfo_get_l3_caches_count() > 0) d.last_level_cache_bytes = cpuinfo_get_l3_cache(0)->size;
+    else if (cpuinfo_get_l2_caches_count() > 0) d.last_level_cache_bytes = cpuinfo_get_l2_cache(0)->size;
 #if CPUINFO_ARCH_ARM || CPUINFO_ARCH_ARM64
     d.neon = cpuinfo_has_arm_neon();
     d.neon_dotprod = cpuinfo_has_arm_neon_dot();
@@ -57,6 +59,7 @@ const CpuDescription& DescribeCpu() {
 std::string CpuSummary() {
   const CpuDescription& d = DescribeCpu();
   std::string s = d.name + ", " + std::to_string(d.cores) + " cores (" + std::to_string(d.performance_cores) + " performance)";
+  if (d.last_level_cache_bytes) s += ", " + std::to_string(d.last_level_cache_bytes >> 10) + " KiB last-level cache";
   std::string f;
   for (auto [on, name] : {std::pair{d.neon, "NEON"}, {d.neon_dotprod, "dotprod"}, {d.i8mm, "i8mm"}, {d.avx2, "AVX2"},
                           {d.avx512f, "AVX512F"}, {d.avx512vnni, "AVX512-VNNI"}, {d.avxvnni, "AVX-VNNI"}})
