@@ -12,6 +12,28 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import bleu  # noqa: E402
 
 
+def targets(rows):
+    """Issue 6's targets on greedy, batch 1, 1 thread, as Markdown lines (empty if that row is missing)."""
+    pick = {r["name"]: r for r in rows if (r["beam"], r["batch"], r["threads"]) == (1, 1, 1)}
+    if not {"tern int8", "tern f32", "PyTorch int8"} <= pick.keys():
+        return []
+    t8, tf, p8 = pick["tern int8"], pick["tern f32"], pick["PyTorch int8"]
+    mark = lambda ok: "met" if ok else "MISSED"  # noqa: E731
+    budget = t8["file_mib"] + t8["arena_bytes"] / 1048576 + 16
+    checks = [
+        ("tern int8 tokens/s >= 5x PyTorch dynamic int8", f"{t8['tokens_per_s'] / p8['tokens_per_s']:.1f}x",
+         t8["tokens_per_s"] >= 5 * p8["tokens_per_s"]),
+        ("tern int8 tokens/s >= 1.5x tern f32", f"{t8['tokens_per_s'] / tf['tokens_per_s']:.2f}x",
+         t8["tokens_per_s"] >= 1.5 * tf["tokens_per_s"]),
+        ("tern int8 peak RSS <= file + arena + 16 MiB",
+         f"{t8['peak_rss_mib']:.2f} MiB <= {t8['file_mib']:.2f} + {t8['arena_bytes'] / 1048576:.2f} + 16 = {budget:.2f} MiB",
+         t8["peak_rss_mib"] <= budget),
+        ("tern int8 model load < 30 ms", f"{t8['load_ms']:.1f} ms", t8["load_ms"] < 30),
+    ]
+    return ["", "Targets (greedy, batch 1, 1 thread):", "", "| target | measured | |", "|---|---|---|"] + [
+        f"| {what} | {got} | {mark(ok)} |" for what, got, ok in checks]
+
+
 def render(rows, out_dir, names):
     """Writes out_dir/results.md, results.json and throughput.png; returns the Markdown."""
     os.makedirs(out_dir, exist_ok=True)
@@ -36,6 +58,7 @@ def render(rows, out_dir, names):
         lines.append(f"| {'greedy' if k[0] == 1 else 'beam ' + str(k[0])} | {k[1]} | {k[2]} | "
                      f"{by['tern int8'] / by['PyTorch int8']:.1f}x | {by['tern int8'] / by['PyTorch f32']:.1f}x | "
                      f"{by['tern f32'] / by['PyTorch f32']:.1f}x | {by['tern int8'] / by['tern f32']:.2f}x |")
+    lines += targets(rows)
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(out_dir, "results.md"), "w") as f:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "half.h"
@@ -58,12 +59,79 @@ void Activate(Activation a, float* x, size_t n) {
   }
 }
 
-void LogSoftmaxInPlace(float* x, size_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
+namespace {
+
+// e^x for x <= 0 without a library call, so the loops below vectorize: x = k ln2 + r with |r| <= ln2/2
+// (ln2 split in two parts, Cody-Waite), e^r by its Taylor series to r^7 (relative error below 1e-8 on
+// that interval, so the float result is within about 1 ulp), times 2^k built in the exponent bits.
+// Inputs below -87 give e^-87 (~1.6e-38) instead of a denormal or 0: negligible in a sum that holds 1.
+inline float ExpNonPositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723e-6f;
+  constexpr float kRound = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer
+  x = std::max(x, -87.f);
+  const float k = (x * kLog2e + kRound) - kRound;
+  const float r = (x - k * kLn2Hi) - k * kLn2Lo;
+  float p = 1.f / 5040.f;
+  p = p * r + 1.f / 720.f;
+  p = p * r + 1.f / 120.f;
+  p = p * r + 1.f / 24.f;
+  p = p * r + 1.f / 6.f;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+}  // namespace
+
+// e[k] = exp(x[k] - m) for k < n (n <= a chunk); a plain loop the compiler vectorizes (kernels.cc is
+// built with -fno-trapping-math so the clamp in ExpNonPositive does not block it).
+void ExpShifted(const float* x, size_t n, float m, float* e) {
+  for (size_t k = 0; k < n; ++k) e[k] = ExpNonPositive(x[k] - m);
+}
+
+float LogSumExp(const float* x, size_t n) {
+  if (n == 0) return -std::numeric_limits<float>::infinity();
+  constexpr size_t kChunk = 256, kLanes = 8;
+  const float m = MaxOf(x, n);
+  if (!std::isfinite(m)) return m;  // all -inf (or an inf/NaN logit): nothing to normalize
+  float e[kChunk];
+  double lane[kLanes] = {};
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t c = std::min(kChunk, n - i);
+    ExpShifted(x + i, c, m, e);
+    size_t k = 0;
+    for (; k + kLanes <= c; k += kLanes)
+      for (size_t l = 0; l < kLanes; ++l) lane[l] += e[k + l];
+    for (; k < c; ++k) lane[0] += e[k];
+  }
   double sum = 0.0;
-  for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(x[i] - m));
-  const float lse = m + static_cast<float>(std::log(sum));
+  for (size_t l = 0; l < kLanes; ++l) sum += lane[l];
+  return m + static_cast<float>(std::log(sum));
+}
+
+void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : (row[v] - lse) + base;
+}
+
+float MaxOf(const float* x, size_t n) {
+  constexpr size_t kLanes = 8;
+  float lane_max[kLanes];
+  std::fill(lane_max, lane_max + kLanes, -std::numeric_limits<float>::infinity());
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (size_t l = 0; l < kLanes; ++l) lane_max[l] = std::max(lane_max[l], x[i + l]);
+  float m = *std::max_element(lane_max, lane_max + kLanes);
+  for (; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+void LogSoftmaxInPlace(float* x, size_t n) {
+  const float lse = LogSumExp(x, n);
   for (size_t i = 0; i < n; ++i) x[i] -= lse;
 }
 

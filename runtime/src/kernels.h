@@ -22,7 +22,18 @@ void AddInPlace(float* y, const float* x, size_t n);
 /// In place: relu, swish (SiLU, x * sigmoid(x)) or exact gelu (0.5 x (1 + erf(x / sqrt 2))).
 void Activate(Activation a, float* x, size_t n);
 
-/// x <- x - logsumexp(x) (log-probabilities), computed with the max subtracted first.
+/// log(sum_i exp(x[i])) over x[n], with the max subtracted first; the exponentials are summed in double
+/// (relative error of each about 1 ulp of float). -inf for n = 0 or all -inf.
+float LogSumExp(const float* x, size_t n);
+
+/// Largest of x[n]: -inf for n = 0; NaN elements are ignored.
+float MaxOf(const float* x, size_t n);
+
+/// A beam-search score row in place: row[v] <- masked[v] ? -inf : (row[v] - lse) + base, i.e. the
+/// log-probability (lse = LogSumExp of the logits) plus the beam's running score base.
+void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n);
+
+/// x <- x - LogSumExp(x) (log-probabilities, as torch.log_softmax).
 void LogSoftmaxInPlace(float* x, size_t n);
 
 /// Attention for one query row of one head over n keys:

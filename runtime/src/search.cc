@@ -119,10 +119,10 @@ Status Translator::Impl::Search(size_t ns, uint32_t beam, float length_penalty, 
     for (size_t i = 0; i < n; ++i) {
       const size_t slot = A.active[i], b = A.active_sentence[i];
       float* row = A.logits + i * V;
-      LogSoftmaxInPlace(row, V);
-      const bool force = forced_eos && pos + 1 >= A.max_len[b];
-      const float base = A.beam_scores[slot];
-      for (size_t v = 0; v < V; ++v) row[v] = (bad_token[v] || (force && v != eos)) ? kNegInf : row[v] + base;
+      ScoreRow(row, bad_token.data(), LogSumExp(row, V), A.beam_scores[slot], V);
+      if (forced_eos && pos + 1 >= A.max_len[b])
+        for (size_t v = 0; v < V; ++v)
+          if (v != eos) row[v] = kNegInf;
     }
     // Per sentence: top 2 x beam candidates over its rows (rows of a sentence are consecutive).
     const size_t K = 2 * B;
@@ -134,6 +134,12 @@ Status Translator::Impl::Search(size_t ns, uint32_t beam, float length_penalty, 
       for (size_t j = 0; j < live; ++j) {
         const float* row = A.logits + (i0 + j) * V;
         for (size_t v = 0; v < V; ++v) {
+          // Once the list is full, skip whole blocks that cannot enter it (one vectorized max each).
+          constexpr size_t kBlock = 32;
+          if (nc == K && v % kBlock == 0 && !(MaxOf(row + v, std::min(kBlock, V - v)) > A.cand_score[K - 1])) {
+            v += std::min(kBlock, V - v) - 1;
+            continue;
+          }
           const float s = row[v];
           if (nc == K && !(s > A.cand_score[K - 1])) continue;
           // Insert keeping descending order; equal scores keep the earlier (lower flat index) first.

@@ -1,0 +1,48 @@
+// The f32 kernels beam search relies on: LogSumExp (own vectorizable exp), MaxOf, ScoreRow.
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "kernels.h"
+
+using namespace tern;
+
+TEST_CASE("LogSumExp matches a float64 reference within 2e-6 over logit-like rows") {
+  std::mt19937 rng(7);
+  for (size_t n : {1u, 7u, 8u, 255u, 256u, 257u, 8000u}) {
+    for (float spread : {0.1f, 5.f, 40.f, 200.f}) {
+      std::normal_distribution<float> dist(0.f, spread);
+      std::vector<float> x(n);
+      for (float& v : x) v = dist(rng);
+      double m = -INFINITY, sum = 0;
+      for (float v : x) m = std::max(m, double(v));
+      for (float v : x) sum += std::exp(double(v) - m);
+      const double want = m + std::log(sum);
+      CHECK_MESSAGE(std::fabs(LogSumExp(x.data(), n) - want) <= 2e-6 * std::max(1.0, std::fabs(want)),
+                    "n=" << n << " spread=" << spread);
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> all_masked(10, -inf);
+  CHECK(LogSumExp(all_masked.data(), all_masked.size()) == -inf);
+  CHECK(LogSumExp(nullptr, 0) == -inf);
+  std::vector<float> some_masked = {-inf, 0.f, -inf, 0.f};
+  CHECK(LogSumExp(some_masked.data(), 4) == doctest::Approx(std::log(2.0)).epsilon(1e-7));
+}
+
+TEST_CASE("MaxOf and ScoreRow") {
+  std::vector<float> x = {3, -1, 9, 2, 8, 7, 6, 5, 4, 10.5f, 1};
+  CHECK(MaxOf(x.data(), x.size()) == 10.5f);
+  CHECK(MaxOf(x.data(), 3) == 9.f);
+  CHECK(MaxOf(x.data(), 0) == -std::numeric_limits<float>::infinity());
+  std::vector<uint8_t> masked(x.size(), 0);
+  masked[9] = 1;
+  std::vector<float> row = x;
+  ScoreRow(row.data(), masked.data(), 2.f, -0.5f, row.size());
+  CHECK(row[9] == -std::numeric_limits<float>::infinity());
+  for (size_t v = 0; v < x.size(); ++v)
+    if (v != 9) CHECK(row[v] == (x[v] - 2.f) + -0.5f);
+}
