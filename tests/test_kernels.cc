@@ -38,6 +38,9 @@ TEST_CASE("MaxOf and ScoreRow") {
   CHECK(MaxOf(x.data(), x.size()) == 10.5f);
   CHECK(MaxOf(x.data(), 3) == 9.f);
   CHECK(MaxOf(x.data(), 0) == -std::numeric_limits<float>::infinity());
+  std::vector<float> with_nan = x;
+  with_nan[2] = with_nan[10] = std::numeric_limits<float>::quiet_NaN();  // one in the lanes, one in the tail
+  CHECK(MaxOf(with_nan.data(), with_nan.size()) == 10.5f);
   std::vector<uint8_t> masked(x.size(), 0);
   masked[9] = 1;
   std::vector<float> row = x;

@@ -85,19 +85,19 @@ inline float ExpNonPositive(float x) {
   return p * scale;
 }
 
-}  // namespace
-
 // e[k] = exp(x[k] - m) for k < n (n <= a chunk); a plain loop the compiler vectorizes (kernels.cc is
 // built with -fno-trapping-math so the clamp in ExpNonPositive does not block it).
 void ExpShifted(const float* x, size_t n, float m, float* e) {
   for (size_t k = 0; k < n; ++k) e[k] = ExpNonPositive(x[k] - m);
 }
 
+}  // namespace
+
 float LogSumExp(const float* x, size_t n) {
   if (n == 0) return -std::numeric_limits<float>::infinity();
   constexpr size_t kChunk = 256, kLanes = 8;
   const float m = MaxOf(x, n);
-  if (!std::isfinite(m)) return m;  // all -inf (or an inf/NaN logit): nothing to normalize
+  if (!std::isfinite(m)) return m;  // all -inf (nothing to normalize) or a +inf logit
   float e[kChunk];
   double lane[kLanes] = {};
   for (size_t i = 0; i < n; i += kChunk) {

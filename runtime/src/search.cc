@@ -133,22 +133,22 @@ Status Translator::Impl::Search(size_t ns, uint32_t beam, float length_penalty, 
       size_t nc = 0;
       for (size_t j = 0; j < live; ++j) {
         const float* row = A.logits + (i0 + j) * V;
-        for (size_t v = 0; v < V; ++v) {
-          // Once the list is full, skip whole blocks that cannot enter it (one vectorized max each).
-          constexpr size_t kBlock = 32;
-          if (nc == K && v % kBlock == 0 && !(MaxOf(row + v, std::min(kBlock, V - v)) > A.cand_score[K - 1])) {
-            v += std::min(kBlock, V - v) - 1;
-            continue;
+        constexpr size_t kBlock = 32;
+        for (size_t v0 = 0; v0 < V; v0 += kBlock) {
+          const size_t end = std::min(v0 + kBlock, V);
+          // Once the list is full, a block whose max cannot enter it is skipped (one vectorized max).
+          if (nc == K && !(MaxOf(row + v0, end - v0) > A.cand_score[K - 1])) continue;
+          for (size_t v = v0; v < end; ++v) {
+            const float s = row[v];
+            if (nc == K && !(s > A.cand_score[K - 1])) continue;
+            // Insert keeping descending order; equal scores keep the earlier (lower flat index) first.
+            size_t k = nc < K ? nc++ : K - 1;
+            while (k > 0 && A.cand_score[k - 1] < s) {
+              A.cand_score[k] = A.cand_score[k - 1], A.cand_token[k] = A.cand_token[k - 1], A.cand_beam[k] = A.cand_beam[k - 1];
+              --k;
+            }
+            A.cand_score[k] = s, A.cand_token[k] = static_cast<uint32_t>(v), A.cand_beam[k] = static_cast<uint32_t>(j);
           }
-          const float s = row[v];
-          if (nc == K && !(s > A.cand_score[K - 1])) continue;
-          // Insert keeping descending order; equal scores keep the earlier (lower flat index) first.
-          size_t k = nc < K ? nc++ : K - 1;
-          while (k > 0 && A.cand_score[k - 1] < s) {
-            A.cand_score[k] = A.cand_score[k - 1], A.cand_token[k] = A.cand_token[k - 1], A.cand_beam[k] = A.cand_beam[k - 1];
-            --k;
-          }
-          A.cand_score[k] = s, A.cand_token[k] = static_cast<uint32_t>(v), A.cand_beam[k] = static_cast<uint32_t>(j);
         }
       }
       Tock(t0, &profile.softmax_topk_ms);
