@@ -13,6 +13,9 @@ if [ "$(id -u)" -ne 0 ]; then
   exec sudo -E bash "$0" "$@"
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Every download is tried again with growing pauses (20 s, 60 s): a mirror in mid-sync clears in minutes.
+. "$(dirname "$0")/retry.sh"
+attempts=${TERN_SETUP_ATTEMPTS:-3}
 
 . /etc/os-release
 codename="${VERSION_CODENAME:-}"
@@ -56,13 +59,13 @@ Package: *
 Pin: release n=trixie
 Pin-Priority: 100
 PIN
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "$@"
-    apt-get install -y -q --no-install-recommends -t trixie "${trixie_pkgs[@]}"
+    retry "$attempts" 20 apt-get update -q
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "$@"
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends -t trixie "${trixie_pkgs[@]}"
     ;;
   trixie|forky|sid|"")
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "${trixie_pkgs[@]}" "$@"
+    retry "$attempts" 20 apt-get update -q
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "${trixie_pkgs[@]}" "$@"
     ;;
   *)
     echo "setup: unsupported release '$codename' (need Debian 12 bookworm or 13 trixie)" >&2

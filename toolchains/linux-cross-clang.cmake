@@ -3,7 +3,7 @@
 # come from the sysroot; bookworm's gcc-12 cross compilers would mix in their own glibc/libstdc++).
 # Expects TERN_TRIPLE, TERN_DEB_ARCH and CMAKE_SYSTEM_PROCESSOR to be set by the including file.
 set(CMAKE_SYSTEM_NAME Linux)
-set(TERN_SYSROOT "${CMAKE_CURRENT_LIST_DIR}/../build-sysroots/${TERN_DEB_ARCH}" CACHE PATH "Debian trixie sysroot")
+set(TERN_SYSROOT "${CMAKE_CURRENT_LIST_DIR}/../build-sysroots/${TERN_DEB_ARCH}" CACHE PATH "Debian sysroot from targets/rpi/make-sysroot.sh")
 if(NOT EXISTS "${TERN_SYSROOT}/usr/lib/${TERN_TRIPLE}")
   message(FATAL_ERROR "No sysroot at ${TERN_SYSROOT}: run targets/rpi/make-sysroot.sh ${TERN_DEB_ARCH}")
 endif()
@@ -12,8 +12,9 @@ set(CMAKE_C_COMPILER clang)
 set(CMAKE_CXX_COMPILER clang++)
 set(CMAKE_C_COMPILER_TARGET ${TERN_TRIPLE})
 set(CMAKE_CXX_COMPILER_TARGET ${TERN_TRIPLE})
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-fuse-ld=lld")
+# --as-needed: the device loads only the libraries tern calls (absl_status.pc lists ~40 Abseil libraries).
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld -Wl,--as-needed")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-fuse-ld=lld -Wl,--as-needed")
 set(CMAKE_FIND_ROOT_PATH "${TERN_SYSROOT}")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)   # flatc, python: the build machine's
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
