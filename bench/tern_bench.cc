@@ -2,13 +2,16 @@
 // load time (mmap + verify, and Translator creation with XNNPACK weight packing; the first translation
 // excluded), sentences/s, target tokens/s (generated tokens including </s>), latency per sentence p50 /
 // p95 (a sentence's latency is that of the batch it was translated in), peak RSS, arena and file bytes,
-// CPU. Translations go to --output for BLEU.
-//   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N]
+// CPU. Translations go to --output for BLEU. --translators N creates N Translators on the one Model and
+// runs each in its own thread over the whole input (the shared-model case: packed weights exist once);
+// the figures are then totals over all of them, and peak RSS shows what N sessions cost.
+//   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N] [--translators N]
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,7 +23,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"tern-bench"};
   std::string model_path, input, output;
-  uint32_t beam = 1, batch = 1, threads = 1, limit = 0, max_length = 128;
+  uint32_t beam = 1, batch = 1, threads = 1, limit = 0, max_length = 128, translators = 1;
   app.add_option("-m,--model", model_path)->required();
   app.add_option("--input", input)->required();
   app.add_option("--output", output)->required();
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads)->check(CLI::Range(1u, 1024u));
   app.add_option("--limit", limit);
   app.add_option("--max-length", max_length);
+  app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
   CLI11_PARSE(app, argc, argv);
 
   std::vector<std::string> lines;
@@ -50,8 +54,12 @@ int main(int argc, char** argv) {
   cfg.max_beam = std::max<uint32_t>(beam, 1);
   cfg.threads = threads;
   cfg.max_target_tokens = max_length;
-  auto tr = tern::Translator::Create(model.value(), cfg);
-  if (!tr.ok()) return std::cerr << "tern-bench: " << tr.status().message() << "\n", 2;
+  std::vector<std::unique_ptr<tern::Translator>> trs;
+  for (uint32_t k = 0; k < translators; ++k) {
+    auto tr = tern::Translator::Create(model.value(), cfg);
+    if (!tr.ok()) return std::cerr << "tern-bench: " << tr.status().message() << "\n", 2;
+    trs.push_back(std::move(tr.value()));
+  }
   const auto t2 = Clock::now();
 
   tern::TranslateOptions opt;
@@ -59,40 +67,62 @@ int main(int argc, char** argv) {
   opt.max_length = max_length;
   opt.return_scores = false;
   std::ofstream out(output);
-  std::vector<double> latency;  // per sentence
-  size_t tokens = 0, failed = 0;
-  double total_ms = 0;
-  std::vector<std::string_view> views;
-  for (size_t s = 0; s < lines.size(); s += batch) {
-    views.clear();
-    for (size_t i = s; i < std::min(lines.size(), s + batch); ++i) views.push_back(lines[i]);
-    tern::Span<const tern::TranslationResult> r;
-    const auto a = Clock::now();
-    tern::Status st = tr.value()->Translate(tern::Span<const std::string_view>(views.data(), views.size()), opt, &r);
-    const auto b = Clock::now();
-    if (!st.ok()) return std::cerr << "tern-bench: " << st.message() << "\n", 1;
-    total_ms += ms(a, b);
-    for (const auto& x : r) {
-      latency.push_back(ms(a, b));
-      if (!x.ok()) {
-        ++failed;
-        out << "\n";
-        continue;
+  struct Totals {
+    std::vector<double> latency;  // per sentence
+    size_t tokens = 0, failed = 0;
+    double ms = 0;
+    std::string error;
+  };
+  std::vector<Totals> totals(translators);
+  auto run = [&](size_t k) {
+    Totals& t = totals[k];
+    std::vector<std::string_view> views;
+    for (size_t s = 0; s < lines.size(); s += batch) {
+      views.clear();
+      for (size_t i = s; i < std::min(lines.size(), s + batch); ++i) views.push_back(lines[i]);
+      tern::Span<const tern::TranslationResult> r;
+      const auto a = Clock::now();
+      tern::Status st = trs[k]->Translate(tern::Span<const std::string_view>(views.data(), views.size()), opt, &r);
+      const auto b = Clock::now();
+      if (!st.ok()) return void(t.error = st.message());
+      t.ms += ms(a, b);
+      for (const auto& x : r) {
+        t.latency.push_back(ms(a, b));
+        if (!x.ok()) {
+          ++t.failed;
+          if (k == 0) out << "\n";
+          continue;
+        }
+        t.tokens += x.best().ids.size() + 1;
+        if (k == 0) out << x.best().text << "\n";
       }
-      tokens += x.best().ids.size() + 1;
-      out << x.best().text << "\n";
     }
+  };
+  const auto t3 = Clock::now();
+  std::vector<std::thread> workers;
+  for (size_t k = 1; k < translators; ++k) workers.emplace_back(run, k);
+  run(0);
+  for (auto& w : workers) w.join();
+  const double wall_ms = ms(t3, Clock::now());
+  std::vector<double> latency;
+  size_t tokens = 0, failed = 0;
+  for (const Totals& t : totals) {
+    if (!t.error.empty()) return std::cerr << "tern-bench: " << t.error << "\n", 1;
+    latency.insert(latency.end(), t.latency.begin(), t.latency.end());
+    tokens += t.tokens, failed += t.failed;
   }
+  const double total_ms = translators == 1 ? totals[0].ms : wall_ms;
+  const size_t sentences = lines.size() * translators;
   std::sort(latency.begin(), latency.end());
   auto pct = [&](double p) { return latency.empty() ? 0.0 : latency[std::min(latency.size() - 1, static_cast<size_t>(p * latency.size()))]; };
   nlohmann::json j = {{"system", std::string("tern ") + tern::DTypeName(model.value()->weight_dtype())},
                       {"cpu", tern::CpuSummary()},
-                      {"beam", beam}, {"batch", batch}, {"threads", tr.value()->threads()},
-                      {"sentences", lines.size()}, {"failed", failed}, {"target_tokens", tokens},
-                      {"seconds", total_ms / 1000}, {"sentences_per_s", lines.size() / (total_ms / 1000)},
+                      {"beam", beam}, {"batch", batch}, {"threads", trs[0]->threads()}, {"translators", translators},
+                      {"sentences", sentences}, {"failed", failed}, {"target_tokens", tokens},
+                      {"seconds", total_ms / 1000}, {"sentences_per_s", sentences / (total_ms / 1000)},
                       {"tokens_per_s", tokens / (total_ms / 1000)}, {"latency_p50_ms", pct(0.50)}, {"latency_p95_ms", pct(0.95)},
                       {"load_ms", ms(t0, t2)}, {"load_file_ms", ms(t0, t1)}, {"load_translator_ms", ms(t1, t2)},
-                      {"peak_rss_mib", tern::PeakRssMiB()}, {"arena_bytes", tr.value()->arena_bytes()},
+                      {"peak_rss_mib", tern::PeakRssMiB()}, {"arena_bytes", trs[0]->arena_bytes()},
                       {"file_mib", model.value()->file_bytes() / 1048576.0}};
   std::cout << j.dump() << "\n";
   return 0;

@@ -23,7 +23,8 @@ check "inspect --json has d_model 32" grep -q '"d_model": 32' "$tmp/inspect.json
 check "inspect --json has arena_bytes" grep -q '"arena_bytes": [1-9]' "$tmp/inspect.json"
 check "inspect --json has int8 tensors" grep -q '"int8"' "$tmp/inspect.json"
 tern inspect "$models/pre-relu.f32.tern" > "$tmp/inspect.txt"
-check "inspect text" grep -q '^hparams.normalization: pre-norm' "$tmp/inspect.txt"
+check "inspect text" grep -q '^hparams.norm_placement: pre-norm' "$tmp/inspect.txt"
+check "inspect prints the arena plan" grep -q '^arena_plan.decoder.self_k (KV cache): [0-9]* bytes at offset [0-9]*, live in decoder$' "$tmp/inspect.txt"
 tern inspect /nonexistent.tern 2> "$tmp/err"; rc=$?
 check "inspect of a missing file exits 2" test $rc -eq 2
 check "inspect error is one line" test "$(wc -l < "$tmp/err")" -eq 1

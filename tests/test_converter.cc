@@ -12,6 +12,8 @@
 
 using namespace tern;
 using namespace tern::convert;
+using tern::format::FloatToHalf;
+using tern::format::HalfToFloat;
 using namespace tern::test;
 namespace fs = std::filesystem;
 
@@ -213,6 +215,18 @@ TEST_CASE("checkpoint errors name the file and the tensor") {
     c.EditSafetensorsHeader([](nlohmann::json& h) { h["model.encoder.layernorm_embedding.weight"] = h["model.encoder.layers.0.fc1.bias"]; });
     Checkpoint ck;
     CHECK(ReadMarianCheckpoint(c.dir.string(), &ck).message().find("'encoder.layernorm_embedding.weight' is not part of") != std::string::npos);
+  }
+  SUBCASE("a legacy position table that is not the config's sinusoid is refused") {
+    CheckpointCopy c("pre-interleaved-legacy");  // interleaved sinusoids; the tables are shifted by one float
+    c.EditSafetensorsHeader([](nlohmann::json& h) {
+      auto o = h["model.decoder.embed_positions.weight"]["data_offsets"];
+      h["model.decoder.embed_positions.weight"]["data_offsets"] = {o[0].get<uint64_t>() + 4, o[1].get<uint64_t>() + 4};
+    });
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    CHECK(s.message().find("tensor 'decoder.embed_positions.weight' differs from the sinusoidal (interleaved) table "
+                           "config.json implies at position 0, column 0") != std::string::npos);
   }
   SUBCASE("legacy copies that agree are accepted and dropped") {
     Checkpoint ck;

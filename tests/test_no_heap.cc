@@ -92,6 +92,28 @@ TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, bea
   }
 }
 
+TEST_CASE("sentences that fail allocate nothing either: their messages are formatted into the arena") {
+  TranslatorConfig c;
+  c.max_batch = 4;
+  c.max_source_tokens = 8;
+  c.threads = 1;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), c);
+  const std::vector<uint32_t> good = {5, 6, 0}, too_long(20, 5), bad_id = {5, 4000000000u, 0};
+  const Span<const uint32_t> spans[] = {{good.data(), good.size()}, {too_long.data(), too_long.size()},
+                                        {bad_id.data(), bad_id.size()}, {nullptr, 0}};
+  g_allocations = 0;
+  g_counting = true;
+  Span<const TranslationResult> r;
+  Status s = t->TranslateIds(spans, {}, &r);
+  g_counting = false;
+  REQUIRE(s.ok());
+  CHECK(g_allocations.load() == 0);
+  CHECK(r[0].ok());
+  CHECK(r[1].error_message == "20 source tokens exceed max_source_tokens 8");
+  CHECK(r[2].error_message == "id 4000000000 at position 1 is outside the source vocabulary (102)");
+  CHECK(r[3].error_message == "no source ids (at least </s> is needed)");
+}
+
 TEST_CASE("the counting allocator sees allocations (the test above can fail)") {
   g_allocations = 0;
   g_counting = true;

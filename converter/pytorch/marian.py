@@ -361,7 +361,12 @@ class MarianMTModel(nn.Module):
             raise ValueError("lm_head.weight differs from the decoder embedding")
         if self.cfg.tern_position_encoding != "learned":
             for side in ("encoder", "decoder"):
-                state.pop(f"model.{side}.embed_positions.weight", None)
+                table = state.pop(f"model.{side}.embed_positions.weight", None)
+                if table is not None:
+                    want = self.positions[: table.shape[0]]
+                    if table.shape[1:] != want.shape[1:] or not torch.allclose(table.float(), want, rtol=0, atol=1e-3):
+                        raise ValueError(f"model.{side}.embed_positions.weight differs from the "
+                                         f"{self.cfg.tern_position_encoding} table the config implies")
         state.setdefault("final_logits_bias", torch.zeros(1, self.cfg.target_vocab_size))
         state["model.encoder.embed_tokens.weight"] = shared
         if self.cfg.share_encoder_decoder_embeddings:

@@ -10,6 +10,7 @@
 #include "marian_checkpoint.h"
 #include "tern/model.h"
 #include "tern_writer.h"
+#include "weight_formats.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tern-convert: Marian-layout checkpoint directory -> .tern"};
@@ -18,7 +19,9 @@ int main(int argc, char** argv) {
   bool quiet = false;
   app.add_option("CHECKPOINT_DIR", ckpt, "config.json, model.safetensors, source.spm, target.spm, vocab.json")->required();
   app.add_option("OUTPUT", output, "the .tern file to write")->required();
-  app.add_option("--weights", weights, "dtype of the weight matrices")->check(CLI::IsMember({"int8", "f16", "f32"}));
+  app.add_option("--weights", weights, "format of the weight matrices")->check([](const std::string& w) {
+    return tern::format::FormatNamed(w.c_str()) ? std::string() : "unknown weight format '" + w + "' (f32, f16, int8)";
+  });
   app.add_option("--max-source-tokens", limits.max_source_tokens, "default Translator limit (tokens incl. </s>)");
   app.add_option("--max-target-tokens", limits.max_target_tokens, "default Translator limit (generated tokens)");
   app.add_option("--max-batch", limits.max_batch, "default Translator limit (sentences per call)");
@@ -35,18 +38,19 @@ int main(int argc, char** argv) {
   limits.max_source_tokens = std::min(limits.max_source_tokens, ck.hp.max_positions);
   limits.max_target_tokens = std::min(limits.max_target_tokens, ck.hp.max_positions - 1);
   tern::convert::WriteOptions opts;
-  opts.weights = weights == "int8" ? tern::DType::kInt8 : weights == "f16" ? tern::DType::kF16 : tern::DType::kF32;
+  opts.weights = tern::format::FormatNamed(weights.c_str())->dtype;
   opts.limits = limits;
   opts.source_checkpoint = ckpt;
   std::vector<uint8_t> image;
   std::vector<tern::convert::TensorReport> report;
   s = tern::convert::BuildTernImage(ck, opts, &image, &report);
-  if (s.ok()) {
-    // Never write what the runtime would reject.
-    auto check = tern::Model::FromBytes(image.data(), image.size(), output);
-    if (!check.ok()) s = tern::Status(tern::StatusCode::kInternal, "written image fails verification: " + check.status().message());
-  }
-  if (s.ok()) s = tern::convert::WriteFileAtomically(output, image);
+  // Never leave a file the runtime would reject: the file as written is loaded and verified before it
+  // replaces `output`.
+  if (s.ok())
+    s = tern::convert::WriteFileAtomically(output, image, [](const std::string& written) {
+      auto check = tern::Model::Load(written);
+      return check.ok() ? tern::Status::Ok() : check.status();
+    });
   if (!s.ok()) {
     std::fprintf(stderr, "tern-convert: %s\n", s.message().c_str());
     return 1;

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "positions.h"
 #include "safetensors.h"
+#include "tensor_specs.h"
 
 namespace tern::convert {
 namespace {
@@ -242,17 +244,38 @@ Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
   if (hp.tied_output_projection) {
     TERN_RETURN_IF_ERROR(check_copy("lm_head.weight", *dec_embed, dec_name));
   }
-  // Sinusoidal position tables that older exports carry are dropped: the runtime regenerates them.
+  // Sinusoidal position tables that older exports carry are checked against the sinusoid the runtime
+  // computes for this config (same layout; within 1e-3, which f16 storage of values in [-1, 1] meets),
+  // then dropped: the runtime regenerates them. A table that differs means another position scheme.
   if (hp.position_encoding != PositionEncoding::kLearned) {
-    used.insert("encoder.embed_positions.weight");
-    used.insert("decoder.embed_positions.weight");
+    for (const char* side : {"encoder", "decoder"}) {
+      const std::string name = std::string(side) + ".embed_positions.weight";
+      if (!src.count(name)) continue;
+      std::vector<float> table;
+      TERN_RETURN_IF_ERROR(load(name, &table, &shape));
+      used.insert(name);
+      if (shape.size() != 2 || shape[1] != hp.d_model || shape[0] == 0 || shape[0] > hp.max_positions)
+        return Status(StatusCode::kInvalidModel, st_path + ": tensor '" + name + "' has shape " + ShapeStr(shape) +
+                                                     ", expected [<= " + std::to_string(hp.max_positions) + ", " +
+                                                     std::to_string(hp.d_model) + "]");
+      std::vector<float> want(table.size());
+      format::FillSinusoid(hp.position_encoding, shape[0], hp.d_model, want.data());
+      for (size_t i = 0; i < table.size(); ++i) {
+        if (!(std::fabs(table[i] - want[i]) <= 1e-3f))
+          return Status(StatusCode::kInvalidModel,
+                        st_path + ": tensor '" + name + "' differs from the " + PositionEncodingName(hp.position_encoding) +
+                            " table config.json implies at position " + std::to_string(i / hp.d_model) + ", column " +
+                            std::to_string(i % hp.d_model) + " (" + std::to_string(table[i]) + " vs " +
+                            std::to_string(want[i]) + ")");
+      }
+    }
   }
   if (src.count("final_logits_bias")) {
     hp.final_logits_bias = true;
   }
 
-  const std::vector<TensorSpec> specs = ExpectedTensors(hp);
-  for (const TensorSpec& spec : specs) {
+  const std::vector<format::TensorSpec> specs = format::ExpectedTensors(hp);
+  for (const format::TensorSpec& spec : specs) {
     if (out->tensors.count(spec.name) && !out->tensors[spec.name].data.empty() && src_shapes.count(spec.name)) {
       shape = src_shapes[spec.name];
     } else {

@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cstring>
+
+#include "format.h"
 #include "half.h"
 
 namespace tern::convert {
+
+using format::FloatToHalf;
+using format::HalfToFloat;
 
 float QuantizePerRow(const float* w, size_t rows, size_t cols, int8_t* q, float* scales) {
   float worst = 0.f;
@@ -32,6 +38,31 @@ float ToHalf(const float* w, size_t n, uint16_t* out) {
     worst = std::max(worst, std::fabs(w[i] - HalfToFloat(out[i])));
   }
   return worst;
+}
+
+namespace {
+
+using Encoder = float (*)(const float* w, size_t rows, size_t cols, uint8_t* data, float* scales);
+
+float EncodeF32(const float* w, size_t rows, size_t cols, uint8_t* data, float*) {
+  std::memcpy(data, w, rows * cols * sizeof(float));
+  return 0.f;
+}
+float EncodeF16(const float* w, size_t rows, size_t cols, uint8_t* data, float*) {
+  return ToHalf(w, rows * cols, reinterpret_cast<uint16_t*>(data));
+}
+float EncodeQc8w(const float* w, size_t rows, size_t cols, uint8_t* data, float* scales) {
+  return QuantizePerRow(w, rows, cols, reinterpret_cast<int8_t*>(data), scales);
+}
+
+// Indexed by DType.
+constexpr Encoder kEncoders[] = {EncodeF32, EncodeF16, EncodeQc8w};
+static_assert(sizeof(kEncoders) / sizeof(kEncoders[0]) == format::EnumCount<fb::DType>(), "one encoder per schema DType");
+
+}  // namespace
+
+float EncodeWeights(DType t, const float* w, size_t rows, size_t cols, uint8_t* data, float* scales) {
+  return kEncoders[static_cast<size_t>(t)](w, rows, cols, data, scales);
 }
 
 }  // namespace tern::convert

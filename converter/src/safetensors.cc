@@ -94,7 +94,7 @@ Status ToF32(const SafeTensor& t, const std::string& name, std::vector<float>* o
     for (uint64_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, t.data + 2 * i, 2);
-      (*out)[i] = HalfToFloat(h);
+      (*out)[i] = format::HalfToFloat(h);
     }
   } else if (t.dtype == "BF16") {
     for (uint64_t i = 0; i < n; ++i) {

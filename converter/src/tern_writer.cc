@@ -8,9 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <algorithm>
 
+#include "format.h"
 #include "quantize.h"
-#include "tern_generated.h"
+#include "tensor_specs.h"
+#include "weight_formats.h"
 
 #ifndef TERN_VERSION
 #define TERN_VERSION "0.0.0"
@@ -18,10 +21,6 @@
 
 namespace tern::convert {
 namespace {
-
-constexpr size_t kAlign = 64;
-
-size_t AlignUp(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
 
 std::string UtcNow() {
   std::time_t t = std::time(nullptr);
@@ -47,93 +46,74 @@ extern "C" void RemoveTempAndExit(int sig) {
 Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vector<uint8_t>* image,
                       std::vector<TensorReport>* report) {
   const Hyperparameters& hp = ck.hp;
-  if (opts.limits.max_source_tokens > hp.max_positions || opts.limits.max_target_tokens + 1 > hp.max_positions)
+  if (opts.limits.max_source_tokens > hp.max_positions || uint64_t{opts.limits.max_target_tokens} + 1 > hp.max_positions)
     return Status(StatusCode::kInvalidArgument, "limits: max source/target tokens exceed max_position_embeddings " +
                                                     std::to_string(hp.max_positions));
-  // 1. The weight segment.
+  // 1. The weight segment: every tensor at an aligned offset, in ExpectedTensors order.
   struct Placed {
     std::string name;
     std::vector<uint32_t> shape;
-    fb::DType dtype;
+    DType dtype;
     uint64_t offset, length, scales_offset = 0, scales_length = 0;
     float err = 0.f;
   };
   std::vector<Placed> placed;
   std::vector<uint8_t> seg;
   float worst = 0.f;
-  for (const TensorSpec& spec : ExpectedTensors(hp)) {
+  for (const format::TensorSpec& spec : format::ExpectedTensors(hp)) {
     const Checkpoint::Tensor& t = ck.tensors.at(spec.name);
-    const size_t n = t.data.size();
-    Placed p{spec.name, spec.shape, fb::DType::F32, AlignUp(seg.size()), 0};
     const DType dt = spec.quantizable ? opts.weights : DType::kF32;
-    if (dt == DType::kInt8) {
-      const size_t rows = spec.shape[0], cols = spec.shape[1];
-      p.dtype = fb::DType::INT8_QC8W;
-      p.length = n;
-      p.scales_offset = AlignUp(p.offset + n);
-      p.scales_length = rows * 4;
-      seg.resize(p.scales_offset + p.scales_length);
-      p.err = QuantizePerRow(t.data.data(), rows, cols, reinterpret_cast<int8_t*>(seg.data() + p.offset),
-                             reinterpret_cast<float*>(seg.data() + p.scales_offset));
-    } else if (dt == DType::kF16) {
-      p.dtype = fb::DType::F16;
-      p.length = n * 2;
-      seg.resize(p.offset + p.length);
-      p.err = ToHalf(t.data.data(), n, reinterpret_cast<uint16_t*>(seg.data() + p.offset));
-    } else {
-      p.length = n * 4;
-      seg.resize(p.offset + p.length);
-      std::memcpy(seg.data() + p.offset, t.data.data(), p.length);
-    }
+    const format::WeightFormat& f = format::FormatOf(dt);
+    const size_t rows = spec.shape[0], cols = spec.shape.size() == 2 ? spec.shape[1] : 1;
+    Placed p{spec.name, spec.shape, dt, format::AlignUp(seg.size()), f.DataBytes(rows, cols)};
+    p.scales_length = f.ScaleBytes(rows, cols);
+    p.scales_offset = p.scales_length ? format::AlignUp(p.offset + p.length) : 0;
+    seg.resize(std::max<uint64_t>(p.offset + p.length, p.scales_offset + p.scales_length));
+    p.err = EncodeWeights(dt, t.data.data(), rows, cols, seg.data() + p.offset,
+                          p.scales_length ? reinterpret_cast<float*>(seg.data() + p.scales_offset) : nullptr);
     worst = std::max(worst, p.err);
     if (report) report->push_back({spec.name, dt, static_cast<size_t>(p.length + p.scales_length), p.err});
     placed.push_back(std::move(p));
   }
-  seg.resize(AlignUp(seg.size()));
+  seg.resize(format::AlignUp(seg.size()));
 
   // 2. The FlatBuffer. The weight segment goes in first so that it sits at the end of the file.
   flatbuffers::FlatBufferBuilder fbb(seg.size() + (size_t{1} << 20));
-  fbb.ForceVectorAlignment(seg.size(), sizeof(uint8_t), kAlign);
-  auto weights = fbb.CreateVector(seg);
+  fbb.ForceVectorAlignment(seg.size(), sizeof(uint8_t), format::kTensorAlignment);
+  const auto weights = fbb.CreateVector(seg);
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const Placed& p : placed) {
-    tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(p.name), fbb.CreateVector(p.shape), p.dtype, p.offset,
-                                       p.length, p.scales_offset, p.scales_length, p.err));
+    const auto name = fbb.CreateString(p.name);
+    const auto shape = fbb.CreateVector(p.shape);
+    tensors.push_back(fb::CreateTensor(fbb, name, shape, format::ToFb(p.dtype), p.offset, p.length, p.scales_offset,
+                                       p.scales_length, p.err));
   }
-  auto tensor_vec = fbb.CreateVectorOfSortedTables(&tensors);
-  auto src_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.source_spm.data()), ck.source_spm.size());
-  auto tgt_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.target_spm.data()), ck.target_spm.size());
-  auto src_vocab = fbb.CreateVectorOfStrings(ck.source_vocab);
-  auto tgt_vocab = fbb.CreateVectorOfStrings(ck.target_vocab);
-  auto tokenizer = fb::CreateTokenizer(fbb, src_spm, tgt_spm, src_vocab, tgt_vocab);
-  auto hparams = fb::CreateHyperparameters(
-      fbb, hp.d_model, hp.n_heads, hp.head_dim, hp.ffn_dim, hp.encoder_layers, hp.decoder_layers,
-      hp.source_vocab_size, hp.target_vocab_size, static_cast<fb::Activation>(hp.activation),
-      static_cast<fb::NormPlacement>(hp.norm_placement), hp.layer_norm_epsilon,
-      static_cast<fb::PositionEncoding>(hp.position_encoding), hp.max_positions, hp.embedding_scale,
-      hp.shared_embeddings, hp.tied_output_projection, hp.final_logits_bias, hp.pad_id, hp.eos_id, hp.unk_id,
-      hp.decoder_start_id);
-  const GenerationDefaults& g = ck.gen;
-  auto gen = fb::CreateGenerationDefaults(fbb, g.beam_size, g.length_penalty, g.max_length, g.max_length_ratio,
-                                          g.forced_eos, fbb.CreateVector(g.bad_word_ids));
-  const ArenaLimits& l = opts.limits;
-  auto limits = fb::CreateArenaLimits(fbb, l.max_source_tokens, l.max_target_tokens, l.max_batch, l.max_rows);
-  const char* wname = DTypeName(opts.weights);
-  auto prov = fb::CreateProvenance(
-      fbb, fbb.CreateString(opts.source_checkpoint), fbb.CreateString("tern-convert " TERN_VERSION),
-      fbb.CreateString(wname),
-      fbb.CreateString(opts.weights == DType::kInt8
-                           ? "int8 symmetric per-output-channel (qc8w), scale = max|w_row| / 127; activations "
-                             "quantized per row at run time (qd8)"
-                           : opts.weights == DType::kF16 ? "f16 (round to nearest even)" : "none (f32)"),
-      fbb.CreateString(UtcNow()), worst, fbb.CreateString(ck.notes));
-  auto root = fb::CreateModel(fbb, kFormatVersion, prov, hparams, tensor_vec, tokenizer, gen, limits, weights);
+  const auto tensor_vec = fbb.CreateVectorOfSortedTables(&tensors);
+  const auto src_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.source_spm.data()), ck.source_spm.size());
+  const auto tgt_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.target_spm.data()), ck.target_spm.size());
+  const auto src_vocab = fbb.CreateVectorOfStrings(ck.source_vocab);
+  const auto tgt_vocab = fbb.CreateVectorOfStrings(ck.target_vocab);
+  const auto tokenizer = fb::CreateTokenizer(fbb, src_spm, tgt_spm, src_vocab, tgt_vocab);
+  const auto hparams = format::ToFb(fbb, hp);
+  const auto gen = format::ToFb(fbb, ck.gen);
+  const auto limits = format::ToFb(fbb, opts.limits);
+  Provenance prov;
+  prov.source_checkpoint = opts.source_checkpoint;
+  prov.converter_version = "tern-convert " TERN_VERSION;
+  prov.weights = format::FormatOf(opts.weights).name;
+  prov.quantization = format::FormatOf(opts.weights).description;
+  prov.date = UtcNow();
+  prov.max_abs_error = worst;
+  prov.notes = ck.notes;
+  const auto provenance = format::ToFb(fbb, prov);
+  const auto root = fb::CreateModel(fbb, kFormatVersion, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights);
   fb::FinishModelBuffer(fbb, root);
   image->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   return Status::Ok();
 }
 
-Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image) {
+Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
+                           const std::function<Status(const std::string& written)>& verify) {
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   if (tmp.size() >= sizeof g_temp_path) return Status(StatusCode::kInvalidArgument, path + ": path too long");
   std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
@@ -172,6 +152,14 @@ Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& 
     unlink(tmp.c_str());
     restore();
     return Status(StatusCode::kIoError, tmp + ": fsync/close failed: " + std::strerror(e));
+  }
+  if (verify) {
+    Status v = verify(tmp);
+    if (!v.ok()) {
+      unlink(tmp.c_str());
+      restore();
+      return Status(StatusCode::kInternal, "the written file fails verification: " + v.message());
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;

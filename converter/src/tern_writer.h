@@ -1,6 +1,7 @@
 // Writes a .tern file (schema/tern.fbs) from a Checkpoint.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,10 @@ struct TensorReport {
 Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vector<uint8_t>* image,
                       std::vector<TensorReport>* report);
 
-/// Writes `image` to `path` atomically: a temporary file in the same directory, fsync, rename. On any
-/// failure (or SIGINT while writing, see RegisterTempFileForSignals) no partial file is left.
-Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image);
+/// Writes `image` to `path` atomically: a temporary file in the same directory, fsync, then `verify(temp
+/// path)` on the file as written (when given), then rename. On any failure, or SIGINT/SIGTERM while the
+/// temporary exists, no partial file is left and an existing `path` is untouched.
+Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
+                           const std::function<Status(const std::string& written)>& verify = nullptr);
 
 }  // namespace tern::convert

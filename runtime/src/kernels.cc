@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "half.h"
+#include "weight_formats.h"
 
 namespace tern {
 
@@ -43,6 +43,10 @@ void LayerNorm(const float* x, const float* gamma, const float* beta, float eps,
 
 void AddInPlace(float* y, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+void AddScalar(float* y, float c, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += c;
 }
 
 void Activate(Activation a, float* x, size_t n) {
@@ -135,47 +139,49 @@ void LogSoftmaxInPlace(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] -= lse;
 }
 
-void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
-               float scale, float* scores, float* out) {
+namespace {
+
+// scores[j] <- softmax_j(scores[0..n)) in place, as exp(s_j - max) / sum; the one attention softmax.
+void SoftmaxInPlace(float* scores, size_t n) {
   float m = -std::numeric_limits<float>::infinity();
-  for (size_t j = 0; j < n; ++j) {
-    scores[j] = scale * Dot(q, keys + j * key_stride, head_dim);
-    m = std::max(m, scores[j]);
-  }
+  for (size_t j = 0; j < n; ++j) m = std::max(m, scores[j]);
   float sum = 0.f;
   for (size_t j = 0; j < n; ++j) {
     scores[j] = std::exp(scores[j] - m);
     sum += scores[j];
   }
   const float inv = 1.f / sum;
+  for (size_t j = 0; j < n; ++j) scores[j] *= inv;
+}
+
+}  // namespace
+
+void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
+               float scale, float* scores, float* out) {
+  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + j * key_stride, head_dim);
+  SoftmaxInPlace(scores, n);
   std::fill(out, out + head_dim, 0.f);
   for (size_t j = 0; j < n; ++j) {
-    const float p = scores[j] * inv;
+    const float p = scores[j];
     const float* v = values + j * key_stride;
     for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
   }
 }
 
-void EmbedRow(const TensorView& e, uint32_t id, float scale, const float* position, float* out) {
-  const size_t d = e.cols();
-  switch (e.dtype) {
-    case DType::kF32: {
-      const float* row = e.f32() + size_t{id} * d;
-      for (size_t i = 0; i < d; ++i) out[i] = row[i] * scale + position[i];
-      break;
-    }
-    case DType::kF16: {
-      const uint16_t* row = static_cast<const uint16_t*>(e.data) + size_t{id} * d;
-      for (size_t i = 0; i < d; ++i) out[i] = HalfToFloat(row[i]) * scale + position[i];
-      break;
-    }
-    case DType::kInt8: {
-      const int8_t* row = static_cast<const int8_t*>(e.data) + size_t{id} * d;
-      const float s = e.scales[id];
-      for (size_t i = 0; i < d; ++i) out[i] = (row[i] * s) * scale + position[i];
-      break;
-    }
+void AttendGathered(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
+                    size_t head_dim, float scale, float* scores, float* out) {
+  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + offsets[j], head_dim);
+  SoftmaxInPlace(scores, n);
+  std::fill(out, out + head_dim, 0.f);
+  for (size_t j = 0; j < n; ++j) {
+    const float p = scores[j];
+    const float* v = values + offsets[j];
+    for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
   }
+}
+
+void EmbedRow(const TensorView& e, uint32_t id, float scale, const float* position, float* out) {
+  format::FormatOf(e.dtype).dequantize_row(e, id, scale, position, out);
 }
 
 }  // namespace tern

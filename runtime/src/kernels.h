@@ -19,6 +19,9 @@ void LayerNorm(const float* x, const float* gamma, const float* beta, float eps,
 /// y[i] += x[i].
 void AddInPlace(float* y, const float* x, size_t n);
 
+/// y[i] += c.
+void AddScalar(float* y, float c, size_t n);
+
 /// In place: relu, swish (SiLU, x * sigmoid(x)) or exact gelu (0.5 x (1 + erf(x / sqrt 2))).
 void Activate(Activation a, float* x, size_t n);
 
@@ -42,7 +45,12 @@ void LogSoftmaxInPlace(float* x, size_t n);
 void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
                float scale, float* scores, float* out);
 
-/// out[d] = embedding[id] * scale + position (f32, f16 or int8 row dequantized: q * row scale).
+/// The same with keys and values gathered: k_j = keys + offsets[j], v_j = values + offsets[j] (the KV cache
+/// read through a hypothesis' ancestry). Same softmax, same order of operations as AttendRow.
+void AttendGathered(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
+                    size_t head_dim, float scale, float* scores, float* out);
+
+/// out[d] = embedding[id] * scale + position, the row dequantized by its weight format (format::FormatOf).
 void EmbedRow(const TensorView& embedding, uint32_t id, float scale, const float* position, float* out);
 
 }  // namespace tern

@@ -21,6 +21,8 @@ class MemoryPlanner {
 
   /// Offset in bytes of buffer `id` from the arena start (after Plan).
   size_t offset(int id) const { return buffers_[id].offset; }
+  /// Bytes of buffer `id` as placed (its size rounded up to kAlignment).
+  size_t bytes(int id) const { return buffers_[id].bytes; }
   /// Arena bytes the plan needs (after Plan).
   size_t total_bytes() const { return total_; }
   /// Sum of all buffer sizes: what the arena would need without sharing.

@@ -1,5 +1,8 @@
 #include "tern/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace tern {
 
 const char* StatusCodeName(StatusCode code) {
@@ -16,4 +19,12 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+namespace internal {
+
+void ValueOfError(const Status& status) {
+  std::fprintf(stderr, "tern: Result::value() called on an error: %s\n", status.message().c_str());
+  std::abort();
+}
+
+}  // namespace internal
 }  // namespace tern

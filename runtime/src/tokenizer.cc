@@ -46,9 +46,14 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model) {
   const auto& vocab = model.source_vocab();
   t->source_ids_.reserve(vocab.size());
   for (size_t i = 0; i < vocab.size(); ++i) t->source_ids_.emplace(vocab[i], static_cast<uint32_t>(i));
-  for (std::string_view p : model.target_vocab()) t->max_piece_bytes_ = std::max(t->max_piece_bytes_, p.size());
-  t->max_piece_bytes_ = std::max<size_t>(t->max_piece_bytes_, 6);  // " ⁇ " for unknown pieces
+  t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
+}
+
+size_t MaxPieceBytes(const Model& model) {
+  size_t n = 6;  // " ⁇ " for unknown pieces
+  for (std::string_view p : model.target_vocab()) n = std::max(n, p.size());
+  return n;
 }
 
 Status Tokenizer::Encode(std::string_view text, uint32_t* ids, size_t capacity, size_t* n) const {

@@ -46,6 +46,10 @@ class Tokenizer {
   size_t max_piece_bytes_ = 0;
 };
 
+/// Bytes Tokenizer::Decode can need per target token: the longest target piece, at least 6 (" ⁇ ",
+/// the text of an unknown piece). Used to size the result text buffers.
+size_t MaxPieceBytes(const Model& model);
+
 /// Offset of the first invalid UTF-8 byte in `s`, or s.size() if it is valid (RFC 3629: no overlongs,
 /// no surrogates, nothing above U+10FFFF).
 size_t FindInvalidUtf8(std::string_view s);

@@ -1,5 +1,6 @@
-// The one layer between tern and XNNPACK. Every XNNPACK and pthreadpool handle lives in a RAII owner
-// here; the rest of the runtime never names an xnn_* function.
+// The layer between tern and XNNPACK: initialization, the thread pool, operator ownership and the row
+// quantizer. Every XNNPACK and pthreadpool handle lives in a RAII owner; outside xnn_ops.cc,
+// packed_weights.cc and linear_kernels.cc the runtime never names an xnn_* function.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,6 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-#include "tern/model.h"
 #include "tern/status.h"
 
 namespace tern {
@@ -33,6 +33,9 @@ struct XnnOperatorDeleter {
 };
 using XnnOperator = std::unique_ptr<std::remove_pointer_t<xnn_operator_t>, XnnOperatorDeleter>;
 
+/// "XNNPACK <what> failed (xnn_status N)" as kInternal.
+Status XnnError(const char* what, xnn_status s);
+
 /// Scratch a Linear needs for int8 weights: the input quantized per row (qd8) and its per-row params.
 /// `q` holds rows x in_features int8 (+ XNN_EXTRA_BYTES), `params` rows + XNN_EXTRA_QUANTIZATION_PARAMS.
 struct QuantScratch {
@@ -54,30 +57,6 @@ class RowQuantizer {
 
  private:
   XnnOperator op_;
-};
-
-/// y[rows, out] = x[rows, in] @ W^T + b, W [out, in] row-major. The kernel follows the weight dtype:
-/// int8 (qc8w) -> fully_connected_nc_qd8_f32_qc8w on the row-quantized input (QuantScratch filled by
-/// a RowQuantizer first, so one quantization serves several Linears on the same input); f16 ->
-/// fully_connected_nc_f32_f16; f32 -> fully_connected_nc_f32. XNNPACK packs the weights at Create.
-class Linear {
- public:
-  /// `weights` one or more [out_i, in] tensors of the same dtype, concatenated along out (fused
-  /// projections such as Q|K|V); `biases` the matching [out_i] f32 vectors, or nullptr entries for zero.
-  /// Errors: kInvalidArgument (mismatched shapes/dtypes), kInternal (XNNPACK).
-  static Result<Linear> Create(const TensorView* const* weights, const TensorView* const* biases, size_t n);
-
-  size_t in_features() const { return in_; }
-  size_t out_features() const { return out_; }
-  bool quantized() const { return dtype_ == DType::kInt8; }
-
-  /// Runs on `rows` rows. For int8 weights `scratch` must hold x quantized by RowQuantizer::Run.
-  Status Run(const float* x, const QuantScratch& scratch, size_t rows, float* y, pthreadpool_t pool) const;
-
- private:
-  XnnOperator op_;
-  DType dtype_ = DType::kF32;
-  size_t in_ = 0, out_ = 0;
 };
 
 }  // namespace tern

@@ -37,3 +37,21 @@ def test_bin_to_safetensors(tmp_path):
     m2.load_checkpoint_tensors(back)
     for k, v in m.state_dict().items():
         assert torch.equal(m2.state_dict()[k], v)
+
+
+def test_legacy_position_tables_are_checked():
+    """Older exports carry embed_positions copies of the sinusoid: accepted when they match the config's
+    layout, refused when they do not (the converter applies the same rule)."""
+    import pytest
+    from marian import sinusoidal_positions
+    cfg = MarianConfig(vocab_size=20, d_model=8, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                       decoder_attention_heads=2, encoder_ffn_dim=16, decoder_ffn_dim=16, pad_token_id=19,
+                       decoder_start_token_id=19, max_position_embeddings=16)
+    m = MarianMTModel(cfg)
+    good = dict(m.checkpoint_tensors())
+    good["model.encoder.embed_positions.weight"] = sinusoidal_positions(16, 8)
+    MarianMTModel(cfg).load_checkpoint_tensors(dict(good))
+    bad = dict(good)
+    bad["model.decoder.embed_positions.weight"] = sinusoidal_positions(16, 8, interleaved=True)
+    with pytest.raises(ValueError, match="decoder.embed_positions.weight differs"):
+        MarianMTModel(cfg).load_checkpoint_tensors(bad)

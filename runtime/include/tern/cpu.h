@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tern/export.h"
+
 namespace tern {
 
 struct CpuDescription {
@@ -17,14 +19,14 @@ struct CpuDescription {
 };
 
 /// Describes the CPU (cpuinfo_initialize on first use; falls back to 1 core, name "unknown").
-const CpuDescription& DescribeCpu();
+TERN_API const CpuDescription& DescribeCpu();
 
 /// Peak resident set size of this process in MiB: VmHWM from /proc/self/status (the high-water mark of
 /// this program's own memory; getrusage's ru_maxrss can carry the parent's peak across fork + exec).
 /// Falls back to ru_maxrss where /proc is unavailable.
-double PeakRssMiB();
+TERN_API double PeakRssMiB();
 
 /// One line for --verbose and benchmarks: "AMD EPYC, 2 cores (2 performance), AVX2 AVX512F AVX512-VNNI".
-std::string CpuSummary();
+TERN_API std::string CpuSummary();
 
 }  // namespace tern

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "tern/export.h"
+
 namespace tern {
 
 /// Error categories. Values are stable: the C API (tern.h, tern_status) uses the same numbers.
@@ -21,8 +23,9 @@ enum class StatusCode : int {
   kInternal = 7,          // an XNNPACK or pthreadpool call failed
 };
 
-/// Outcome of an operation: ok, or a code with a one-line message.
-class Status {
+/// Outcome of an operation: ok, or a code with a one-line message. Ignoring a returned Status is a
+/// compile-time warning ([[nodiscard]]).
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -39,23 +42,37 @@ class Status {
 };
 
 /// Name of a status code ("invalid argument", ...).
-const char* StatusCodeName(StatusCode code);
+TERN_API const char* StatusCodeName(StatusCode code);
 
-/// A value or the Status saying why there is none.
+namespace internal {
+/// Called by Result<T>::value() on an error: a programming error (the caller did not check ok()). Prints
+/// "tern: Result::value() called on an error: <message>" to stderr and aborts; never returns.
+[[noreturn]] TERN_API void ValueOfError(const Status& status);
+}  // namespace internal
+
+/// A value or the Status saying why there is none. Check ok() before value(): value() on an error is a
+/// defined, loud failure (internal::ValueOfError), never undefined behaviour.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT
-  bool ok() const { return status_.ok(); }
+  Result(Status status) : status_(std::move(status)) {  // NOLINT
+    if (status_.ok()) status_ = Status(StatusCode::kInternal, "Result constructed from an ok Status without a value");
+  }
+  bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() { return *value_; }
-  const T& value() const { return *value_; }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return const_cast<Result*>(this)->Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &const_cast<Result*>(this)->Checked(); }
+  T& operator*() { return Checked(); }
 
  private:
+  T& Checked() {
+    if (!value_) internal::ValueOfError(status_);
+    return *value_;
+  }
   Status status_;
   std::optional<T> value_;
 };

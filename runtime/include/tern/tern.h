@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tern/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -59,9 +61,9 @@ typedef struct tern_model tern_model;
 typedef struct tern_translator tern_translator;
 
 /* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
-tern_model* tern_model_load(const char* path, tern_error* err);
+TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
 /* Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
-void tern_model_free(tern_model* model);
+TERN_API void tern_model_free(tern_model* model);
 
 /* Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
 typedef struct tern_translator_params {
@@ -73,13 +75,13 @@ typedef struct tern_translator_params {
   uint32_t threads;            /* 1 = no worker threads */
 } tern_translator_params;
 
-tern_translator_params tern_translator_default_params(void);
+TERN_API tern_translator_params tern_translator_default_params(void);
 
 /* Creates a session: plans and allocates its arena, packs the weights. NULL on failure. */
-tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err);
-void tern_translator_free(tern_translator* translator);
+TERN_API tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err);
+TERN_API void tern_translator_free(tern_translator* translator);
 /* Arena size in bytes. */
-size_t tern_translator_arena_bytes(const tern_translator* translator);
+TERN_API size_t tern_translator_arena_bytes(const tern_translator* translator);
 
 /* Per-call options; 0 (or a negative ratio / the default length penalty) = the file's default. */
 typedef struct tern_translate_params {
@@ -91,29 +93,29 @@ typedef struct tern_translate_params {
   int return_scores;        /* nonzero: fill scores */
 } tern_translate_params;
 
-tern_translate_params tern_translate_default_params(void);
+TERN_API tern_translate_params tern_translate_default_params(void);
 
 /* Translates n UTF-8 sentences (NUL-terminated). A failing sentence gets its own error (see
  * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options). */
-tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
+TERN_API tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
                                 const tern_translate_params* params, tern_error* err);
 
 /* The same on token ids: sources[i] has lengths[i] ids and ends with </s>; results carry ids only. */
-tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources, const size_t* lengths,
+TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources, const size_t* lengths,
                                     size_t n, const tern_translate_params* params, tern_error* err);
 
 /* Results of the last call. */
-size_t tern_result_count(const tern_translator* translator);
+TERN_API size_t tern_result_count(const tern_translator* translator);
 /* NULL if sentence i succeeded, else its NUL-terminated error message. */
-const char* tern_result_error(const tern_translator* translator, size_t i);
+TERN_API const char* tern_result_error(const tern_translator* translator, size_t i);
 /* Hypotheses of sentence i (0 if it failed). */
-size_t tern_result_hypotheses(const tern_translator* translator, size_t i);
+TERN_API size_t tern_result_hypotheses(const tern_translator* translator, size_t i);
 /* Text of hypothesis k of sentence i (not NUL-terminated; *length bytes), NULL if absent. */
-const char* tern_result_text(const tern_translator* translator, size_t i, size_t k, size_t* length);
+TERN_API const char* tern_result_text(const tern_translator* translator, size_t i, size_t k, size_t* length);
 /* Ids of hypothesis k of sentence i (*count ids, no start token, no final </s>), NULL if absent. */
-const uint32_t* tern_result_ids(const tern_translator* translator, size_t i, size_t k, size_t* count);
+TERN_API const uint32_t* tern_result_ids(const tern_translator* translator, size_t i, size_t k, size_t* count);
 /* Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
-float tern_result_score(const tern_translator* translator, size_t i, size_t k);
+TERN_API float tern_result_score(const tern_translator* translator, size_t i, size_t k);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 // tern::Translator: one translation session on a Model.
 //
-// A Translator owns one arena (every activation, the KV cache, the beam state and the results), the
-// XNNPACK operators (weights packed at creation) and the thread pool. It is sized at creation from
-// TranslatorConfig; after that, TranslateIds() performs no heap allocation at all, and Translate()
-// allocates only inside SentencePiece's encoder (tokenizing the input text).
+// A Translator owns one arena (every activation, the KV cache, the beam state and the results), its
+// XNNPACK operators and the thread pool. The packed weights belong to the Model: they are made when the
+// first Translator on a Model is created and shared by every later one. A Translator is sized at
+// creation from TranslatorConfig; after that, TranslateIds() performs no heap allocation (per-sentence
+// errors included; only a call that is wrong as a whole returns a Status whose message is a
+// std::string), and Translate() allocates only inside SentencePiece's encoder (tokenizing the input).
 //
 //   auto model = tern::Model::Load("en-de.tern");               // Result<shared_ptr<const Model>>
 //   auto tr = tern::Translator::Create(model.value(), {});      // limits from the file, threads from cpuinfo
@@ -17,8 +19,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "tern/export.h"
 #include "tern/model.h"
 #include "tern/status.h"
 
@@ -88,11 +93,19 @@ struct Profile {
   uint64_t generated_tokens = 0;    // tokens emitted in results
 };
 
-/// Threads to use by default: the performance cores of a big.LITTLE SoC (cpuinfo's cores of the
-/// highest-frequency cluster), all cores elsewhere.
-uint32_t DefaultThreadCount();
+/// One buffer of a Translator's arena plan (`tern inspect` prints them).
+struct ArenaBufferInfo {
+  std::string name;        // e.g. "decoder.self_k (KV cache)"
+  size_t bytes = 0;        // rounded up to 64
+  size_t offset = 0;       // from the arena start; buffers that are never live together may overlap
+  std::string lifetime;    // phases it is live in: "encoder", "encoder..decoder", ...
+};
 
-class Translator {
+/// Threads to use by default: on a big.LITTLE SoC the cores outside its slowest cluster (cpuinfo's
+/// cluster frequencies), all cores elsewhere; 1 if cpuinfo cannot tell.
+TERN_API uint32_t DefaultThreadCount();
+
+class TERN_API Translator {
  public:
   /// Creates a session: validates `config` against the model (errors: kInvalidArgument for threads
   /// beyond 1024, limits above max_positions, n_best > beam, an arena that is too small or misaligned),
@@ -100,8 +113,12 @@ class Translator {
   /// (kInternal on XNNPACK failure), loads the tokenizer (kInvalidModel if SentencePiece rejects it).
   static Result<std::unique_ptr<Translator>> Create(std::shared_ptr<const Model> model, const TranslatorConfig& config);
 
-  /// Bytes of the arena needed for `config` on `model` (what Create would allocate).
+  /// Bytes of the arena needed for `config` on `model` (what Create would allocate). Same errors as Create's
+  /// limit checks.
   static Result<size_t> RequiredArenaBytes(const Model& model, const TranslatorConfig& config);
+
+  /// The arena plan for `config` on `model`: every buffer, its size, offset and lifetime (declaration order).
+  static Result<std::vector<ArenaBufferInfo>> DescribeArena(const Model& model, const TranslatorConfig& config);
 
   ~Translator();
 

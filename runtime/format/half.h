@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace tern {
+namespace tern::format {
 
 inline float HalfToFloat(uint16_t h) {
   const uint32_t sign = uint32_t{h & 0x8000u} << 16;
@@ -49,4 +49,4 @@ inline uint16_t FloatToHalf(float f) {
   return sign | static_cast<uint16_t>(h);
 }
 
-}  // namespace tern
+}  // namespace tern::format

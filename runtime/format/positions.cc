@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-namespace tern {
+namespace tern::format {
 
 void FillSinusoid(PositionEncoding layout, size_t n_positions, size_t dim, float* out) {
   const size_t half = dim / 2;
@@ -26,4 +26,4 @@ void FillSinusoid(PositionEncoding layout, size_t n_positions, size_t dim, float
   }
 }
 
-}  // namespace tern
+}  // namespace tern::format

@@ -5,7 +5,7 @@
 
 #include "tern/model.h"
 
-namespace tern {
+namespace tern::format {
 
 /// Fills out[n_positions * dim] (row-major, position p at row p, positions from 0) with the sinusoid of
 /// `layout`, computed in float64 and rounded to float32. Angle for pair i: p / 10000^(2i/dim).
@@ -14,4 +14,4 @@ namespace tern {
 ///  - kSinusoidalInterleaved: sin in column 2i, cos in column 2i + 1 (Vaswani et al. 2017, sec. 3.5).
 void FillSinusoid(PositionEncoding layout, size_t n_positions, size_t dim, float* out);
 
-}  // namespace tern
+}  // namespace tern::format

@@ -1,10 +1,6 @@
-// The tensors a .tern file holds for given hyperparameters. Shared by the converter (what to write) and
-// the loader (what to check), so the two cannot drift apart.
-#include <string>
+#include "tensor_specs.h"
 
-#include "tern/model.h"
-
-namespace tern {
+namespace tern::format {
 namespace {
 
 void AddLinear(std::vector<TensorSpec>& out, const std::string& prefix, uint32_t out_f, uint32_t in_f) {
@@ -59,4 +55,4 @@ std::vector<TensorSpec> ExpectedTensors(const Hyperparameters& hp) {
   return out;
 }
 
-}  // namespace tern
+}  // namespace tern::format

@@ -1,0 +1,46 @@
+#include "model_reader.h"
+
+#include "format.h"
+
+namespace tern::format {
+namespace {
+
+Status Invalid(const std::string& file, const std::string& what) {
+  return Status(StatusCode::kInvalidModel, file + ": " + what);
+}
+
+}  // namespace
+
+Status CheckImageSize(uint64_t size, const std::string& name) {
+  if (size < kMinImageBytes)
+    return Invalid(name, "size check: " + std::to_string(size) + " bytes, smaller than the " +
+                             std::to_string(kMinImageBytes) + "-byte minimum (truncated?)");
+  if (size > kMaxImageBytes)
+    return Invalid(name, "size check: " + std::to_string(size) + " bytes, above the 2 GiB limit of the format");
+  return Status::Ok();
+}
+
+Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name) {
+  TERN_RETURN_IF_ERROR(CheckImageSize(size, name));
+  if (!flatbuffers::BufferHasIdentifier(base, fb::ModelIdentifier()))
+    return Invalid(name, "identifier check: bytes 4..7 are not \"TERN\" (not a .tern file)");
+  flatbuffers::Verifier::Options opts;
+  opts.max_size = kMaxImageBytes;
+  opts.max_tables = 10'000'000;
+  flatbuffers::Verifier verifier(base, size, opts);
+  if (!fb::VerifyModelBuffer(verifier))
+    return Invalid(name, "FlatBuffers verifier rejected the file (corrupted or truncated; verifier stopped near byte " +
+                             std::to_string(verifier.GetComputedSize()) + " of " + std::to_string(size) + ")");
+  const fb::Model* root = fb::GetModel(base);
+  ModelContents c;
+  c.format_version = root->format_version();
+  if (c.format_version == 0) return Invalid(name, "version check: format_version is 0 (missing)");
+  if (c.format_version > kFormatVersion)
+    return Status(StatusCode::kUnsupported, name + ": version check: format_version " + std::to_string(c.format_version) +
+                                                " is newer than this runtime reads (" + std::to_string(kFormatVersion) +
+                                                "); upgrade tern or re-convert the model");
+  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, name, &c));
+  return c;
+}
+
+}  // namespace tern::format

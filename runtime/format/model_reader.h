@@ -1,0 +1,50 @@
+// Reading a .tern image: the checks that make a file safe to use, in a fixed order (each failure names
+// the check, and the field or tensor):
+//   1. size: at least kMinImageBytes and at most kMaxImageBytes (CheckImageSize; Model::Load and
+//      Model::FromBytes both call it before touching the bytes);
+//   2. identifier "TERN" at bytes 4..7;
+//   3. the FlatBuffers verifier (every offset, vector and string inside the image);
+//   4. format_version: known to this build;
+//   5. semantics (semantic_checks.cc): hyperparameters consistent, generation defaults and limits in
+//      range, exactly the tensors of ExpectedTensors() with their shapes, dtypes known and allowed,
+//      offsets aligned and inside the weight segment, lengths exact, scales finite and positive,
+//      vocabularies matching the embeddings, special ids in range.
+// The image is only read; every view in ModelContents points into it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tern/model.h"
+#include "tern/status.h"
+#include "tern_generated.h"
+
+namespace tern::format {
+
+/// What a verified image holds, as views into it.
+struct ModelContents {
+  uint32_t format_version = 0;
+  Hyperparameters hp;
+  GenerationDefaults gen;
+  ArenaLimits limits;
+  Provenance provenance;
+  DType weight_dtype = DType::kF32;       // of the linear layers
+  std::vector<TensorView> tensors;        // sorted by name
+  std::string_view source_spm, target_spm;
+  std::vector<std::string_view> source_vocab, target_vocab;
+};
+
+/// Check 1 for an image of `size` bytes called `name`. Error: kInvalidModel.
+Status CheckImageSize(uint64_t size, const std::string& name);
+
+/// Checks 2-5 on image [base, base + size) (base 64-byte aligned; CheckImageSize already passed).
+/// Errors: kInvalidModel, kUnsupported (a newer format_version). Messages start with `name`.
+Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name);
+
+/// Check 5 alone, on a root table the verifier accepted.
+Status CheckSemantics(const fb::Model& root, const uint8_t* base, const std::string& name, ModelContents* out);
+
+}  // namespace tern::format

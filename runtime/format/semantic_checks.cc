@@ -1,0 +1,205 @@
+// Check 5 of model_reader.h: what the FlatBuffers verifier cannot know. Every number from the file is
+// range-checked in 64-bit arithmetic before it sizes or locates anything.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "format.h"
+#include "model_reader.h"
+#include "tensor_specs.h"
+#include "weight_formats.h"
+
+namespace tern::format {
+namespace {
+
+Status Invalid(const std::string& file, const std::string& what) {
+  return Status(StatusCode::kInvalidModel, file + ": semantic check: " + what);
+}
+
+std::string ShapeString(const uint32_t* s, size_t n) {
+  std::ostringstream o;
+  o << '[';
+  for (size_t i = 0; i < n; ++i) o << (i ? ", " : "") << s[i];
+  o << ']';
+  return o.str();
+}
+
+std::string_view View(const flatbuffers::String* s) {
+  return s ? std::string_view(s->c_str(), s->size()) : std::string_view();
+}
+
+Status CheckHyperparameters(const Hyperparameters& hp, const std::string& file) {
+  if (hp.d_model == 0 || hp.n_heads == 0 || hp.ffn_dim == 0 || hp.encoder_layers == 0 || hp.decoder_layers == 0 ||
+      hp.max_positions == 0)
+    return Invalid(file, "hparams d_model, n_heads, ffn_dim, layer counts and max_positions must be > 0");
+  if (uint64_t{hp.head_dim} * hp.n_heads != hp.d_model)
+    return Invalid(file, "hparams n_heads " + std::to_string(hp.n_heads) + " x head_dim " + std::to_string(hp.head_dim) +
+                             " != d_model " + std::to_string(hp.d_model));
+  if (hp.d_model > 65536 || hp.ffn_dim > 1u << 20 || hp.encoder_layers > 256 || hp.decoder_layers > 256 ||
+      hp.max_positions > 1u << 20 || hp.source_vocab_size > 1u << 24 || hp.target_vocab_size > 1u << 24)
+    return Invalid(file, "hparams out of range (d_model <= 65536, layers <= 256, vocab <= 2^24)");
+  if (hp.source_vocab_size == 0 || hp.target_vocab_size == 0) return Invalid(file, "vocabulary sizes must be > 0");
+  if (hp.shared_embeddings && hp.source_vocab_size != hp.target_vocab_size)
+    return Invalid(file, "shared_embeddings with source_vocab_size " + std::to_string(hp.source_vocab_size) +
+                             " != target_vocab_size " + std::to_string(hp.target_vocab_size));
+  if (!(std::isfinite(hp.layer_norm_epsilon) && hp.layer_norm_epsilon > 0.f && hp.layer_norm_epsilon < 1.f))
+    return Invalid(file, "layer_norm_epsilon must be in (0, 1)");
+  if (!(std::isfinite(hp.embedding_scale) && hp.embedding_scale > 0.f))
+    return Invalid(file, "embedding_scale must be finite and > 0");
+  for (auto [id, what] : {std::pair{hp.pad_id, "pad_id"}, {hp.eos_id, "eos_id"}, {hp.decoder_start_id, "decoder_start_id"},
+                          {hp.unk_id, "unk_id"}}) {
+    if (id >= hp.target_vocab_size || id >= hp.source_vocab_size)
+      return Invalid(file, std::string(what) + " " + std::to_string(id) + " outside the vocabulary");
+  }
+  return Status::Ok();
+}
+
+Status CheckGeneration(const GenerationDefaults& g, const Hyperparameters& hp, const std::string& file) {
+  for (uint32_t id : g.bad_word_ids)
+    if (id >= hp.target_vocab_size)
+      return Invalid(file, "generation.bad_word_ids holds " + std::to_string(id) + ", outside the target vocabulary");
+  if (g.beam_size == 0 || g.max_length == 0 || !std::isfinite(g.length_penalty) || !std::isfinite(g.max_length_ratio) ||
+      g.max_length_ratio < 0.f)
+    return Invalid(file, "generation defaults out of range (beam_size, max_length > 0)");
+  return Status::Ok();
+}
+
+Status CheckLimits(const ArenaLimits& l, const Hyperparameters& hp, const std::string& file) {
+  if (l.max_source_tokens == 0 || l.max_target_tokens == 0 || l.max_batch == 0 || l.max_rows == 0)
+    return Invalid(file, "limits must all be > 0");
+  if (l.max_source_tokens > hp.max_positions || uint64_t{l.max_target_tokens} + 1 > hp.max_positions)
+    return Invalid(file, "limits.max_source_tokens " + std::to_string(l.max_source_tokens) + " / max_target_tokens " +
+                             std::to_string(l.max_target_tokens) + " exceed max_positions " + std::to_string(hp.max_positions));
+  return Status::Ok();
+}
+
+// One tensor table entry -> a view into the weight segment [seg, seg + seg_bytes).
+Status ReadTensor(const fb::Tensor& t, const uint8_t* seg, uint64_t seg_bytes, const std::string& file, TensorView* out) {
+  TensorView& v = *out;
+  v.name = View(t.name());
+  const std::string tn = "tensor '" + std::string(v.name) + "'";
+  if (!InRange(t.dtype()))
+    return Invalid(file, tn + ": dtype " + std::to_string(static_cast<int>(t.dtype())) + " unknown");
+  v.dtype = static_cast<DType>(t.dtype());
+  const WeightFormat& f = FormatOf(v.dtype);
+  if (!t.shape() || t.shape()->size() == 0 || t.shape()->size() > 2) return Invalid(file, tn + ": rank must be 1 or 2");
+  v.rank = t.shape()->size();
+  v.shape[0] = t.shape()->Get(0);
+  v.shape[1] = v.rank == 2 ? t.shape()->Get(1) : 1;
+  const uint64_t off = t.offset(), len = t.length();
+  const uint64_t want = f.DataBytes(v.shape[0], v.shape[1]);  // both factors < 2^32: no overflow
+  if (off % kTensorAlignment != 0)
+    return Invalid(file, tn + ": offset " + std::to_string(off) + " is not 64-byte aligned");
+  if (len != want)
+    return Invalid(file, tn + ": length " + std::to_string(len) + " bytes, expected " + std::to_string(want) +
+                             " for shape " + ShapeString(v.shape, v.rank) + " " + f.name);
+  if (off > seg_bytes || len > seg_bytes - off)
+    return Invalid(file, tn + ": bytes [" + std::to_string(off) + ", " + std::to_string(off + len) + ") outside the " +
+                             std::to_string(seg_bytes) + "-byte weight segment");
+  v.data = seg + off;
+  v.bytes = len;
+  if (f.scales == ScaleLayout::kPerRow) {
+    const uint64_t so = t.scales_offset(), sl = t.scales_length();
+    if (v.rank != 2) return Invalid(file, tn + ": " + f.name + " tensors must be 2-D");
+    if (sl != f.ScaleBytes(v.shape[0], v.shape[1]) || so % 4 != 0 || so > seg_bytes || sl > seg_bytes - so)
+      return Invalid(file, tn + ": scales [" + std::to_string(so) + ", +" + std::to_string(sl) +
+                               ") misaligned, mis-sized or outside the weight segment");
+    v.scales = reinterpret_cast<const float*>(seg + so);
+    for (uint32_t r = 0; r < v.shape[0]; ++r) {
+      if (!(std::isfinite(v.scales[r]) && v.scales[r] > 0.f))
+        return Invalid(file, tn + ": scale of row " + std::to_string(r) + " is not finite and positive (" +
+                                 std::to_string(v.scales[r]) + ")");
+    }
+    v.max_abs_error = t.max_abs_error();
+  }
+  return Status::Ok();
+}
+
+// Exactly the expected tensors, with their shapes; vectors in f32; one format for every linear weight.
+Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparameters& hp, const std::string& file,
+                      DType* weight_dtype) {
+  auto find = [&](std::string_view name) -> const TensorView* {
+    auto it = std::lower_bound(tensors.begin(), tensors.end(), name,
+                               [](const TensorView& t, std::string_view n) { return t.name < n; });
+    return it != tensors.end() && it->name == name ? &*it : nullptr;
+  };
+  const std::vector<TensorSpec> expected = ExpectedTensors(hp);  // expected_names holds views into it
+  std::set<std::string_view> expected_names;
+  bool first_matrix = true;
+  for (const TensorSpec& s : expected) {
+    expected_names.insert(s.name);
+    const TensorView* v = find(s.name);
+    if (!v) return Invalid(file, "tensor '" + s.name + "' missing");
+    const uint32_t want[2] = {s.shape[0], s.shape.size() == 2 ? s.shape[1] : 1};
+    if (v->rank != s.shape.size() || v->shape[0] != want[0] || v->shape[1] != want[1])
+      return Invalid(file, "tensor '" + s.name + "': shape " + ShapeString(v->shape, v->rank) +
+                               " disagrees with the hyperparameters, which imply " + ShapeString(s.shape.data(), s.shape.size()));
+    if (!s.quantizable && v->dtype != DType::kF32)
+      return Invalid(file, "tensor '" + s.name + "': must be f32, is " + DTypeName(v->dtype));
+    if (s.quantizable && s.name.find(".layers.") != std::string::npos) {
+      if (first_matrix) {
+        *weight_dtype = v->dtype, first_matrix = false;
+      } else if (v->dtype != *weight_dtype) {
+        return Invalid(file, "tensor '" + s.name + "': dtype " + DTypeName(v->dtype) +
+                                 " differs from the other linear weights (" + DTypeName(*weight_dtype) + ")");
+      }
+    }
+  }
+  for (const TensorView& v : tensors)
+    if (!expected_names.count(v.name)) return Invalid(file, "unexpected tensor '" + std::string(v.name) + "'");
+  return Status::Ok();
+}
+
+Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const std::string& file, ModelContents* c) {
+  if (!tok || !tok->source_spm() || !tok->target_spm() || !tok->source_vocab() || !tok->target_vocab())
+    return Invalid(file, "tokenizer (source/target SentencePiece models and vocabularies) missing");
+  c->source_spm = std::string_view(reinterpret_cast<const char*>(tok->source_spm()->data()), tok->source_spm()->size());
+  c->target_spm = std::string_view(reinterpret_cast<const char*>(tok->target_spm()->data()), tok->target_spm()->size());
+  if (tok->source_vocab()->size() != hp.source_vocab_size)
+    return Invalid(file, "tokenizer.source_vocab has " + std::to_string(tok->source_vocab()->size()) +
+                             " pieces, encoder.embed_tokens.weight has " + std::to_string(hp.source_vocab_size) + " rows");
+  if (tok->target_vocab()->size() != hp.target_vocab_size)
+    return Invalid(file, "tokenizer.target_vocab has " + std::to_string(tok->target_vocab()->size()) +
+                             " pieces, the target embedding has " + std::to_string(hp.target_vocab_size) + " rows");
+  c->source_vocab.clear();
+  c->target_vocab.clear();
+  for (const auto* s : *tok->source_vocab()) c->source_vocab.push_back(View(s));
+  for (const auto* s : *tok->target_vocab()) c->target_vocab.push_back(View(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string& file, ModelContents* c) {
+  const fb::Hyperparameters* h = f.hparams();
+  if (!h) return Invalid(file, "hparams missing");
+  TERN_RETURN_IF_ERROR(FromFb(*h, file, &c->hp));
+  TERN_RETURN_IF_ERROR(CheckHyperparameters(c->hp, file));
+  if (const fb::GenerationDefaults* g = f.generation()) TERN_RETURN_IF_ERROR(FromFb(*g, file, &c->gen));
+  TERN_RETURN_IF_ERROR(CheckGeneration(c->gen, c->hp, file));
+  if (const fb::ArenaLimits* l = f.limits()) TERN_RETURN_IF_ERROR(FromFb(*l, file, &c->limits));
+  TERN_RETURN_IF_ERROR(CheckLimits(c->limits, c->hp, file));
+  if (const fb::Provenance* p = f.provenance()) TERN_RETURN_IF_ERROR(FromFb(*p, file, &c->provenance));
+
+  const auto* weights = f.weights();
+  if (!weights) return Invalid(file, "weight segment missing");
+  const uint8_t* seg = weights->data();
+  if (reinterpret_cast<uintptr_t>(seg) % kTensorAlignment != 0)
+    return Invalid(file, "weight segment at byte " + std::to_string(seg - base) + " is not 64-byte aligned");
+  if (!f.tensors()) return Invalid(file, "tensor table missing");
+  std::set<std::string_view> names;
+  c->tensors.clear();
+  c->tensors.reserve(f.tensors()->size());
+  for (const fb::Tensor* t : *f.tensors()) {
+    TensorView v;
+    TERN_RETURN_IF_ERROR(ReadTensor(*t, seg, weights->size(), file, &v));
+    if (!names.insert(v.name).second) return Invalid(file, "tensor '" + std::string(v.name) + "' appears twice");
+    c->tensors.push_back(v);
+  }
+  std::sort(c->tensors.begin(), c->tensors.end(), [](const TensorView& a, const TensorView& b) { return a.name < b.name; });
+  TERN_RETURN_IF_ERROR(CheckTensorSet(c->tensors, c->hp, file, &c->weight_dtype));
+  return ReadTokenizer(f.tokenizer(), c->hp, file, c);
+}
+
+}  // namespace tern::format

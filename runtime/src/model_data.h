@@ -1,0 +1,42 @@
+// The bytes of a .tern image, wherever they live: a read-only file mapping (Model::Load) or an aligned heap
+// copy (Model::FromBytes). Both pass through the format library's one size check before use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tern/model.h"
+#include "tern/status.h"
+
+namespace tern::internal {
+
+class ModelData {
+ public:
+  /// Maps `path` read-only. Errors: kIoError (open, stat, not a regular file, mmap), kInvalidModel (size).
+  static Result<std::unique_ptr<ModelData>> MapFile(const std::string& path);
+  /// Copies [data, data + size) into a 64-byte aligned buffer. Errors: kInvalidModel (size),
+  /// kResourceExhausted (no memory for the copy).
+  static Result<std::unique_ptr<ModelData>> CopyOf(const void* data, size_t size, const std::string& name);
+
+  ~ModelData();
+  ModelData(const ModelData&) = delete;
+  ModelData& operator=(const ModelData&) = delete;
+
+  const uint8_t* bytes() const { return base_; }
+  size_t size() const { return size_; }
+
+  /// madvise(MADV_DONTNEED) on the whole pages inside [data, data + bytes) of a file mapping; no effect on
+  /// heap copies or outside the image. Never fails.
+  void ReleasePages(const void* data, size_t bytes) const;
+
+ private:
+  ModelData() = default;
+  const uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  void* mapping_ = nullptr;              // munmap on destruction (file)
+  std::unique_ptr<uint8_t[]> owned_;     // heap copy (over-allocated for alignment)
+};
+
+}  // namespace tern::internal

@@ -1,0 +1,101 @@
+#include "network.h"
+
+#include <string>
+
+#include "kernels.h"
+
+namespace tern {
+namespace {
+
+LayerNormParams Norm(const Model& m, const std::string& prefix) {
+  return {m.tensor(prefix + ".weight")->f32(), m.tensor(prefix + ".bias")->f32()};
+}
+
+#define TERN_BIND(lhs, packed)                \
+  do {                                        \
+    auto _r = Linear::Bind(packed);           \
+    if (!_r.ok()) return _r.status();         \
+    lhs = std::move(_r.value());              \
+  } while (0)
+
+}  // namespace
+
+Result<std::unique_ptr<Network>> Network::Create(const Model& m, const PreparedModel& p, size_t threads) {
+  std::unique_ptr<Network> n(new Network());
+  n->hp_ = &m.hparams();
+  for (size_t i = 0; i < p.encoder.size(); ++i) {
+    const PreparedEncoderLayer& pl = p.encoder[i];
+    const std::string prefix = "encoder.layers." + std::to_string(i);
+    EncoderLayer l;
+    TERN_BIND(l.qkv, pl.qkv);
+    TERN_BIND(l.out, pl.out);
+    TERN_BIND(l.fc1, pl.fc1);
+    TERN_BIND(l.fc2, pl.fc2);
+    l.self_attn_norm = Norm(m, prefix + ".self_attn_layer_norm");
+    l.final_norm = Norm(m, prefix + ".final_layer_norm");
+    n->encoder_.push_back(std::move(l));
+  }
+  for (size_t i = 0; i < p.decoder.size(); ++i) {
+    const PreparedDecoderLayer& pl = p.decoder[i];
+    const std::string prefix = "decoder.layers." + std::to_string(i);
+    DecoderLayer l;
+    TERN_BIND(l.qkv, pl.qkv);
+    TERN_BIND(l.out, pl.out);
+    TERN_BIND(l.cross_q, pl.cross_q);
+    TERN_BIND(l.cross_kv, pl.cross_kv);
+    TERN_BIND(l.cross_out, pl.cross_out);
+    TERN_BIND(l.fc1, pl.fc1);
+    TERN_BIND(l.fc2, pl.fc2);
+    l.self_attn_norm = Norm(m, prefix + ".self_attn_layer_norm");
+    l.cross_attn_norm = Norm(m, prefix + ".encoder_attn_layer_norm");
+    l.final_norm = Norm(m, prefix + ".final_layer_norm");
+    n->decoder_.push_back(std::move(l));
+  }
+  if (n->hp_->norm_placement == NormPlacement::kPreNorm) {
+    n->encoder_final_norm_ = Norm(m, "encoder.layer_norm");
+    n->decoder_final_norm_ = Norm(m, "decoder.layer_norm");
+  }
+  TERN_BIND(n->output_projection_, p.output_projection);
+  n->encoder_embedding_ = m.tensor("encoder.embed_tokens.weight");
+  n->decoder_embedding_ = n->hp_->shared_embeddings ? n->encoder_embedding_ : m.tensor("decoder.embed_tokens.weight");
+  n->threads_ = static_cast<uint32_t>(threads);
+  n->pool_ = MakeThreadPool(threads);
+  auto q = RowQuantizer::Create();
+  if (!q.ok()) return q.status();
+  n->quantizer_ = std::move(q.value());
+  return n;
+}
+
+Status Network::Quantize(const float* x, size_t rows, size_t cols, const QuantScratch& q) const {
+  return quantizer_.Run(x, rows, cols, q, pool_.get());
+}
+
+Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const {
+  if (rows == 0) return Status::Ok();
+  if (l.quantized()) TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool_.get()));
+  return l.Run(x, q, rows, y, pool_.get());
+}
+
+const float* Network::SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const {
+  if (hp_->norm_placement != NormPlacement::kPreNorm) return x;
+  LayerNorm(x, norm.gamma, norm.beta, hp_->layer_norm_epsilon, rows, hp_->d_model, h);
+  return h;
+}
+
+Status Network::ResidualOut(const Linear& out, const float* ctx, const LayerNormParams& norm, size_t rows, float* x,
+                            float* h, const QuantScratch& q) const {
+  TERN_RETURN_IF_ERROR(RunLinear(out, ctx, rows, h, q));
+  AddInPlace(x, h, rows * hp_->d_model);
+  if (hp_->norm_placement == NormPlacement::kPostNorm)
+    LayerNorm(x, norm.gamma, norm.beta, hp_->layer_norm_epsilon, rows, hp_->d_model, x);
+  return Status::Ok();
+}
+
+Status Network::FeedForward(const Linear& fc1, const Linear& fc2, const LayerNormParams& norm, size_t rows, float* x,
+                            float* h, float* ffn, const QuantScratch& q) const {
+  TERN_RETURN_IF_ERROR(RunLinear(fc1, SublayerInput(x, norm, rows, h), rows, ffn, q));
+  Activate(hp_->activation, ffn, rows * hp_->ffn_dim);
+  return ResidualOut(fc2, ffn, norm, rows, x, h, q);
+}
+
+}  // namespace tern

@@ -1,0 +1,83 @@
+// The Transformer's layers as one Translator runs them: its own XNNPACK operators bound to the Model's
+// shared packed weights (prepared_model.h), the LayerNorm parameters and embeddings read from the Model,
+// and the sublayer plumbing shared by the encoder and the decoder (norm placement, residuals, the
+// feed-forward block).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "linear.h"
+#include "prepared_model.h"
+#include "profiler.h"
+#include "tern/model.h"
+#include "xnn_ops.h"
+
+namespace tern {
+
+/// One LayerNorm's parameters: f32 [d_model] each, pointing into the model.
+struct LayerNormParams {
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+};
+
+struct EncoderLayer {
+  Linear qkv, out, fc1, fc2;  // qkv: fused [3 d_model, d_model]
+  LayerNormParams self_attn_norm, final_norm;
+};
+
+struct DecoderLayer {
+  Linear qkv, out;                      // self-attention, qkv fused [3 d_model, d_model]
+  Linear cross_q, cross_kv, cross_out;  // cross_kv fused [2 d_model, d_model], applied once to the encoder output
+  Linear fc1, fc2;
+  LayerNormParams self_attn_norm, cross_attn_norm, final_norm;
+};
+
+class Network {
+ public:
+  /// Binds operators to `prepared`'s packed weights and reads the norms and embeddings of `model`.
+  /// Errors: kInternal (XNNPACK).
+  static Result<std::unique_ptr<Network>> Create(const Model& model, const PreparedModel& prepared, size_t threads);
+
+  const Hyperparameters& hp() const { return *hp_; }
+  const std::vector<EncoderLayer>& encoder() const { return encoder_; }
+  const std::vector<DecoderLayer>& decoder() const { return decoder_; }
+  const LayerNormParams& encoder_final_norm() const { return encoder_final_norm_; }  // pre-norm only
+  const LayerNormParams& decoder_final_norm() const { return decoder_final_norm_; }  // pre-norm only
+  const Linear& output_projection() const { return output_projection_; }            // logits = x @ E^T + final_logits_bias
+  const TensorView& encoder_embedding() const { return *encoder_embedding_; }
+  const TensorView& decoder_embedding() const { return *decoder_embedding_; }
+  pthreadpool_t pool() const { return pool_.get(); }
+  uint32_t threads() const { return threads_; }
+
+  /// y[rows, out] = l(x[rows, in]), quantizing x into q first when l takes int8 input.
+  Status RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const;
+  /// Quantizes x[rows, cols] into q (qd8) for several Linears on the same input.
+  Status Quantize(const float* x, size_t rows, size_t cols, const QuantScratch& q) const;
+
+  // Sublayer plumbing (x, h: [rows, d_model]):
+  /// The sublayer's input: x (post-norm) or LayerNorm(x) written to h (pre-norm).
+  const float* SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const;
+  /// h = out(ctx); x += h; then x = LayerNorm(x) for post-norm.
+  Status ResidualOut(const Linear& out, const float* ctx, const LayerNormParams& norm, size_t rows, float* x, float* h,
+                     const QuantScratch& q) const;
+  /// x = x + fc2(act(fc1(input))), with the norm placed as above; ffn: [rows, ffn_dim] scratch.
+  Status FeedForward(const Linear& fc1, const Linear& fc2, const LayerNormParams& norm, size_t rows, float* x, float* h,
+                     float* ffn, const QuantScratch& q) const;
+
+ private:
+  Network() = default;
+  const Hyperparameters* hp_ = nullptr;
+  std::vector<EncoderLayer> encoder_;
+  std::vector<DecoderLayer> decoder_;
+  LayerNormParams encoder_final_norm_, decoder_final_norm_;
+  Linear output_projection_;
+  const TensorView* encoder_embedding_ = nullptr;
+  const TensorView* decoder_embedding_ = nullptr;
+  uint32_t threads_ = 1;
+  ThreadPool pool_;
+  RowQuantizer quantizer_;
+};
+
+}  // namespace tern

@@ -1,0 +1,108 @@
+// Beam search step (transformers' _beam_search + BeamSearchScorer.process).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels.h"
+#include "search/search.h"
+
+namespace tern {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Top k = 2 x beam scores over a sentence's `live` consecutive rows into cand_* (descending; equal scores
+// keep the lower flat index first, as torch.topk over the flattened rows does here).
+size_t TopCandidates(SearchContext& c, const float* rows, size_t live, size_t k) {
+  const size_t V = c.dims.vocab;
+  SearchBuffers& S = c.s;
+  size_t nc = 0;
+  for (size_t j = 0; j < live; ++j) {
+    const float* row = rows + j * V;
+    constexpr size_t kBlock = 32;
+    for (size_t v0 = 0; v0 < V; v0 += kBlock) {
+      const size_t end = std::min(v0 + kBlock, V);
+      // Once the list is full, a block whose max cannot enter it is skipped (one vectorized max).
+      if (nc == k && !(MaxOf(row + v0, end - v0) > S.cand_score[k - 1])) continue;
+      for (size_t v = v0; v < end; ++v) {
+        const float s = row[v];
+        if (nc == k && !(s > S.cand_score[k - 1])) continue;
+        size_t at = nc < k ? nc++ : k - 1;
+        while (at > 0 && S.cand_score[at - 1] < s) {
+          S.cand_score[at] = S.cand_score[at - 1], S.cand_token[at] = S.cand_token[at - 1], S.cand_beam[at] = S.cand_beam[at - 1];
+          --at;
+        }
+        S.cand_score[at] = s, S.cand_token[at] = static_cast<uint32_t>(v), S.cand_beam[at] = static_cast<uint32_t>(j);
+      }
+    }
+  }
+  return nc;
+}
+
+// BeamSearchScorer.process for sentence b: candidates in rank order; </s> within the first `beam` ranks
+// finishes a hypothesis, the others fill the beam slots.
+void ProcessCandidates(SearchContext& c, size_t b, size_t nc, size_t pos) {
+  SearchBuffers& S = c.s;
+  const size_t T = c.dims.tgt, B = c.opt.beam;
+  const float gen_len_pow = std::pow(static_cast<float>(pos + 1), c.opt.length_penalty);
+  size_t filled = 0;
+  for (size_t r = 0; r < nc && filled < B; ++r) {
+    const size_t parent = b * B + S.cand_beam[r];
+    if (S.cand_token[r] == c.eos) {
+      if (r >= B) continue;
+      c.hyps.Add(b, S.tokens + parent * T, static_cast<uint32_t>(pos), S.cand_score[r] / gen_len_pow);
+    } else {
+      const size_t slot = b * B + filled;
+      std::memcpy(S.tokens_next + slot * T, S.tokens + parent * T, pos * sizeof(uint32_t));
+      std::memcpy(S.anc_next + slot * T, S.anc + parent * T, pos * sizeof(uint32_t));
+      S.tokens_next[slot * T + pos] = S.cand_token[r];
+      S.anc_next[slot * T + pos] = static_cast<uint32_t>(parent);
+      S.step_scores[slot] = S.cand_score[r];
+      ++filled;
+    }
+  }
+  for (size_t j = 0; j < filled; ++j) S.beam_scores[b * B + j] = S.step_scores[b * B + j];
+  for (size_t j = filled; j < B; ++j) S.beam_scores[b * B + j] = kNegInf;  // only with tiny vocabularies
+  // Done when `beam` hypotheses are finished and none of the candidates can beat the worst of them.
+  if (c.hyps.count(b) >= B && c.hyps.worst(b) >= S.cand_score[0] / gen_len_pow) S.done[b] = 1;
+  if (!S.done[b] && pos + 1 >= c.in.max_len[b]) {
+    for (size_t j = 0; j < B; ++j) {
+      const size_t slot = b * B + j;
+      c.hyps.Add(b, S.tokens_next + slot * T, static_cast<uint32_t>(pos + 1), S.beam_scores[slot] / gen_len_pow);
+    }
+    S.done[b] = 1;
+  }
+}
+
+}  // namespace
+
+void BeamStep(SearchContext& c, size_t n, size_t pos) {
+  SearchBuffers& S = c.s;
+  const size_t V = c.dims.vocab, B = c.opt.beam;
+  auto t0 = c.prof.Tick();
+  // Per row: log-probabilities with the token mask, the processors, then the beam's running score.
+  for (size_t i = 0; i < n; ++i) {
+    const size_t slot = S.active[i], b = S.active_sentence[i];
+    float* row = c.logits + i * V;
+    ScoreRow(row, c.processors.mask(), LogSumExp(row, V), 0.f, V);
+    if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row, V);
+    AddScalar(row, S.beam_scores[slot], V);
+  }
+  size_t i0 = 0;
+  for (size_t b = 0; b < c.n_sentences; ++b) {
+    if (S.done[b]) continue;
+    const size_t live = pos == 0 ? 1 : B;
+    const size_t nc = TopCandidates(c, c.logits + i0 * V, live, 2 * B);
+    c.prof.Tock(t0, &c.prof.profile.softmax_topk_ms);
+    t0 = c.prof.Tick();
+    ProcessCandidates(c, b, nc, pos);
+    i0 += live;
+    c.prof.Tock(t0, &c.prof.profile.beam_bookkeeping_ms);
+    t0 = c.prof.Tick();
+  }
+  std::swap(S.tokens, S.tokens_next);
+  std::swap(S.anc, S.anc_next);
+}
+
+}  // namespace tern

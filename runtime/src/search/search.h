@@ -1,0 +1,77 @@
+// Search in stages, with the semantics of Hugging Face transformers' generate() for Marian (greedy search,
+// and beam search with BeamSearchScorer + BeamHypotheses, early_stopping=False):
+//
+//   for each position: active rows (every live beam of every unfinished sentence)
+//                      -> StepDecoder::Decode (logits [rows, vocab])
+//                      -> GreedyStep or BeamStep (logits processors, choice, finished hypotheses)
+//   then Finish: n-best hypotheses per sentence into the result buffers.
+//
+// A sentence's rows are consecutive; sentences are in length order (BatchBuffers::order maps back).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "buffers.h"
+#include "decoder.h"
+#include "profiler.h"
+#include "search/hypotheses.h"
+#include "search/logits_processors.h"
+
+namespace tern {
+
+struct SearchOptions {
+  uint32_t beam = 1;           // 1 = greedy
+  uint32_t n_best = 1;
+  float length_penalty = 1.f;  // beam: score = sum_logprob / generated_len ^ length_penalty
+  bool want_scores = true;
+};
+
+/// Runs the model for one step of the search (the session's decoder).
+class StepDecoder {
+ public:
+  virtual ~StepDecoder() = default;
+  /// Decodes `rows` at position `pos` and returns the logits [rows.n, vocab] (valid until the next call).
+  virtual Result<float*> Decode(size_t pos, const StepRows& rows) = 0;
+};
+
+/// What the stages share during one search.
+struct SearchContext {
+  const Dims& dims;
+  const BatchBuffers& in;
+  SearchBuffers& s;
+  const ResultBuffers& out;
+  const LogitsProcessors& processors;
+  HypothesisStore hyps;
+  Profiler& prof;
+  uint32_t eos = 0, start = 0;
+  SearchOptions opt;
+  size_t n_sentences = 0;   // in this search (set by RunSearch)
+  float* logits = nullptr;  // of the current step
+
+  /// What the logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
+  RowContext Row(size_t slot, size_t b, size_t pos) const {
+    RowContext r;
+    r.pos = pos;
+    r.max_len = in.max_len[b];
+    r.history = s.tokens + slot * dims.tgt;
+    r.sentence = in.order[b];
+    return r;
+  }
+};
+
+/// Searches n_sentences sentences (prepared in ctx.in) and writes their results (ctx.out, by input index).
+/// Errors: those of the decoder (kInternal).
+Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder);
+
+/// Greedy step for the n active rows at `pos`: processors on the raw logits, argmax over the unmasked
+/// tokens; a sentence finishes at </s> or at its length cap. Score: sum of log_softmax(logits) of the
+/// chosen tokens.
+void GreedyStep(SearchContext& ctx, size_t n, size_t pos);
+
+/// Beam step: log_softmax, the token mask and the processors, plus each beam's running score; the top
+/// 2 x beam candidates of each sentence processed in rank order (BeamSearchScorer.process); early stop
+/// when beam hypotheses are finished and none can be beaten; at the cap the running beams finish as they are.
+void BeamStep(SearchContext& ctx, size_t n, size_t pos);
+
+}  // namespace tern

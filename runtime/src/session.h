@@ -1,0 +1,41 @@
+// Translator::Impl: one translation session. It owns the arena (planned once, bound to SessionBuffers),
+// its Network (operators over the Model's shared packed weights, thread pool), the tokenizer, the logits
+// processors and the profiler, and acts as the search's StepDecoder.
+#pragma once
+
+#include <memory>
+
+#include "arena.h"
+#include "batch.h"
+#include "buffers.h"
+#include "network.h"
+#include "prepared_model.h"
+#include "profiler.h"
+#include "search/logits_processors.h"
+#include "search/search.h"
+#include "tern/translator.h"
+#include "tokenizer.h"
+
+namespace tern {
+
+struct Translator::Impl : public StepDecoder {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const PreparedModel> prepared;
+  std::unique_ptr<Network> net;
+  std::unique_ptr<Tokenizer> tokenizer;
+  TranslatorConfig config;
+  Dims dims;
+  ArenaPlan plan;
+  SessionBuffers buf;
+  std::unique_ptr<uint8_t[]> owned_arena;
+  LogitsProcessors processors;
+  Profiler prof;
+
+  /// The decoder step for the search: logits of `rows` at `pos`.
+  Result<float*> Decode(size_t pos, const StepRows& rows) override;
+
+  /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
+  Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
+};
+
+}  // namespace tern
