@@ -93,7 +93,7 @@ def main() -> int:
     if engine:
         model = quantize(model, engine)
     load_ms = (time.perf_counter() - t0) * 1000
-    bad = [model.cfg.pad_token_id]
+    procs = generate.processors_of(model, args.checkpoint)
 
     out, latency = [], []
     tokens = 0
@@ -103,10 +103,10 @@ def main() -> int:
         a = time.perf_counter()
         srcs = [tok.encode_source(l) for l in chunk]
         if args.beam == 1:
-            hyps = [h for h, _ in generate.greedy(model, srcs, max_length=args.max_length, bad_words=bad)]
+            hyps = [h for h, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
         else:
             hyps = [r[0][0] for r in generate.beam_search(model, srcs, beam=args.beam, max_length=args.max_length,
-                                                          bad_words=bad)]
+                                                          procs=procs)]
         texts = [tok.decode_target(h) for h in hyps]
         dt = (time.perf_counter() - a) * 1000
         total += dt

@@ -33,7 +33,7 @@ def read(path):
         return f.read().splitlines()
 
 
-def torch_translate(model, tok, lines, beam, batch, max_length, bad):
+def torch_translate(model, tok, lines, beam, batch, max_length, procs):
     """Translates in batches of similar length (like tern); returns texts in input order and seconds."""
     ids = [tok.encode_source(l) for l in lines]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
@@ -43,9 +43,9 @@ def torch_translate(model, tok, lines, beam, batch, max_length, bad):
         chunk = order[s: s + batch]
         srcs = [ids[i] for i in chunk]
         if beam == 1:
-            res = [h for h, _ in generate.greedy(model, srcs, max_length=max_length, bad_words=bad)]
+            res = [h for h, _ in generate.greedy(model, srcs, max_length=max_length, procs=procs)]
         else:
-            res = [r[0][0] for r in generate.beam_search(model, srcs, beam=beam, max_length=max_length, bad_words=bad)]
+            res = [r[0][0] for r in generate.beam_search(model, srcs, beam=beam, max_length=max_length, procs=procs)]
         for i, h in zip(chunk, res):
             out[i] = tok.decode_target(h)
     return out, time.perf_counter() - t0
@@ -95,10 +95,10 @@ def main() -> int:
 
     model = generate.load(ckpt)
     tok = MarianTokenizer(ckpt)
-    bad = [model.cfg.pad_token_id]
+    procs = generate.processors_of(model, ckpt)
     rows = []
     for beam in (1, 4):
-        hyp, sec = torch_translate(model, tok, src, beam, args.batch, args.max_length, bad)
+        hyp, sec = torch_translate(model, tok, src, beam, args.batch, args.max_length, procs)
         rows.append((f"PyTorch f32 (reference)", beam, hyp, sec))
     for name, path in (("tern f32", f32), ("tern int8", int8)):
         for beam in (1, 4):

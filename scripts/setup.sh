@@ -25,7 +25,7 @@ codename="${VERSION_CODENAME:-}"
 trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev flatbuffers-compiler doctest-dev)
 # Everything else from the host's own release.
 host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
-           libsentencepiece-dev nlohmann-json3-dev libcli11-dev
+           libsentencepiece-dev nlohmann-json3-dev libcli11-dev libicu-dev
            python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
            libclang-rt-14-dev default-jdk-headless mmdebstrap qemu-user-static python3-matplotlib)
 

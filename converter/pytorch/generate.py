@@ -1,14 +1,19 @@
 """Greedy and beam search for MarianMTModel with Hugging Face generate() semantics (the reference that
 tern's search is tested against). Incremental decoding with a KV cache; batch of sentences.
 
-Semantics (transformers' GreedySearch and BeamSearchScorer/BeamHypotheses with early_stopping=False):
-- greedy: argmax of the logits with pad / bad_words_ids masked and, at the last allowed step, only
-  </s> allowed (forced_eos_token_id); score = sum of log_softmax of the raw logits at the chosen tokens.
-- beam: log_softmax, masks applied after it (not renormalized), running score added, top 2 x beam per
+Semantics (transformers' greedy search, and _beam_search with BeamSearchScorer/BeamHypotheses,
+early_stopping=False; processors from processors.py in transformers' order):
+- greedy: processors on the raw logits (pad and bad_words_ids masked, ..., at the last allowed step only
+  </s>), argmax; score = sum over the chosen tokens of log_softmax(processed logits) (transformers'
+  compute_transition_scores with normalize_logits=True; a forced </s> adds 0).
+- beam: log_softmax, then the processors (ForcedEOS sets </s> to 0, so a forced </s> adds 0 to the
+  hypothesis), log_softmax again when renormalize_logits, running score added, top 2 x beam per
   sentence; </s> candidates within the first `beam` ranks finish with score sum_logprob /
-  generated_len ** length_penalty (generated_len counts the </s>); done when `beam` are finished and
-  the worst finished >= best candidate / generated_len ** length_penalty; at max_length the running
-  beams finish as they are. Results: ids without the decoder start token and without the final </s>.
+  generated_len ** length_penalty (generated_len counts the </s>); done when `beam` are finished and the
+  worst finished >= best candidate / generated_len ** length_penalty; at max_length the running beams
+  finish as they are. Results: ids without the decoder start token and without the final </s>.
+- tern's extension: each sentence has its own cap (max_length, or ceil(ratio * source length) + 10), and
+  ForcedEOS fires at that sentence's cap.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from typing import List, Optional, Sequence, Tuple
 import torch
 
 from marian import MarianMTModel
+from processors import Processors, transition_score  # noqa: F401 (Processors: for callers)
 
 NEG_INF = float("-inf")
 
@@ -37,47 +43,64 @@ def _max_len(max_length: int, ratio: float, src_len: int) -> int:
     return max(cap, 1)
 
 
-def _bad_mask(model: MarianMTModel, bad_words: Sequence[int]) -> torch.Tensor:
-    v = model.cfg.target_vocab_size
-    m = torch.zeros(v, dtype=torch.bool)
-    m[model.cfg.pad_token_id] = True
-    for t in bad_words:
-        m[t] = True
-    return m
+def default_processors(model: MarianMTModel, gen: Optional[dict] = None) -> Processors:
+    """Processors for a generation config dict (generation_config.json's keys); default: Marian's
+    bad_words_ids = [[pad]] and forced_eos_token_id = eos."""
+    cfg = model.cfg
+    if gen is None:
+        gen = {"bad_words_ids": [[cfg.pad_token_id]], "forced_eos_token_id": cfg.eos_token_id}
+    return Processors(gen, cfg.target_vocab_size, cfg.pad_token_id, cfg.eos_token_id)
+
+
+def processors_of(model: MarianMTModel, ckpt_dir: str) -> Processors:
+    """Processors for a checkpoint: its generation_config.json, else Marian's defaults."""
+    import json
+    import os
+    path = os.path.join(ckpt_dir, "generation_config.json")
+    gen = None
+    if os.path.exists(path):
+        with open(path) as f:
+            gen = json.load(f)
+    return default_processors(model, gen)
+
+
+def _input_ids(start: int, seqs: Sequence[Sequence[int]]) -> torch.Tensor:
+    """transformers' input_ids of each row: the start token, then the row's tokens (rows of equal length)."""
+    return torch.tensor([[start] + list(s) for s in seqs], dtype=torch.long)
 
 
 @torch.no_grad()
 def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int = 256, ratio: float = 0.0,
-           forced_eos: bool = True, bad_words: Sequence[int] = ()) -> List[Tuple[List[int], float]]:
-    """srcs: source ids (each ending in </s>). Returns (ids, sum_logprob) per sentence."""
+           procs: Optional[Processors] = None) -> List[Tuple[List[int], float]]:
+    """srcs: source ids (each ending in </s>). Returns (ids, score) per sentence."""
     cfg = model.cfg
     model.eval()
+    procs = procs or default_processors(model)
     src = _pad_batch(srcs, cfg.pad_token_id)
     enc = model.encode(src)
     cross = model.cross_kv(enc)
     mask = model.padding_mask(src, cfg.pad_token_id)
-    bad = _bad_mask(model, bad_words)
     caps = [_max_len(max_length, ratio, len(s)) for s in srcs]
     n = len(srcs)
     out: List[List[int]] = [[] for _ in range(n)]
+    gen: List[List[int]] = [[] for _ in range(n)]  # tokens fed back (every row the same length)
     scores = [0.0] * n
     done = [False] * n
     caches = [dict() for _ in cfg_layers(model)]
     tok = torch.full((n, 1), cfg.decoder_start_token_id, dtype=torch.long)
     for pos in range(max(caps)):
         logits = model.decode(tok, cross, mask, caches, offset=pos)[:, -1, :]
-        logp = torch.log_softmax(logits, dim=-1)
+        processed = procs(_input_ids(cfg.decoder_start_token_id, gen), logits, [pos + 1 >= c for c in caps])
         nxt = []
         for i in range(n):
             if done[i]:
                 nxt.append(cfg.pad_token_id)
                 continue
             last = pos + 1 >= caps[i]
-            if last and forced_eos:
-                t = cfg.eos_token_id
-            else:
-                t = int(torch.argmax(logits[i].masked_fill(bad, NEG_INF)))
-            scores[i] += float(logp[i, t])
+            t = int(torch.argmax(processed[i]))
+            if not math.isfinite(float(processed[i, t])):
+                t = cfg.eos_token_id  # everything masked (tern's ArgMax falls back to </s>)
+            scores[i] += transition_score(processed[i], t)
             if t == cfg.eos_token_id or last:
                 done[i] = True
                 if t != cfg.eos_token_id:
@@ -85,6 +108,8 @@ def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int 
             else:
                 out[i].append(t)
             nxt.append(t)
+        for i in range(n):
+            gen[i].append(nxt[i])
         if all(done):
             break
         tok = torch.tensor(nxt, dtype=torch.long)[:, None]
@@ -122,18 +147,18 @@ class _Hyps:
 
 @torch.no_grad()
 def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int = 4, length_penalty: float = 1.0,
-                max_length: int = 256, ratio: float = 0.0, forced_eos: bool = True, bad_words: Sequence[int] = (),
+                max_length: int = 256, ratio: float = 0.0, procs: Optional[Processors] = None,
                 n_best: int = 1) -> List[List[Tuple[List[int], float]]]:
     """Returns, per sentence, up to n_best (ids, score) best first."""
     cfg = model.cfg
     model.eval()
+    procs = procs or default_processors(model)
     n = len(srcs)
     src = _pad_batch(srcs, cfg.pad_token_id)
     enc = model.encode(src)
     # Each sentence's beams share its cross K/V: expand to [n * beam, ...].
     cross = [(k.repeat_interleave(beam, 0), v.repeat_interleave(beam, 0)) for k, v in model.cross_kv(enc)]
     mask = model.padding_mask(src, cfg.pad_token_id).repeat_interleave(beam, 0)
-    bad = _bad_mask(model, bad_words)
     caps = [_max_len(max_length, ratio, len(s)) for s in srcs]
     V = cfg.target_vocab_size
     hyps = [_Hyps(beam, length_penalty) for _ in range(n)]
@@ -146,13 +171,9 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
     for pos in range(max(caps)):
         logits = model.decode(tok, cross, mask, caches, offset=pos)[:, -1, :]
         scores = torch.log_softmax(logits, dim=-1)
-        scores = scores.masked_fill(bad[None, :], NEG_INF)
-        for b in range(n):
-            if forced_eos and pos + 1 >= caps[b]:
-                rows = slice(b * beam, (b + 1) * beam)
-                eos_col = scores[rows, cfg.eos_token_id].clone()
-                scores[rows] = NEG_INF
-                scores[rows, cfg.eos_token_id] = eos_col
+        rows = [s if len(s) == pos else [cfg.pad_token_id] * pos for s in seqs]  # finished sentences' rows are unused
+        scores = procs(_input_ids(cfg.decoder_start_token_id, rows), scores,
+                       [pos + 1 >= caps[r // beam] for r in range(n * beam)])
         scores = scores + beam_scores.view(-1, 1)
         flat = scores.view(n, beam * V)
         top_s, top_i = torch.topk(flat, 2 * beam, dim=1, largest=True, sorted=True)

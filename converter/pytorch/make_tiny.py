@@ -13,6 +13,7 @@ embed_positions), which the converter must accept, check and drop.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -72,6 +73,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--d-model", type=int, default=32)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--generation", default="{}",
+                    help="JSON merged into generation_config.json (e.g. renormalize_logits, repetition_penalty)")
     args = ap.parse_args()
 
     torch.manual_seed(args.seed)
@@ -117,6 +120,14 @@ def main():
     export.export(model, os.path.join(work, "src.model"), os.path.join(work, "tgt.model" if args.separate_vocab else "src.model"),
                   src_vocab, args.out, target_vocab=tgt_vocab if args.separate_vocab else None,
                   provenance={"tiny": True, "seed": args.seed})
+    extra = json.loads(args.generation)
+    if extra:
+        path = os.path.join(args.out, "generation_config.json")
+        with open(path) as f:
+            gen = json.load(f)
+        gen.update(extra)
+        with open(path, "w") as f:
+            json.dump(gen, f, indent=2)
     if args.legacy_copies:
         tensors = safetensors_io.load(os.path.join(args.out, "model.safetensors"))
         shared = tensors["model.shared.weight"]

@@ -34,7 +34,7 @@ def main():
     cfg = model.cfg
     with open(os.path.join(args.ckpt, "generation_config.json")) as f:
         gen = json.load(f)
-    bad = [w[0] for w in gen.get("bad_words_ids", [])]
+    procs = generate.Processors(gen, cfg.target_vocab_size, cfg.pad_token_id, cfg.eos_token_id)
     special = {cfg.pad_token_id, cfg.eos_token_id}
     allowed = [i for i in range(cfg.vocab_size) if i not in special]
     srcs = []
@@ -46,18 +46,18 @@ def main():
     for src in srcs:
         s = torch.tensor([src])
         enc = model.encode(s)[0]
-        (g_ids, g_score), = generate.greedy(model, [src], max_length=args.max_length, bad_words=bad)
+        (g_ids, g_score), = generate.greedy(model, [src], max_length=args.max_length, procs=procs)
         tgt_in = [cfg.decoder_start_token_id] + g_ids
         logits = model.decode(torch.tensor([tgt_in]), model.cross_kv(enc[None]),
                               model.padding_mask(s, cfg.pad_token_id))[0]
         beams = generate.beam_search(model, [src], beam=4, length_penalty=1.0, max_length=args.max_length,
-                                     bad_words=bad, n_best=2)[0]
+                                     procs=procs, n_best=2)[0]
         cases.append({"src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
                       "beam": [[h, s] for h, s in beams]})
-    batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, bad_words=bad)]
+    batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
-                                                                   bad_words=bad, n_best=2)]
+                                                                   procs=procs, n_best=2)]
     with open(args.out, "w") as f:
         json.dump({"max_length": args.max_length, "d_model": cfg.d_model, "vocab": cfg.target_vocab_size,
                    "cases": cases, "batch": {"greedy": batch_greedy, "beam": batch_beam}}, f)

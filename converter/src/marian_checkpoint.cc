@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "positions.h"
+#include "generation_config.h"
 #include "safetensors.h"
 #include "tensor_specs.h"
 
@@ -123,26 +124,6 @@ Status ParseVocab(const std::string& text, const std::string& where, std::vector
   return Status::Ok();
 }
 
-Status ParseGenerationConfig(const std::string& text, const std::string& where, uint32_t eos_id, GenerationDefaults* gen) {
-  json g = json::parse(text, nullptr, false);
-  if (g.is_discarded() || !g.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
-  TERN_RETURN_IF_ERROR(GetUint(g, "num_beams", where, &gen->beam_size, &gen->beam_size));
-  uint32_t max_length = gen->max_length + 1;
-  TERN_RETURN_IF_ERROR(GetUint(g, "max_length", where, &max_length, &max_length));
-  if (max_length < 2) return Status(StatusCode::kInvalidModel, where + ": max_length must be >= 2");
-  gen->max_length = max_length - 1;  // HF counts the decoder start token; tern counts generated tokens
-  if (g.contains("length_penalty") && g["length_penalty"].is_number()) gen->length_penalty = g["length_penalty"].get<float>();
-  if (g.contains("forced_eos_token_id") && g["forced_eos_token_id"].is_number_unsigned())
-    gen->forced_eos = g["forced_eos_token_id"].get<uint64_t>() == eos_id;
-  if (g.contains("bad_words_ids") && g["bad_words_ids"].is_array()) {
-    for (const auto& w : g["bad_words_ids"]) {
-      if (w.is_array() && w.size() == 1 && w[0].is_number_unsigned()) gen->bad_word_ids.push_back(w[0].get<uint32_t>());
-      else return Status(StatusCode::kUnsupported, where + ": bad_words_ids entry " + w.dump() + " (only single tokens are supported)");
-    }
-  }
-  return Status::Ok();
-}
-
 Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
   std::string text;
   const std::string config_path = dir + "/config.json";
@@ -177,13 +158,37 @@ Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
   TERN_RETURN_IF_ERROR(ReadText(dir + "/source.spm", &out->source_spm));
   TERN_RETURN_IF_ERROR(ReadText(dir + "/target.spm", &out->target_spm));
 
-  out->gen.forced_eos = false;
-  out->gen.bad_word_ids = {hp.pad_id};
+  // Decoding rules: generation_config.json, else config.json's generation keys (transformers 4.x).
   const std::string gen_path = dir + "/generation_config.json";
   if (Exists(gen_path)) {
     TERN_RETURN_IF_ERROR(ReadText(gen_path, &text));
-    out->gen.bad_word_ids.clear();
-    TERN_RETURN_IF_ERROR(ParseGenerationConfig(text, gen_path, hp.eos_id, &out->gen));
+    TERN_RETURN_IF_ERROR(ParseGenerationConfig(text, gen_path, hp.eos_id, hp.target_vocab_size, &out->gen));
+  } else {
+    TERN_RETURN_IF_ERROR(ReadText(config_path, &text));
+    TERN_RETURN_IF_ERROR(ReadGenerationKeys(json::parse(text, nullptr, false), GenerationSource::kModelConfig, config_path,
+                                            hp.eos_id, hp.target_vocab_size, &out->gen));
+  }
+  // Detokenization: transformers' clean_up_tokenization when tokenizer_config.json asks for it (absent:
+  // off, the default of transformers >= 4.45 and 5.x; older 4.x defaulted to on).
+  const std::string tc_path = dir + "/tokenizer_config.json";
+  if (Exists(tc_path)) {
+    TERN_RETURN_IF_ERROR(ReadText(tc_path, &text));
+    json tc = json::parse(text, nullptr, false);
+    if (tc.is_discarded() || !tc.is_object()) return Status(StatusCode::kInvalidModel, tc_path + ": not a JSON object");
+    if (tc.contains("clean_up_tokenization_spaces") && !tc["clean_up_tokenization_spaces"].is_null()) {
+      if (!tc["clean_up_tokenization_spaces"].is_boolean())
+        return Status(StatusCode::kInvalidModel, tc_path + ": \"clean_up_tokenization_spaces\" must be true or false");
+      out->clean_up_tokenization_spaces = tc["clean_up_tokenization_spaces"].get<bool>();
+    }
+    for (auto [key, dst] : {std::pair{"source_lang", &out->source_lang}, {"target_lang", &out->target_lang}}) {
+      if (!tc.contains(key) || tc[key].is_null()) continue;
+      const json& v = tc[key];
+      if (!v.is_string() || v.get_ref<const std::string&>().size() > 32 ||
+          v.get_ref<const std::string&>().find_first_not_of(
+              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+        return Status(StatusCode::kInvalidModel, tc_path + ": \"" + key + "\" must be a language code (letters, digits, '-', '_')");
+      *dst = v.get<std::string>();
+    }
   }
 
   SafeTensorsFile st;

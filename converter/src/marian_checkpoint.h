@@ -24,6 +24,8 @@ struct Checkpoint {
   std::string source_spm, target_spm;            // SentencePiece model protos (bytes)
   std::vector<std::string> source_vocab, target_vocab;  // piece of each id
   std::string notes;                             // the safetensors metadata "tern_provenance", if any
+  bool clean_up_tokenization_spaces = false;     // tokenizer_config.json (absent: false, see README)
+  std::string source_lang, target_lang;          // tokenizer_config.json ("" when absent)
 };
 
 /// Parses config.json text into hyperparameters (`where` names the file in messages). Marian semantics:
@@ -40,13 +42,7 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
 /// object, a non-integer id, ids that are not exactly 0..n-1.
 Status ParseVocab(const std::string& text, const std::string& where, std::vector<std::string>* pieces);
 
-/// Parses generation_config.json: num_beams, max_length (HF counts the decoder start token, so tern's
-/// max_length = max_length - 1 generated tokens), length_penalty, forced_eos_token_id (forced </s> at
-/// the last step when it equals eos), bad_words_ids (single-token entries). Unknown keys are ignored.
-Status ParseGenerationConfig(const std::string& text, const std::string& where, uint32_t eos_id,
-                             GenerationDefaults* gen);
-
-/// Reads the whole directory. Tensor names lose the "model." prefix; model.shared.weight becomes
+/// Reads the whole directory (the decoding rules through generation_config.h). Tensor names lose the "model." prefix; model.shared.weight becomes
 /// encoder.embed_tokens.weight; optional copies (per-side embed_tokens, lm_head.weight,
 /// embed_positions) are checked to agree with what they copy and dropped; final_logits_bias [1, V]
 /// becomes [V]. Errors name the file and tensor: kNotFound (missing file or tensor), kInvalidModel

@@ -93,7 +93,10 @@ Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vecto
   const auto tgt_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.target_spm.data()), ck.target_spm.size());
   const auto src_vocab = fbb.CreateVectorOfStrings(ck.source_vocab);
   const auto tgt_vocab = fbb.CreateVectorOfStrings(ck.target_vocab);
-  const auto tokenizer = fb::CreateTokenizer(fbb, src_spm, tgt_spm, src_vocab, tgt_vocab);
+  const auto src_lang = fbb.CreateString(ck.source_lang);
+  const auto tgt_lang = fbb.CreateString(ck.target_lang);
+  const auto tokenizer = fb::CreateTokenizer(fbb, src_spm, tgt_spm, src_vocab, tgt_vocab, ck.clean_up_tokenization_spaces,
+                                             src_lang, tgt_lang);
   const auto hparams = format::ToFb(fbb, hp);
   const auto gen = format::ToFb(fbb, ck.gen);
   const auto limits = format::ToFb(fbb, opts.limits);
@@ -106,7 +109,8 @@ Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vecto
   prov.max_abs_error = worst;
   prov.notes = ck.notes;
   const auto provenance = format::ToFb(fbb, prov);
-  const auto root = fb::CreateModel(fbb, kFormatVersion, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights);
+  const uint32_t version = format::RequiredVersion(ck.gen, ck.clean_up_tokenization_spaces);
+  const auto root = fb::CreateModel(fbb, version, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights);
   fb::FinishModelBuffer(fbb, root);
   image->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   return Status::Ok();

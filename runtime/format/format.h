@@ -79,6 +79,10 @@ inline fb::Activation ToFb(Activation v) { return static_cast<fb::Activation>(v)
 inline fb::NormPlacement ToFb(NormPlacement v) { return static_cast<fb::NormPlacement>(v); }
 inline fb::PositionEncoding ToFb(PositionEncoding v) { return static_cast<fb::PositionEncoding>(v); }
 
+/// The lowest format version a file with these generation defaults and tokenizer settings needs: 2 if
+/// it sets a format-2 field to anything but its default, else 1 (schema/README.md, version history).
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces);
+
 // --- tables (schema_io.cc, driven by the field lists of fields.h) --------------------------------------------------------------------------------
 /// Reads the tables into the public structs (every field of fields.h); enum fields are range-checked
 /// (kInvalidModel naming the field). Consistency between fields is checked by the semantic checks

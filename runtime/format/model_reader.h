@@ -35,6 +35,8 @@ struct ModelContents {
   std::vector<TensorView> tensors;        // sorted by name
   std::string_view source_spm, target_spm;
   std::vector<std::string_view> source_vocab, target_vocab;
+  bool clean_up_tokenization_spaces = false;
+  std::string_view source_lang, target_lang;
 };
 
 /// Check 1 for an image of `size` bytes called `name`. Error: kInvalidModel.

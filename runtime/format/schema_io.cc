@@ -101,4 +101,12 @@ flatbuffers::Offset<fb::Provenance> ToFb(flatbuffers::FlatBufferBuilder& fbb, co
   return b.Finish();
 }
 
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces) {
+  const GenerationDefaults format1;
+  const bool v2 = g.renormalize_logits != format1.renormalize_logits || g.repetition_penalty != format1.repetition_penalty ||
+                  g.no_repeat_ngram_size != format1.no_repeat_ngram_size || g.min_length != format1.min_length ||
+                  clean_up_tokenization_spaces;
+  return v2 ? 2 : 1;
+}
+
 }  // namespace tern::format

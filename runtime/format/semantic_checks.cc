@@ -62,6 +62,10 @@ Status CheckGeneration(const GenerationDefaults& g, const Hyperparameters& hp, c
   if (g.beam_size == 0 || g.max_length == 0 || !std::isfinite(g.length_penalty) || !std::isfinite(g.max_length_ratio) ||
       g.max_length_ratio < 0.f)
     return Invalid(file, "generation defaults out of range (beam_size, max_length > 0)");
+  if (!(std::isfinite(g.repetition_penalty) && g.repetition_penalty > 0.f))
+    return Invalid(file, "generation.repetition_penalty must be finite and > 0");
+  if (g.no_repeat_ngram_size > 1024 || g.min_length > (1u << 20))
+    return Invalid(file, "generation.no_repeat_ngram_size (<= 1024) or min_length (<= 2^20) out of range");
   return Status::Ok();
 }
 
@@ -166,6 +170,13 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
   c->target_vocab.clear();
   for (const auto* s : *tok->source_vocab()) c->source_vocab.push_back(View(s));
   for (const auto* s : *tok->target_vocab()) c->target_vocab.push_back(View(s));
+  c->clean_up_tokenization_spaces = tok->clean_up_tokenization_spaces();
+  c->source_lang = View(tok->source_lang());
+  c->target_lang = View(tok->target_lang());
+  for (std::string_view lang : {c->source_lang, c->target_lang})
+    if (lang.size() > 32 || lang.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                                std::string_view::npos)
+      return Invalid(file, "tokenizer.source_lang/target_lang must be a language code of at most 32 letters, digits, '-' or '_'");
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 
 struct tern_model {
   std::shared_ptr<const tern::Model> model;
+  std::vector<std::string> languages;  // NUL-terminated copies of Model::language_tokens()
 };
 
 struct tern_translator {
@@ -48,6 +49,8 @@ tern::TranslateOptions Options(const tern_translate_params* p) {
   o.max_length_ratio = p->max_length_ratio;
   o.n_best = p->n_best ? p->n_best : 1;
   o.return_scores = p->return_scores != 0;
+  o.target_lang = p->target_lang ? std::string_view(p->target_lang) : std::string_view();
+  o.split_sentences = p->split_sentences != 0;
   return o;
 }
 
@@ -85,11 +88,19 @@ tern_model* tern_model_load(const char* path, tern_error* err) {
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
     auto m = tern::Model::Load(path);
     if (!m.ok()) return Fail(err, m.status()), nullptr;
-    return new tern_model{m.value()};
+    auto* out = new tern_model{m.value(), {}};
+    for (std::string_view l : out->model->language_tokens()) out->languages.emplace_back(l);
+    return out;
   });
 }
 
 void tern_model_free(tern_model* model) { delete model; }
+
+size_t tern_model_language_count(const tern_model* model) { return model ? model->languages.size() : 0; }
+
+const char* tern_model_language(const tern_model* model, size_t i) {
+  return model && i < model->languages.size() ? model->languages[i].c_str() : nullptr;
+}
 
 tern_translator_params tern_translator_default_params(void) {
   tern_translator_params p{};
@@ -132,6 +143,8 @@ tern_translate_params tern_translate_default_params(void) {
   p.max_length_ratio = -1.f;
   p.n_best = 1;
   p.return_scores = 1;
+  p.target_lang = nullptr;
+  p.split_sentences = 1;
   return p;
 }
 

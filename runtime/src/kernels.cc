@@ -134,6 +134,19 @@ float MaxOf(const float* x, size_t n) {
   return m;
 }
 
+void MaskRow(float* row, const uint8_t* masked, size_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : row[v];
+}
+
+uint32_t ArgMax(const float* x, size_t n, uint32_t fallback) {
+  uint32_t best = fallback;
+  float bv = -std::numeric_limits<float>::infinity();
+  for (size_t v = 0; v < n; ++v)
+    if (x[v] > bv) bv = x[v], best = static_cast<uint32_t>(v);
+  return best;
+}
+
 void LogSoftmaxInPlace(float* x, size_t n) {
   const float lse = LogSumExp(x, n);
   for (size_t i = 0; i < n; ++i) x[i] -= lse;

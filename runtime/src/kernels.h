@@ -36,6 +36,13 @@ float MaxOf(const float* x, size_t n);
 /// log-probability (lse = LogSumExp of the logits) plus the beam's running score base.
 void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n);
 
+/// row[v] <- -inf where masked[v] (a token mask applied to logits).
+void MaskRow(float* row, const uint8_t* masked, size_t n);
+
+/// Index of the first largest element of x[n] (as torch.argmax); `fallback` when n = 0 or every element is
+/// -inf or NaN.
+uint32_t ArgMax(const float* x, size_t n, uint32_t fallback);
+
 /// x <- x - LogSumExp(x) (log-probabilities, as torch.log_softmax).
 void LogSoftmaxInPlace(float* x, size_t n);
 

@@ -80,6 +80,11 @@ Result<std::shared_ptr<const Model>> Model::Create(std::unique_ptr<internal::Mod
   m->target_spm_ = c.target_spm;
   m->source_vocab_ = std::move(c.source_vocab);
   m->target_vocab_ = std::move(c.target_vocab);
+  m->clean_up_tokenization_spaces_ = c.clean_up_tokenization_spaces;
+  m->source_lang_ = c.source_lang;
+  m->target_lang_ = c.target_lang;
+  for (std::string_view p : m->source_vocab_)
+    if (p.size() > 4 && p.compare(0, 2, ">>") == 0 && p.compare(p.size() - 2, 2, "<<") == 0) m->language_tokens_.push_back(p);
   const Hyperparameters& hp = m->hp_;
   if (hp.position_encoding != PositionEncoding::kLearned) {
     m->sinusoid_.resize(size_t{hp.max_positions} * hp.d_model);

@@ -9,10 +9,12 @@
 #include "batch.h"
 #include "buffers.h"
 #include "network.h"
+#include "paragraphs.h"
 #include "prepared_model.h"
 #include "profiler.h"
 #include "search/logits_processors.h"
 #include "search/search.h"
+#include "sentence_splitter.h"
 #include "tern/translator.h"
 #include "tokenizer.h"
 
@@ -30,12 +32,17 @@ struct Translator::Impl : public StepDecoder {
   std::unique_ptr<uint8_t[]> owned_arena;
   LogitsProcessors processors;
   Profiler prof;
+  Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
 
   /// The decoder step for the search: logits of `rows` at `pos`.
   Result<float*> Decode(size_t pos, const StepRows& rows) override;
 
   /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
   Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
+
+  /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
+  Status TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+                        Span<const TranslationResult>* results);
 };
 
 }  // namespace tern

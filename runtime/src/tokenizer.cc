@@ -36,16 +36,22 @@ size_t FindInvalidUtf8(std::string_view s) {
 
 Tokenizer::~Tokenizer() = default;
 
-Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model) {
+Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side side) {
   std::unique_ptr<Tokenizer> t(new Tokenizer());
   t->model_ = &model;
-  t->source_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  auto st = t->source_->LoadFromSerializedProto(model.source_spm());
-  if (!st.ok()) return Status(StatusCode::kInvalidModel, model.name() + ": tokenizer.source_spm: " + st.ToString());
-  model.ReleasePages(model.source_spm().data(), model.source_spm().size());  // SentencePiece parsed its own copy
-  const auto& vocab = model.source_vocab();
-  t->source_ids_.reserve(vocab.size());
-  for (size_t i = 0; i < vocab.size(); ++i) t->source_ids_.emplace(vocab[i], static_cast<uint32_t>(i));
+  t->side_ = side;
+  const bool source = side == Side::kSource;
+  const std::string_view proto = source ? model.source_spm() : model.target_spm();
+  t->spm_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  auto st = t->spm_->LoadFromSerializedProto(proto);
+  if (!st.ok())
+    return Status(StatusCode::kInvalidModel, model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ") +
+                                                 st.ToString());
+  model.ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
+  // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
+  const auto& vocab = source ? model.source_vocab() : model.target_vocab();
+  t->ids_.reserve(vocab.size());
+  for (size_t i = 0; i < vocab.size(); ++i) t->ids_.emplace(vocab[i], static_cast<uint32_t>(i));
   t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
 }
@@ -56,25 +62,68 @@ size_t MaxPieceBytes(const Model& model) {
   return n;
 }
 
-Status Tokenizer::Encode(std::string_view text, uint32_t* ids, size_t capacity, size_t* n) const {
+std::string LanguageCode(std::string_view lang) { return ">>" + std::string(lang) + "<<"; }
+
+Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity,
+                         size_t* n) const {
   const size_t bad = FindInvalidUtf8(text);
   if (bad != text.size()) return Status(StatusCode::kInvalidArgument, "invalid UTF-8 at byte " + std::to_string(bad));
   const size_t nul = text.find('\0');
   if (nul != std::string_view::npos) return Status(StatusCode::kInvalidArgument, "NUL byte at byte " + std::to_string(nul));
-  std::vector<std::string> pieces;
-  auto st = source_->Encode(text, &pieces);
-  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
-  if (pieces.size() + 1 > capacity)
-    return Status(StatusCode::kResourceExhausted, std::to_string(pieces.size() + 1) + " source tokens exceed max_source_tokens " +
-                                                      std::to_string(capacity));
   const uint32_t unk = model_->hparams().unk_id;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    auto it = source_ids_.find(pieces[i]);
-    ids[i] = it == source_ids_.end() ? unk : it->second;
+  auto id_of = [&](std::string_view piece) {
+    auto it = ids_.find(piece);
+    return it == ids_.end() ? unk : it->second;
+  };
+  // MarianTokenizer.remove_language_code: ">>...<<" at the very start, up to the first "<<".
+  std::string_view code;
+  if (text.size() >= 2 && text.compare(0, 2, ">>") == 0) {
+    const size_t end = text.find("<<");
+    if (end != std::string_view::npos) code = text.substr(0, end + 2), text.remove_prefix(end + 2);
   }
-  ids[pieces.size()] = model_->hparams().eos_id;
-  *n = pieces.size() + 1;
+  uint32_t code_id = 0;
+  bool has_code = !code.empty();
+  if (!target_lang.empty()) {
+    const std::string wanted = LanguageCode(target_lang);
+    auto it = ids_.find(wanted);
+    if (it == ids_.end())
+      return Status(StatusCode::kInvalidArgument, "the model has no target-language token " + wanted);
+    code_id = it->second, has_code = true;
+  } else if (has_code) {
+    code_id = id_of(code);
+  }
+  std::vector<std::string> pieces;
+  auto st = spm_->Encode(text, &pieces);
+  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
+  const size_t total = (has_code ? 1 : 0) + pieces.size() + 1;
+  if (total > capacity)
+    return Status(StatusCode::kResourceExhausted, std::to_string(total) + " source tokens exceed max_source_tokens " +
+                                                      std::to_string(capacity));
+  size_t k = 0;
+  if (has_code) ids[k++] = code_id;
+  for (const std::string& p : pieces) ids[k++] = id_of(p);
+  ids[k++] = model_->hparams().eos_id;
+  *n = k;
   return Status::Ok();
+}
+
+size_t CleanUpTokenization(char* text, size_t n) {
+  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
+      {" .", "."},   {" ?", "?"},     {" !", "!"},     {" ,", ","},     {" ' ", "'"},
+      {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+  for (const auto& [from, to] : kRules) {  // each rule over the whole text, left to right (str.replace)
+    size_t r = 0, w = 0;
+    while (r < n) {
+      if (n - r >= from.size() && std::string_view(text + r, from.size()) == from) {
+        std::memcpy(text + w, to.data(), to.size());  // to is shorter than from: w + |to| <= r
+        w += to.size(), r += from.size();
+      } else {
+        text[w++] = text[r++];
+      }
+    }
+    n = w;
+  }
+  return n;
 }
 
 size_t Tokenizer::Decode(const uint32_t* ids, size_t n, char* out, size_t capacity) const {
@@ -122,6 +171,7 @@ size_t Tokenizer::Decode(const uint32_t* ids, size_t n, char* out, size_t capaci
     std::memmove(out, out + 1, len - 1);
     --len;
   }
+  if (model_->clean_up_tokenization_spaces()) len = CleanUpTokenization(out, len);
   return len;
 }
 

@@ -1,11 +1,19 @@
-// Text <-> token ids with the model's own SentencePiece models and vocabularies (MarianTokenizer
-// semantics: SentencePiece splits the text into pieces, each piece maps to its id in the stored
-// vocabulary, unknown pieces to unk_id; ids are never SentencePiece's own ids).
+// Text <-> token ids with the model's own SentencePiece models and vocabularies, with MarianTokenizer's
+// semantics (transformers models/marian/tokenization_marian.py):
+//  - a leading target-language code ">>xxx<<" (the text starts with ">>"; the code runs to the first
+//    "<<") is taken off before SentencePiece and mapped to its own vocabulary id (remove_language_code,
+//    transformers 5.x; 4.x matched the regex ">>.+<<", greedy, and removed every match: the same for a
+//    text with one code at its start, which is what multilingual OPUS-MT models are given);
+//  - SentencePiece splits the rest into pieces; each piece maps to its id in the stored vocabulary,
+//    a piece the vocabulary lacks to unk_id (transformers 4.x; ids are never SentencePiece's own);
+//  - </s> is appended.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "tern/model.h"
 #include "tern/status.h"
@@ -18,21 +26,28 @@ namespace tern {
 
 class Tokenizer {
  public:
-  /// Loads the source and target SentencePiece protos from `model`. Error: kInvalidModel.
-  static Result<std::unique_ptr<Tokenizer>> Create(const Model& model);
+  enum class Side { kSource, kTarget };
+  /// Loads the SentencePiece proto of `side` (the source one translates; the target one is for
+  /// `tern tokenize --target`). Error: kInvalidModel (naming the proto) when SentencePiece rejects it.
+  static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side = Side::kSource);
   ~Tokenizer();
 
-  /// Checks `text` (valid UTF-8, no NUL byte), splits it into pieces and writes their ids followed by
-  /// eos_id into ids[0..*n). Errors (message without the sentence number; the caller adds it):
-  /// kInvalidArgument "invalid UTF-8 at byte N" / "NUL byte at byte N"; kResourceExhausted when more
-  /// than `capacity` ids would be needed. Allocates inside SentencePiece only.
-  Status Encode(std::string_view text, uint32_t* ids, size_t capacity, size_t* n) const;
+  /// Checks `text` (valid UTF-8, no NUL byte), takes off a leading language code, splits the rest into
+  /// pieces and writes the ids (code first, then pieces, then eos_id) into ids[0..*n). A non-empty
+  /// `target_lang` ("por") puts the id of ">>por<<" first instead of any code the text starts with.
+  /// Errors (message without the sentence number; the caller adds it): kInvalidArgument "invalid UTF-8
+  /// at byte N" / "NUL byte at byte N" / an unknown target_lang; kResourceExhausted when more than
+  /// `capacity` ids would be needed. Allocates inside SentencePiece only.
+  Status Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity, size_t* n) const;
 
   /// Writes the text of target `ids` into out[0..capacity) and returns its length in bytes: pieces
   /// concatenated, U+2581 (SentencePiece's word boundary) turned into a space and the leading space
   /// dropped, byte pieces <0xNN> turned into their byte, unknown pieces written as " ⁇ ", </s> and pad
-  /// skipped (what SentencePiece's DecodePieces gives for these models). No allocation. Output beyond
-  /// capacity is cut at a UTF-8 boundary.
+  /// skipped (what SentencePiece's DecodePieces gives for these models); then, when the model asks for
+  /// it, transformers' clean_up_tokenization (" ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",
+  /// " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " 's" -> "'s", " 've" -> "'ve", " 're" -> "'re", in
+  /// that order, each over the whole text). No allocation. Output beyond capacity is cut at a UTF-8
+  /// boundary.
   size_t Decode(const uint32_t* ids, size_t n, char* out, size_t capacity) const;
 
   /// Bytes Decode can need per token at most.
@@ -41,10 +56,17 @@ class Tokenizer {
  private:
   Tokenizer() = default;
   const Model* model_ = nullptr;
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> source_;
-  std::unordered_map<std::string_view, uint32_t> source_ids_;
+  Side side_ = Side::kSource;
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> spm_;
+  std::unordered_map<std::string_view, uint32_t> ids_;  // piece -> id of the side's vocabulary
   size_t max_piece_bytes_ = 0;
 };
+
+/// The vocabulary piece of a target-language code: ">>" + lang + "<<".
+std::string LanguageCode(std::string_view lang);
+
+/// transformers' clean_up_tokenization on text[0..n) in place; returns the new length.
+size_t CleanUpTokenization(char* text, size_t n);
 
 /// Bytes Tokenizer::Decode can need per target token: the longest target piece, at least 6 (" ⁇ ",
 /// the text of an unknown piece). Used to size the result text buffers.

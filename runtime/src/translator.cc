@@ -143,14 +143,24 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   return Status::Ok();
 }
 
-Status Translator::Translate(Span<const std::string_view> sentences, const TranslateOptions& options,
-                             Span<const TranslationResult>* results) {
-  Impl& t = *impl_;
+Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+                                        Span<const TranslationResult>* results) {
+  Impl& t = *this;
   const BatchBuffers& in = t.buf.batch;
   const ResultBuffers& out = t.buf.results;
-  const size_t n = sentences.size();
+  const size_t n = texts.size();
+  if (!options.target_lang.empty()) {  // a language the model lacks fails the call, not each sentence
+    const std::string code = LanguageCode(options.target_lang);
+    const auto& langs = t.model->language_tokens();
+    if (std::find(langs.begin(), langs.end(), code) == langs.end()) {
+      std::string have;
+      for (std::string_view l : langs) have += (have.empty() ? "" : ", ") + std::string(l);
+      return Status(StatusCode::kInvalidArgument, "target_lang '" + std::string(options.target_lang) + "': the model has no " +
+                                                      code + " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
+    }
+  }
   TERN_RETURN_IF_ERROR(RunCall(t, n, options, [&](size_t i) {
-    if (sentences[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+    if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
       // Nothing to translate: an empty translation, without running the model.
       Hypothesis& h = out.hypotheses[i * t.dims.n_best];
       h = Hypothesis();
@@ -159,7 +169,7 @@ Status Translator::Translate(Span<const std::string_view> sentences, const Trans
       return;
     }
     size_t len = 0;
-    Status s = t.tokenizer->Encode(sentences[i], in.staged_ids + i * t.dims.src, t.dims.src, &len);
+    Status s = t.tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * t.dims.src, t.dims.src, &len);
     if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
     in.in_len[i] = static_cast<uint32_t>(len);
   }));
@@ -177,6 +187,42 @@ Status Translator::Translate(Span<const std::string_view> sentences, const Trans
   *results = Span<const TranslationResult>(out.results, n);
   return Status::Ok();
 }
+
+namespace {
+
+// Paragraphs' engine: a chunk of sentences through TranslateTexts, splitting off.
+class SentenceEngine : public Paragraphs::Engine {
+ public:
+  SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o) { o_.split_sentences = false; }
+  Status TranslateSentences(Span<const std::string_view> sentences, Span<const TranslationResult>* out) override {
+    return t_.TranslateTexts(sentences, o_, out);
+  }
+
+ private:
+  Translator::Impl& t_;
+  TranslateOptions o_;
+};
+
+}  // namespace
+
+Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+                             Span<const TranslationResult>* results) {
+  Impl& t = *impl_;
+  if (texts.size() > t.dims.batch)
+    return Status(StatusCode::kInvalidArgument,
+                  std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(t.dims.batch));
+  if (options.split_sentences && SentenceSplitter::Available()) {
+    auto several = t.paragraphs.Prepare(t.model->source_lang(), texts);
+    if (!several.ok()) return several.status();
+    if (several.value()) {
+      SentenceEngine engine(t, options);
+      return t.paragraphs.Translate(engine, t.dims.batch, results);
+    }
+  }
+  return t.TranslateTexts(texts, options, results);
+}
+
+bool Translator::splits_sentences() const { return SentenceSplitter::Available(); }
 
 Translator::Impl& ImplOf(Translator& t) { return *t.impl_; }
 

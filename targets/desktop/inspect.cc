@@ -49,7 +49,10 @@ nlohmann::json Describe(const Model& m) {
   j["tensors"]["parameters"] = params;
   for (const auto& [name, e] : by_type) j["tensors"]["by_dtype"][name] = {{"count", e.first}, {"bytes", e.second}};
   j["tokenizer"] = {{"source_pieces", m.source_vocab().size()}, {"target_pieces", m.target_vocab().size()},
-                    {"source_spm_bytes", m.source_spm().size()}, {"target_spm_bytes", m.target_spm().size()}};
+                    {"source_spm_bytes", m.source_spm().size()}, {"target_spm_bytes", m.target_spm().size()},
+                    {"source_lang", m.source_lang()}, {"target_lang", m.target_lang()},
+                    {"clean_up_tokenization_spaces", m.clean_up_tokenization_spaces()},
+                    {"language_tokens", m.language_tokens()}};
   j["generation"] = Fields(m.generation());
   j["limits"] = Fields(m.limits());
   auto arena = Translator::RequiredArenaBytes(m, TranslatorConfig());

@@ -1,6 +1,8 @@
 // tern: the desktop command line.
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
 //                  [--n-best K] [--ids] [--scores] [--verbose] [--profile]
+//                  [--target-lang LANG] [--no-split]
+//   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
 // Errors are one line on stderr and a non-zero exit.
 #include <cstdlib>
@@ -35,6 +37,16 @@ int main(int argc, char** argv) {
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
+  tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");
+  tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
+
+  tern::cli::TokenizeArgs tk;
+  tk.model = ta.model;
+  CLI::App* tok = app.add_subcommand("tokenize", "print the token ids of each line (what the model sees)");
+  tok->add_option("-m,--model", tk.model, "the .tern model");
+  tok->add_option("-i,--input", tk.input, "input file (default: stdin)");
+  tok->add_flag("--target", tk.target, "use the target side's SentencePiece model and vocabulary");
+  tok->add_option("--target-lang", tk.target_lang, "put >>lang<< first, as translate --target-lang does");
 
   std::string inspect_model;
   bool json = false;
@@ -44,6 +56,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (tr->parsed()) return tern::cli::RunTranslate(ta);
+  if (tok->parsed()) return tern::cli::RunTokenize(tk);
   auto model = tern::Model::Load(inspect_model);
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";

@@ -15,6 +15,7 @@
 
 #include "tern/cpu.h"
 #include "tern/model.h"
+#include "tern/tokenize.h"
 #include "tern/translator.h"
 
 namespace tern::cli {
@@ -179,6 +180,17 @@ int RunTranslate(const TranslateArgs& args) {
   opt.max_length = args.max_length;
   opt.n_best = args.n_best;
   opt.return_scores = args.scores || args.n_best > 1;
+  opt.target_lang = args.target_lang;
+  opt.split_sentences = !args.no_split;
+  const auto& langs = model.value()->language_tokens();
+  if (args.target_lang.empty() && !langs.empty() && !args.ids) {
+    std::string have;
+    for (std::string_view l : langs) have += (have.empty() ? "" : " ") + std::string(l);
+    std::cerr << "tern: the model translates into several languages (" << have
+              << "): give --target-lang, or start each line with its token; lines without one get no language token\n";
+  }
+  if (args.verbose && !args.no_split && !t.splits_sentences())
+    std::cerr << "tern: this build has no ICU: lines are not split into sentences\n";
 
   size_t line_no = 0, failed = 0, sentences = 0, tokens = 0;
   double translate_ms = 0;
@@ -262,6 +274,44 @@ int RunTranslate(const TranslateArgs& args) {
     PrintFloor(*model.value(), t.profile(), std::cerr);
   }
   if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";
+  return failed ? 1 : 0;
+}
+
+int RunTokenize(const TokenizeArgs& args) {
+  auto model = Model::Load(args.model);
+  if (!model.ok()) {
+    std::cerr << "tern: " << model.status().message() << "\n";
+    return 2;
+  }
+  auto tok = TextTokenizer::Create(model.value(), args.target ? TextTokenizer::Side::kTarget : TextTokenizer::Side::kSource);
+  if (!tok.ok()) {
+    std::cerr << "tern: " << tok.status().message() << "\n";
+    return 2;
+  }
+  std::ifstream fin;
+  std::istream* in = &std::cin;
+  if (!args.input.empty()) {
+    fin.open(args.input);
+    if (!fin) {
+      std::cerr << "tern: " << args.input << ": cannot open\n";
+      return 2;
+    }
+    in = &fin;
+  }
+  size_t line_no = 0, failed = 0;
+  std::vector<uint32_t> ids;
+  for (std::string s; std::getline(*in, s);) {
+    ++line_no;
+    Status st = tok.value()->Encode(s, args.target_lang, &ids);
+    if (!st.ok()) {
+      std::cerr << "tern: line " << line_no << ": " << st.message() << "\n";
+      ++failed;
+      std::cout << "\n";
+      continue;
+    }
+    for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
+    std::cout << "\n";
+  }
   return failed ? 1 : 0;
 }
 

@@ -19,11 +19,24 @@ struct TranslateArgs {
   bool scores = false;      // append "\t<score>"
   bool verbose = false;     // CPU, model, arena, sentences/s, tokens/s on stderr
   bool profile = false;     // per-token time split on stderr
+  std::string target_lang;  // multilingual models: ">>lang<<" first in every source
+  bool no_split = false;    // translate each line as one sentence
+};
+
+struct TokenizeArgs {
+  std::string model;
+  std::string input;        // empty: stdin
+  bool target = false;      // the target side's SentencePiece model and vocabulary
+  std::string target_lang;
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each
 /// failure printed as "tern: line N: message" on stderr, an empty line written in its place), 2 if the
 /// model or a file could not be opened.
 int RunTranslate(const TranslateArgs& args);
+
+/// `tern tokenize`: prints the token ids of each input line (what the model sees: MarianTokenizer's
+/// rules, </s> included), space-separated, one line per input line. Exit codes as RunTranslate.
+int RunTokenize(const TokenizeArgs& args);
 
 }  // namespace tern::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generation_config.h"
 #include "marian_checkpoint.h"
 #include "safetensors.h"
 
@@ -36,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     default: {
       tern::GenerationDefaults g;
-      s = tern::convert::ParseGenerationConfig(text, "generation_config.json", 0, &g);
+      s = tern::convert::ParseGenerationConfig(text, "generation_config.json", 0, 1000, &g);
     }
   }
   if (!s.ok() && s.message().empty()) __builtin_trap();

@@ -25,8 +25,9 @@
 
 namespace tern {
 
-/// The format version this build writes and the newest it reads (schema/README.md, rule 5).
-constexpr uint32_t kFormatVersion = 1;
+/// The newest format version this build reads (schema/README.md, rule 5). The converter writes the lowest
+/// version a file needs: 1 unless it uses a format-2 field (format::RequiredVersion).
+constexpr uint32_t kFormatVersion = 2;
 
 /// Storage format of a stored tensor (schema enum DType; same values). Per-format facts (bytes, scales,
 /// kernels) live in one table each: format::FormatOf (storage) and the runtime's kernel table.
@@ -70,6 +71,11 @@ struct GenerationDefaults {
   float max_length_ratio = 0.f;  // > 0: also cap at ceil(ratio * source tokens) + 10
   bool forced_eos = false;
   std::vector<uint32_t> bad_word_ids;
+  // Format 2 (schema GenerationDefaults); each default is format 1's behaviour.
+  bool renormalize_logits = false;   // log_softmax again after the processors
+  float repetition_penalty = 1.f;    // transformers' RepetitionPenaltyLogitsProcessor; 1 = off
+  uint32_t no_repeat_ngram_size = 0; // transformers' NoRepeatNGramLogitsProcessor; 0 = off
+  uint32_t min_length = 0;           // generated tokens before </s> is allowed (transformers' min_length - 1)
 };
 
 /// The limits a Translator is created with by default; its arena is sized from them.
@@ -149,6 +155,14 @@ class TERN_API Model {
   /// Piece of each token id; sizes equal source/target_vocab_size.
   const std::vector<std::string_view>& source_vocab() const { return source_vocab_; }
   const std::vector<std::string_view>& target_vocab() const { return target_vocab_; }
+  /// Apply transformers' clean_up_tokenization to detokenized text (tokenizer_config.json).
+  bool clean_up_tokenization_spaces() const { return clean_up_tokenization_spaces_; }
+  /// The target-language tokens of a multilingual model: the source vocabulary's pieces ">>xxx<<", in id
+  /// order (MarianTokenizer's supported_language_codes); empty for a model with one target language.
+  const std::vector<std::string_view>& language_tokens() const { return language_tokens_; }
+  /// Source and target language from tokenizer_config.json at conversion ("en"; empty when unknown).
+  std::string_view source_lang() const { return source_lang_; }
+  std::string_view target_lang() const { return target_lang_; }
 
   /// Tells the OS that the mapped file pages lying wholly inside bytes [data, data + bytes) of this
   /// model are not needed now (madvise MADV_DONTNEED), so they stop counting in the resident set. The
@@ -175,6 +189,9 @@ class TERN_API Model {
   std::vector<float> sinusoid_;
   std::string_view source_spm_, target_spm_;
   std::vector<std::string_view> source_vocab_, target_vocab_;
+  bool clean_up_tokenization_spaces_ = false;
+  std::vector<std::string_view> language_tokens_;
+  std::string_view source_lang_, target_lang_;
   // The weights prepared for the kernels (runtime/src/prepared_model.h): made by the first Translator,
   // shared by every later one. Logically const: a cache of derived data.
   mutable std::mutex prepared_mu_;

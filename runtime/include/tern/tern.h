@@ -64,6 +64,10 @@ typedef struct tern_translator tern_translator;
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
 /* Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
 TERN_API void tern_model_free(tern_model* model);
+/* Target-language tokens of a multilingual model (">>por<<"): how many, and the i-th (NUL-terminated,
+ * valid while the model lives; NULL if i is out of range or model is NULL). */
+TERN_API size_t tern_model_language_count(const tern_model* model);
+TERN_API const char* tern_model_language(const tern_model* model, size_t i);
 
 /* Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
 typedef struct tern_translator_params {
@@ -91,6 +95,8 @@ typedef struct tern_translate_params {
   float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default */
   uint32_t n_best;          /* hypotheses per sentence, default 1 */
   int return_scores;        /* nonzero: fill scores */
+  const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
+  int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

@@ -67,6 +67,14 @@ struct TranslateOptions {
   float max_length_ratio = -1.f;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default
   uint32_t n_best = 1;             // hypotheses returned per sentence (<= beam_size and <= max_n_best)
   bool return_scores = true;       // fill Hypothesis::score
+  /// Multilingual models (Model::language_tokens): "por" puts the token >>por<< first in every source,
+  /// in place of any ">>xxx<<" the text starts with (MarianTokenizer). Empty: the text's own code, if
+  /// any. A language the model lacks makes the call fail with kInvalidArgument. Translate() only.
+  std::string_view target_lang;
+  /// Split each text into sentences (ICU's sentence BreakIterator, sentence_splitter.h), translate them
+  /// as one batch and join the translations with the whitespace that separated them, one result per
+  /// input text. Off: each text is one sentence. Translate() only.
+  bool split_sentences = true;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
@@ -122,14 +130,22 @@ class TERN_API Translator {
 
   ~Translator();
 
-  /// Translates up to max_batch sentences of UTF-8 text. Each sentence is tokenized with the model's
-  /// source SentencePiece model, mapped through the stored vocabulary, and gets </s> appended.
-  /// `*results` receives one TranslationResult per input, in input order. A sentence that fails
-  /// (invalid UTF-8, too many tokens, a NUL byte) gets its own error; the others are translated.
-  /// An empty or whitespace-only sentence gives an empty translation (score 0) without running the model.
-  /// Returns an error only when the call itself is wrong (too many sentences, bad options).
-  Status Translate(Span<const std::string_view> sentences, const TranslateOptions& options,
+  /// Translates up to max_batch texts of UTF-8. With options.split_sentences (the default) a text of
+  /// several sentences is split, its sentences translated in the same batches as every other sentence
+  /// of the call (chunks of max_batch) and joined with the whitespace between them (paragraphs.h). Each
+  /// sentence is tokenized as MarianTokenizer does (tokenizer.h: a leading ">>xxx<<" code, SentencePiece,
+  /// the stored vocabulary, </s> appended). `*results` receives one TranslationResult per input text, in
+  /// input order. A text that fails (invalid UTF-8, a NUL byte, a sentence of more than
+  /// max_source_tokens tokens: it is not cut) gets its own error; the others are translated. An empty or
+  /// whitespace-only text gives an empty translation (score 0) without running the model. Returns an
+  /// error only when the call itself is wrong (too many texts, bad options, an unknown target_lang).
+  /// Allocates inside SentencePiece and, for multi-sentence texts, in the splitter and the paragraph
+  /// buffers.
+  Status Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                    Span<const TranslationResult>* results);
+
+  /// True when this build splits texts into sentences (it has ICU); false: every text is one sentence.
+  bool splits_sentences() const;
 
   /// The same on token ids: each source is taken as given (the caller includes </s>); results carry ids
   /// only. No heap allocation.

@@ -81,12 +81,17 @@ void BeamStep(SearchContext& c, size_t n, size_t pos) {
   SearchBuffers& S = c.s;
   const size_t V = c.dims.vocab, B = c.opt.beam;
   auto t0 = c.prof.Tick();
-  // Per row: log-probabilities with the token mask, the processors, then the beam's running score.
+  // Per row: log-probabilities with the token mask, the processors, log_softmax again when
+  // renormalize_logits, then the beam's running score (transformers' _beam_search).
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i];
     float* row = c.logits + i * V;
     ScoreRow(row, c.processors.mask(), LogSumExp(row, V), 0.f, V);
     if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row, V);
+    if (c.processors.renormalize()) {
+      const float lse = LogSumExp(row, V);
+      if (std::isfinite(lse)) AddScalar(row, -lse, V);
+    }
     AddScalar(row, S.beam_scores[slot], V);
   }
   size_t i0 = 0;

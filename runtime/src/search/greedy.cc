@@ -1,5 +1,5 @@
 // Greedy search step (transformers' greedy search: processors on the raw logits, then argmax).
-#include <limits>
+#include <cmath>
 
 #include "kernels.h"
 #include "search/search.h"
@@ -10,19 +10,19 @@ void GreedyStep(SearchContext& c, size_t n, size_t pos) {
   const auto t0 = c.prof.Tick();
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, V = c.dims.vocab;
-  const uint8_t* mask = c.processors.mask();
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i];
     float* row = c.logits + i * V;
-    // The score uses the distribution before any processor: log_softmax of the raw logits.
-    const float lse = c.opt.want_scores ? LogSumExp(row, V) : 0.f;
     const RowContext ctx = c.Row(slot, b, pos);
+    MaskRow(row, c.processors.mask(), V);  // NoBadWords on the logits
     c.processors.Apply(ctx, row, V);
-    uint32_t best = c.eos;
-    float bv = -std::numeric_limits<float>::infinity();
-    for (size_t v = 0; v < V; ++v)
-      if (!mask[v] && row[v] > bv) bv = row[v], best = static_cast<uint32_t>(v);
-    if (c.opt.want_scores) S.beam_scores[slot] += row[best] - lse;
+    const uint32_t best = ArgMax(row, V, c.eos);
+    // The score is what transformers' compute_transition_scores(..., normalize_logits=True) gives for the
+    // chosen token: log_softmax of the processed logits (0 for a forced </s>).
+    if (c.opt.want_scores) {
+      const float lse = LogSumExp(row, V);
+      if (std::isfinite(lse)) S.beam_scores[slot] += row[best] - lse;
+    }
     S.tokens[slot * T + pos] = best;
     S.anc[slot * T + pos] = static_cast<uint32_t>(slot);
     const bool last = pos + 1 >= ctx.max_len;

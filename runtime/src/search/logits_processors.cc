@@ -3,24 +3,74 @@
 #include <limits>
 
 namespace tern {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+void RepetitionPenalty::Process(const RowContext& ctx, float* row, size_t vocab) const {
+  const size_t n = ctx.pos + 1;  // input_ids: start token + history
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t t = ctx.input_id(k);
+    if (t >= vocab) continue;
+    bool seen = false;  // transformers gathers and scatters: each distinct token is penalized once
+    for (size_t j = 0; j < k && !seen; ++j) seen = ctx.input_id(j) == t;
+    if (seen) continue;
+    row[t] = row[t] < 0.f ? row[t] * penalty_ : row[t] / penalty_;
+  }
+}
+
+void NoRepeatNGram::Process(const RowContext& ctx, float* row, size_t vocab) const {
+  const size_t len = ctx.pos + 1;  // cur_len of transformers' input_ids
+  if (n_ == 0 || len + 1 < n_) return;
+  const size_t prefix = n_ - 1, start = len - prefix;  // the last n-1 tokens
+  // Every earlier window i..i+n-1 whose first n-1 tokens equal the prefix bans its last token.
+  for (size_t i = 0; i + n_ <= len; ++i) {
+    bool same = true;
+    for (size_t k = 0; k < prefix && same; ++k) same = ctx.input_id(i + k) == ctx.input_id(start + k);
+    if (!same) continue;
+    const uint32_t banned = ctx.input_id(i + prefix);
+    if (banned < vocab) row[banned] = kNegInf;
+  }
+}
+
+void MinLength::Process(const RowContext& ctx, float* row, size_t vocab) const {
+  if (ctx.pos < min_length_ && eos_ < vocab) row[eos_] = kNegInf;
+}
 
 void ForcedEos::Process(const RowContext& ctx, float* row, size_t vocab) const {
   if (ctx.pos + 1 < ctx.max_len) return;
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (size_t v = 0; v < vocab; ++v)
-    if (v != eos_) row[v] = kNegInf;
+  for (size_t v = 0; v < vocab; ++v) row[v] = kNegInf;
+  if (eos_ < vocab) row[eos_] = 0.f;
 }
 
 void LogitsProcessors::Init(const Model& model) {
   const Hyperparameters& hp = model.hparams();
+  const GenerationDefaults& g = model.generation();
   mask_.assign(hp.target_vocab_size, 0);
-  mask_[hp.pad_id] = 1;  // pad is never generated
-  for (uint32_t id : model.generation().bad_word_ids) mask_[id] = 1;
+  // pad is never generated (transformers masks it through Marian's bad_words_ids = [[pad]]; tern does
+  // for every model, as Marian itself and transformers' older MarianMTModel.adjust_logits_during_generation do).
+  mask_[hp.pad_id] = 1;
+  for (uint32_t id : g.bad_word_ids) mask_[id] = 1;
   count_ = 0;
-  if (model.generation().forced_eos) {
+  if (g.repetition_penalty != 1.f) {
+    repetition_ = RepetitionPenalty(g.repetition_penalty);
+    Add(&repetition_);
+  }
+  if (g.no_repeat_ngram_size > 0) {
+    no_repeat_ = NoRepeatNGram(g.no_repeat_ngram_size);
+    Add(&no_repeat_);
+  }
+  if (g.min_length > 0) {
+    min_length_ = MinLength(g.min_length, hp.eos_id);
+    Add(&min_length_);
+  }
+  if (g.forced_eos) {
     forced_eos_ = ForcedEos(hp.eos_id);
     Add(&forced_eos_);
   }
+  renormalize_ = g.renormalize_logits;
 }
 
 bool LogitsProcessors::Add(const LogitsProcessor* p) {

@@ -1,12 +1,15 @@
 // Logits processors: the rules that rewrite a row of next-token scores before a token is chosen, applied
-// in one place for greedy and beam search, in the order transformers' LogitsProcessorList applies them.
-// Greedy search applies them to the raw logits and beam search to the log-probabilities, as
-// transformers' generate() does (generation/utils.py: _sample / _beam_search).
+// in one place for greedy and beam search, in the order transformers' LogitsProcessorList applies them
+// (generation/utils.py, _get_logits_processor, transformers 4.x/5.x): RepetitionPenalty,
+// NoRepeatNGram, NoBadWords (the token mask), MinLength, ForcedEOS, then LogitNormalization when
+// renormalize_logits. Greedy search applies them to the raw logits and beam search to the
+// log-probabilities, as transformers' generate() does (_sample / _beam_search).
 //
-// Two kinds: a static token mask (tokens never generated: pad and single-token bad_words_ids, as
-// transformers' NoBadWordsLogitsProcessor with Marian's bad_words_ids=[[pad]]) that the fused scoring
-// passes read directly, and per-row processors with state of their own (ForcedEOS; later rules such as
-// terminology constraints plug in through LogitsProcessors::Add). No processor allocates while running.
+// The token mask (tokens never generated: pad and single-token bad_words_ids, transformers'
+// NoBadWordsLogitsProcessor with Marian's bad_words_ids = [[pad]]) is read directly by the fused scoring
+// passes; it commutes with the processors before it, which only scale scores or set -inf. The other
+// processors are objects with a Process(row) method; later rules (terminology constraints, a vocabulary
+// map's own rules) plug in with LogitsProcessors::Add. No processor allocates while running.
 #pragma once
 
 #include <cstddef>
@@ -21,20 +24,56 @@ namespace tern {
 struct RowContext {
   size_t pos = 0;                    // index of the token being chosen (0 = first generated token)
   uint32_t max_len = 0;              // the sentence's cap on generated tokens: pos + 1 == max_len is the last step
+  uint32_t start_token = 0;          // the decoder start token (first token of transformers' input_ids)
   const uint32_t* history = nullptr; // tokens generated so far by this hypothesis, [pos]
   size_t sentence = 0;               // the sentence (input index) the row belongs to
+  /// Token k of transformers' input_ids for this row: the start token, then the history (k <= pos).
+  uint32_t input_id(size_t k) const { return k == 0 ? start_token : history[k - 1]; }
 };
 
 class LogitsProcessor {
  public:
   virtual ~LogitsProcessor() = default;
-  /// Rewrites row[0..vocab) of one hypothesis in place (e.g. -inf for tokens it forbids).
+  /// Rewrites row[0..vocab) of one hypothesis in place.
   virtual void Process(const RowContext& ctx, float* row, size_t vocab) const = 0;
 };
 
-/// Matches transformers' ForcedEOSTokenLogitsProcessor: when pos + 1 == max_len (the last token a
-/// sentence may get), every token but eos gets -inf. eos keeps its score (transformers sets it to 0,
-/// which changes beam scores: the Marian conformance issue decides which tern follows).
+/// transformers' RepetitionPenaltyLogitsProcessor: every token of input_ids (start token included) has
+/// its score multiplied by `penalty` if negative, divided by it otherwise; once per distinct token.
+class RepetitionPenalty : public LogitsProcessor {
+ public:
+  explicit RepetitionPenalty(float penalty) : penalty_(penalty) {}
+  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+
+ private:
+  float penalty_;
+};
+
+/// transformers' NoRepeatNGramLogitsProcessor: a token that would complete an n-gram already present in
+/// input_ids (start token included) gets -inf.
+class NoRepeatNGram : public LogitsProcessor {
+ public:
+  explicit NoRepeatNGram(uint32_t n) : n_(n) {}
+  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+
+ private:
+  uint32_t n_;
+};
+
+/// transformers' MinLengthLogitsProcessor: eos gets -inf while fewer than `min_length` tokens have been
+/// generated (transformers' min_length counts the start token; this one does not).
+class MinLength : public LogitsProcessor {
+ public:
+  MinLength(uint32_t min_length, uint32_t eos) : min_length_(min_length), eos_(eos) {}
+  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+
+ private:
+  uint32_t min_length_, eos_;
+};
+
+/// transformers' ForcedEOSTokenLogitsProcessor: at the last step a sentence may take (pos + 1 == max_len),
+/// every token gets -inf and eos gets 0. In beam search that 0 is the log-probability the forced </s>
+/// adds to the hypothesis' score.
 class ForcedEos : public LogitsProcessor {
  public:
   explicit ForcedEos(uint32_t eos) : eos_(eos) {}
@@ -44,18 +83,20 @@ class ForcedEos : public LogitsProcessor {
   uint32_t eos_;
 };
 
-/// The processors of one Translator: fixed at creation, no allocation per call.
+/// The processors of one Translator, made from the model's generation defaults: fixed at creation, no
+/// allocation per call.
 class LogitsProcessors {
  public:
   static constexpr size_t kMaxProcessors = 8;
-  /// From the model's generation defaults: mask pad and bad_word_ids; ForcedEos if forced_eos.
   void Init(const Model& model);
   /// [vocab] 1 = never generated.
   const uint8_t* mask() const { return mask_.data(); }
-  bool masked(uint32_t token) const { return mask_[token] != 0; }
-  /// Appends a processor (not owned; it must outlive this object). False when kMaxProcessors are in use.
+  /// transformers' renormalize_logits: log_softmax again after the processors.
+  bool renormalize() const { return renormalize_; }
+  /// Appends a processor (not owned; it must outlive this object), after the built-in ones. False when
+  /// kMaxProcessors are in use.
   bool Add(const LogitsProcessor* p);
-  /// Runs the per-row processors, in the order they were added.
+  /// Runs the processors, in order.
   void Apply(const RowContext& ctx, float* row, size_t vocab) const {
     for (size_t i = 0; i < count_; ++i) list_[i]->Process(ctx, row, vocab);
   }
@@ -65,6 +106,10 @@ class LogitsProcessors {
   std::vector<uint8_t> mask_;
   const LogitsProcessor* list_[kMaxProcessors] = {};
   size_t count_ = 0;
+  bool renormalize_ = false;
+  RepetitionPenalty repetition_{1.f};
+  NoRepeatNGram no_repeat_{0};
+  MinLength min_length_{0, 0};
   ForcedEos forced_eos_{0};
 };
 

@@ -54,6 +54,7 @@ struct SearchContext {
     RowContext r;
     r.pos = pos;
     r.max_len = in.max_len[b];
+    r.start_token = start;
     r.history = s.tokens + slot * dims.tgt;
     r.sentence = in.order[b];
     return r;
@@ -64,12 +65,14 @@ struct SearchContext {
 /// Errors: those of the decoder (kInternal).
 Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder);
 
-/// Greedy step for the n active rows at `pos`: processors on the raw logits, argmax over the unmasked
-/// tokens; a sentence finishes at </s> or at its length cap. Score: sum of log_softmax(logits) of the
-/// chosen tokens.
+/// Greedy step for the n active rows at `pos`: the token mask and the processors on the raw logits,
+/// argmax; a sentence finishes at </s> or at its length cap. Score: sum over its tokens of log_softmax of
+/// the processed logits at the chosen token (transformers' compute_transition_scores with
+/// normalize_logits=True; a forced </s> adds 0).
 void GreedyStep(SearchContext& ctx, size_t n, size_t pos);
 
-/// Beam step: log_softmax, the token mask and the processors, plus each beam's running score; the top
+/// Beam step: log_softmax, the token mask and the processors (renormalized when renormalize_logits), plus
+/// each beam's running score; the top
 /// 2 x beam candidates of each sentence processed in rank order (BeamSearchScorer.process); early stop
 /// when beam hypotheses are finished and none can be beaten; at the cap the running beams finish as they are.
 void BeamStep(SearchContext& ctx, size_t n, size_t pos);

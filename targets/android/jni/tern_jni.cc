@@ -50,6 +50,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
                                                                 jint beam, jint max_length, jfloat length_penalty,
+                                                                jstring target_lang, jboolean split_sentences,
                                                                 jobjectArray texts, jfloatArray scores, jobjectArray errors) {
   auto* s = reinterpret_cast<Session*>(handle);
   const jsize n = env->GetArrayLength(sentences);
@@ -66,6 +67,15 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jcl
   p.beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
   p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
   if (!std::isnan(length_penalty)) p.length_penalty = length_penalty;
+  p.split_sentences = split_sentences ? 1 : 0;
+  std::string lang;
+  if (target_lang) {
+    const char* l = env->GetStringUTFChars(target_lang, nullptr);
+    if (!l) return;
+    lang = l;
+    env->ReleaseStringUTFChars(target_lang, l);
+    p.target_lang = lang.c_str();
+  }
   tern_error err;
   if (tern_translate(s->translator, s->pointers.data(), static_cast<size_t>(n), &p, &err) != TERN_OK)
     return Throw(env, err.message);

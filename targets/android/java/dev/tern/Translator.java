@@ -24,6 +24,8 @@ public final class Translator implements AutoCloseable {
     public int beamSize = 0;               // 1 = greedy
     public int maxLength = 0;              // generated tokens including </s>
     public float lengthPenalty = Float.NaN;
+    public String targetLang = null;       // multilingual models: "por" puts >>por<< first
+    public boolean splitSentences = true;  // split texts into sentences and join their translations
   }
 
   /** One sentence's outcome: text and score, or the error for that sentence alone. */
@@ -68,7 +70,8 @@ public final class Translator implements AutoCloseable {
       byte[][] texts = new byte[n][];
       float[] scores = new float[n];
       String[] errors = new String[n];
-      nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty, texts, scores, errors);
+      nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty, options.targetLang,
+          options.splitSentences, texts, scores, errors);
       for (int i = 0; i < n; ++i) {
         String text = texts[i] == null ? null : new String(texts[i], StandardCharsets.UTF_8);
         out[start + i] = new Result(text, scores[i], errors[i]);
@@ -93,7 +96,8 @@ public final class Translator implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
 
   private static native void nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
-      float lengthPenalty, byte[][] texts, float[] scores, String[] errors) throws TernException;
+      float lengthPenalty, String targetLang, boolean splitSentences, byte[][] texts, float[] scores,
+      String[] errors) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 

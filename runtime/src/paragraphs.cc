@@ -1,0 +1,106 @@
+#include "paragraphs.h"
+
+#include <algorithm>
+
+#include "tokenizer.h"
+
+namespace tern {
+
+Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_view> texts) {
+  texts_ = texts;
+  pieces_.clear();
+  bool several = false;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string_view t = texts[i];
+    // Invalid UTF-8 is not split: the text goes through whole and fails with its own message.
+    if (FindInvalidUtf8(t) != t.size()) {
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    if (SentenceSplitter::SurelyOneSentence(t)) {
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    if (!splitter_) {
+      auto s = SentenceSplitter::Create(lang);
+      if (!s.ok()) return s.status();
+      splitter_ = std::move(s.value());
+    }
+    TERN_RETURN_IF_ERROR(splitter_->Split(t, &spans_));
+    if (spans_.empty()) {  // whitespace only: translated (to an empty text) as it is
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    several |= spans_.size() > 1;
+    for (size_t j = 0; j < spans_.size(); ++j) {
+      const SentenceSpan& s = spans_[j];
+      const bool last = j + 1 == spans_.size();
+      pieces_.push_back({i, j, spans_.size(), t.substr(s.begin, s.end - s.begin),
+                         last ? std::string_view() : t.substr(s.end, s.gap_end - s.end)});
+    }
+  }
+  return several;
+}
+
+void Paragraphs::Add(const Piece& p, const TranslationResult& r) {
+  const size_t i = p.text;
+  if (!errors_[i].empty()) return;  // an earlier sentence of this text failed
+  if (!r.ok()) {
+    errors_[i] = "sentence " + std::to_string(p.index + 1) + " of " + std::to_string(p.count) + ": " +
+                 std::string(r.error_message);
+    results_[i].error = r.error;
+    return;
+  }
+  std::vector<std::string>& text = hyp_text_[i];
+  std::vector<std::vector<uint32_t>>& ids = hyp_ids_[i];
+  std::vector<Hypothesis>& hyps = hyps_[i];
+  const size_t n = std::max(hyps.size(), r.hypotheses.size());
+  if (hyps.size() < n) {  // a hypothesis k that earlier sentences lacked starts from their last one
+    const size_t have = hyps.size();
+    text.resize(n), ids.resize(n), hyps.resize(n);
+    for (size_t k = have; k < n; ++k)
+      if (have > 0) text[k] = text[have - 1], ids[k] = ids[have - 1], hyps[k].score = hyps[have - 1].score;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const Hypothesis& h = r.hypotheses[std::min(k, r.hypotheses.size() - 1)];
+    text[k].append(h.text);
+    ids[k].insert(ids[k].end(), h.ids.begin(), h.ids.end());
+    hyps[k].score += h.score;
+    if (!p.gap.empty()) text[k].append(p.gap);
+  }
+}
+
+Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const TranslationResult>* results) {
+  const size_t n = texts_.size();
+  hyp_text_.assign(n, {});
+  hyp_ids_.assign(n, {});
+  hyps_.assign(n, {});
+  errors_.assign(n, {});
+  results_.assign(n, TranslationResult());
+  for (size_t start = 0; start < pieces_.size(); start += max_batch) {
+    const size_t end = std::min(pieces_.size(), start + max_batch);
+    chunk_.clear();
+    for (size_t k = start; k < end; ++k) chunk_.push_back(pieces_[k].sentence);
+    Span<const TranslationResult> out;
+    TERN_RETURN_IF_ERROR(engine.TranslateSentences(Span<const std::string_view>(chunk_.data(), chunk_.size()), &out));
+    for (size_t k = start; k < end; ++k) Add(pieces_[k], out[k - start]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    TranslationResult& r = results_[i];
+    if (!errors_[i].empty()) {
+      r.error_message = errors_[i];
+      r.hypotheses = {};
+      continue;
+    }
+    for (size_t k = 0; k < hyps_[i].size(); ++k) {
+      hyps_[i][k].text = hyp_text_[i][k];
+      hyps_[i][k].ids = Span<const uint32_t>(hyp_ids_[i][k].data(), hyp_ids_[i][k].size());
+    }
+    r.error = StatusCode::kOk;
+    r.hypotheses = Span<const Hypothesis>(hyps_[i].data(), hyps_[i].size());
+  }
+  *results = Span<const TranslationResult>(results_.data(), n);
+  return Status::Ok();
+}
+
+}  // namespace tern

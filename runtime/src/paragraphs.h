@@ -1,0 +1,65 @@
+// Texts of several sentences (a paragraph, a line of a document): each text is split into sentences,
+// every sentence of the call is translated as part of one batch (in chunks of the Translator's
+// max_batch), and each text's translations are joined with the whitespace that separated its sentences,
+// one result per text: what Bergamot does in Firefox Translations. The models are trained on single
+// sentences and drop sentences from a paragraph given whole.
+//
+// Hypothesis k of a text joins hypothesis k of each of its sentences (a sentence with fewer gives its
+// last); its ids are the sentences' ids one after the other and its score the sum of their scores. A
+// sentence that fails makes its text fail with "sentence J of N: <message>". Results live in this
+// object's heap buffers (reused from call to call) until the next call.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sentence_splitter.h"
+#include "tern/translator.h"
+
+namespace tern {
+
+class Paragraphs {
+ public:
+  /// Translates a batch of sentences (at most max_batch), one result per sentence.
+  class Engine {
+   public:
+    virtual ~Engine() = default;
+    virtual Status TranslateSentences(Span<const std::string_view> sentences, Span<const TranslationResult>* out) = 0;
+  };
+
+  /// Splits `texts` (a text that SentenceSplitter::SurelyOneSentence accepts is not given to ICU; the
+  /// splitter for `lang` is made when first needed). False when every text has at most one sentence: the
+  /// caller then translates them directly, exactly as without splitting. Errors: kInternal (ICU),
+  /// kUnsupported (no ICU in this build, and a text that may hold several sentences).
+  Result<bool> Prepare(std::string_view lang, Span<const std::string_view> texts);
+
+  /// After Prepare returned true: translates every sentence through `engine` in chunks of max_batch and
+  /// joins them. *results: one per text, valid until the next Prepare.
+  Status Translate(Engine& engine, size_t max_batch, Span<const TranslationResult>* results);
+
+ private:
+  struct Piece {
+    size_t text;                // index of its text
+    size_t index, count;        // sentence index within the text, sentences in the text
+    std::string_view sentence;  // a view into the caller's text
+    std::string_view gap;       // the whitespace after it within the text (empty after the last)
+  };
+  void Add(const Piece& p, const TranslationResult& r);
+
+  std::unique_ptr<SentenceSplitter> splitter_;
+  Span<const std::string_view> texts_;
+  std::vector<SentenceSpan> spans_;
+  std::vector<Piece> pieces_;
+  std::vector<std::string_view> chunk_;
+  // Per text: its hypotheses (texts, ids, scores), result, error text.
+  std::vector<std::vector<std::string>> hyp_text_;
+  std::vector<std::vector<std::vector<uint32_t>>> hyp_ids_;
+  std::vector<std::vector<Hypothesis>> hyps_;
+  std::vector<std::string> errors_;
+  std::vector<TranslationResult> results_;
+};
+
+}  // namespace tern
