@@ -14,8 +14,9 @@ declare -A variants=(
   [post-swish]=""
   [pre-relu]="--pre-norm --activation relu"
   [gelu-learned-separate]="--activation gelu --positions learned --separate-vocab --seed 3"
-  # transformers' format-2 rules: renormalize_logits, repetition_penalty, no_repeat_ngram_size, min_length
-  [post-rules]="--seed 7 --generation {\"renormalize_logits\":true,\"repetition_penalty\":1.3,\"no_repeat_ngram_size\":2,\"min_length\":4}"
+  # transformers' format-2 rules: renormalize_logits, repetition_penalty, no_repeat_ngram_size, min_length;
+  # a multilingual vocabulary (>>por<< and >>pob<<)
+  [post-rules]="--seed 7 --language-tokens por,pob --generation {\"renormalize_logits\":true,\"repetition_penalty\":1.3,\"no_repeat_ngram_size\":2,\"min_length\":4}"
   [pre-interleaved-legacy]="--pre-norm --positions sinusoidal_interleaved --legacy-copies --seed 5"
 )
 for name in "${!variants[@]}"; do

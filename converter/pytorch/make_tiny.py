@@ -2,7 +2,7 @@
 
     /usr/bin/python3 converter/pytorch/make_tiny.py OUT_DIR [--activation swish|relu|gelu] [--pre-norm]
         [--positions sinusoidal|sinusoidal_interleaved|learned] [--separate-vocab] [--legacy-copies]
-        [--seed N]
+        [--seed N] [--language-tokens por,pob] [--generation JSON]
 
 The SentencePiece models are trained on a few built-in English and German sentences (vocabulary ~100).
 Weights are drawn with a large spread (and final_logits_bias is random) so that the best tokens at each
@@ -73,6 +73,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--d-model", type=int, default=32)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--language-tokens", default="",
+                    help="comma-separated target languages whose >>xxx<< tokens the vocabulary gets (multilingual)")
     ap.add_argument("--generation", default="{}",
                     help="JSON merged into generation_config.json (e.g. renormalize_logits, repetition_penalty)")
     args = ap.parse_args()
@@ -94,6 +96,11 @@ def main():
             v["<pad>"] = pad
     else:
         sp_tgt, tgt_vocab = sp_src, src_vocab
+    if args.language_tokens and not args.separate_vocab:  # before <pad>, which stays the last id
+        del src_vocab["<pad>"]
+        for lang in args.language_tokens.split(","):
+            src_vocab[f">>{lang}<<"] = len(src_vocab)
+        src_vocab["<pad>"] = len(src_vocab)
     pad = src_vocab["<pad>"]
     cfg = MarianConfig(vocab_size=len(src_vocab), decoder_vocab_size=len(tgt_vocab), d_model=args.d_model,
                        encoder_layers=args.layers, decoder_layers=args.layers, encoder_attention_heads=4,

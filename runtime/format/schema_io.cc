@@ -88,10 +88,15 @@ flatbuffers::Offset<fb::GenerationDefaults> ToFb(flatbuffers::FlatBufferBuilder&
 }
 
 flatbuffers::Offset<fb::ArenaLimits> ToFb(flatbuffers::FlatBufferBuilder& fbb, const ArenaLimits& s) {
+  // Every limit is stored even when it equals the schema default, so a writer can adjust them in the
+  // finished image (fb::Model::mutable_limits()->mutate_*), as tern-convert's --arena-budget does.
+  fbb.ForceDefaults(true);
   TERN_LIMIT_FIELDS(TERN_PREP)
   fb::ArenaLimitsBuilder b(fbb);
   TERN_LIMIT_FIELDS(TERN_ADD)
-  return b.Finish();
+  const auto out = b.Finish();
+  fbb.ForceDefaults(false);
+  return out;
 }
 
 flatbuffers::Offset<fb::Provenance> ToFb(flatbuffers::FlatBufferBuilder& fbb, const Provenance& s) {

@@ -261,6 +261,7 @@ Status TeacherForced(Translator& tr, Span<const uint32_t> src, Span<const uint32
 size_t Translator::arena_bytes() const { return impl_->plan.total_bytes(); }
 size_t Translator::arena_unshared_bytes() const { return impl_->plan.unshared_bytes(); }
 uint32_t Translator::threads() const { return impl_->net->threads(); }
+uint32_t Translator::max_batch() const { return static_cast<uint32_t>(impl_->dims.batch); }
 const TranslatorConfig& Translator::config() const { return impl_->config; }
 const Model& Translator::model() const { return *impl_->model; }
 void Translator::EnableProfile(bool on) { impl_->prof.enabled = on; }

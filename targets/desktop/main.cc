@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   tr->add_option("-o,--output", ta.output, "output file (default: stdout)");
   tr->add_option("--beam", ta.beam, "beam size; 1 = greedy (default: the model's)");
   tr->add_option("--threads", ta.threads, "threads (default: the performance cores)")->check(CLI::Range(1u, 1024u));
-  tr->add_option("--batch", ta.batch, "sentences per batch")->check(CLI::Range(1u, 4096u));
+  tr->add_option("--batch", ta.batch, "lines per batch (default: the model's max_batch)")->check(CLI::Range(1u, 4096u));
   tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included");
   tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, 64u));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");

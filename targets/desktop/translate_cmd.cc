@@ -129,7 +129,7 @@ int RunTranslate(const TranslateArgs& args) {
     return 2;
   }
   TranslatorConfig cfg;
-  cfg.max_batch = std::max<uint32_t>(1, args.batch);
+  cfg.max_batch = args.batch;  // 0: the file's default limit
   cfg.threads = args.threads;
   if (args.beam) cfg.max_beam = args.beam;
   cfg.max_n_best = args.n_best;
@@ -173,7 +173,7 @@ int RunTranslate(const TranslateArgs& args) {
     out = &fout;
   }
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
-  const size_t batch = interactive ? 1 : cfg.max_batch;
+  const size_t batch = interactive ? 1 : t.max_batch();
 
   TranslateOptions opt;
   opt.beam_size = args.beam;

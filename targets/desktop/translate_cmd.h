@@ -12,7 +12,7 @@ struct TranslateArgs {
   std::string output;       // empty: stdout
   uint32_t beam = 0;        // 0: the file's default
   uint32_t threads = 0;     // 0: cpuinfo's performance cores
-  uint32_t batch = 8;       // lines per translate call
+  uint32_t batch = 0;       // lines per translate call; 0: the file's default limit
   uint32_t max_length = 0;  // 0: the file's default
   uint32_t n_best = 1;
   bool ids = false;         // space-separated ids in and out

@@ -156,6 +156,8 @@ class TERN_API Translator {
   size_t arena_bytes() const;
   size_t arena_unshared_bytes() const;
   uint32_t threads() const;
+  /// Texts per call, as resolved at creation (config.max_batch, or the file's default).
+  uint32_t max_batch() const;
   const TranslatorConfig& config() const;
   const Model& model() const;
 

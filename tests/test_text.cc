@@ -1,0 +1,136 @@
+// Text handling around the model: paragraphs split into sentences and joined, MarianTokenizer's
+// language codes, transformers' clean_up_tokenization.
+#include <string>
+
+#include "sentence_splitter.h"
+#include "tern/tokenize.h"
+#include "test_util.h"
+#include "tokenizer.h"
+
+using namespace tern;
+using namespace tern::test;
+
+namespace {
+
+std::string Best(Translator& t, std::string_view text, TranslateOptions o = {}) {
+  Span<const TranslationResult> r;
+  REQUIRE(t.Translate(Span<const std::string_view>(&text, 1), o, &r).ok());
+  REQUIRE_MESSAGE(r[0].ok(), r[0].error_message);
+  return std::string(r[0].best().text);
+}
+
+}  // namespace
+
+TEST_CASE("a text of several sentences: each translated alone, joined with the whitespace between them") {
+  if (!SentenceSplitter::Available()) return;  // built without ICU
+  TranslatorConfig c;
+  c.max_batch = 2;  // 5 sentences: three chunks
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "f32")), c);
+  const std::string a = "A man in a blue shirt.", b = "Two children play!", d = "The dog runs?", e = "A woman reads.",
+                    f = "People walk.";
+  const std::string para = a + " " + b + "  " + d + "\t" + e + " " + f;
+  const std::string want = Best(*t, a) + " " + Best(*t, b) + "  " + Best(*t, d) + "\t" + Best(*t, e) + " " + Best(*t, f);
+  CHECK(Best(*t, para) == want);
+  TranslateOptions whole;
+  whole.split_sentences = false;
+  CHECK(Best(*t, para, whole) != want);  // the model sees one long input instead
+  // Results stay in input order, with single-sentence texts around the paragraph.
+  std::string_view in[] = {a, para};
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, {}, &r).ok());
+  CHECK(std::string(r[0].best().text) == Best(*t, a));
+  CHECK(std::string(r[1].best().text) == want);
+  // Ids are the sentences' ids one after the other; the score is their sum.
+  CHECK(r[1].best().ids.size() > 0);
+}
+
+TEST_CASE("a sentence of a paragraph that fails makes its text fail, naming the sentence") {
+  if (!SentenceSplitter::Available()) return;
+  TranslatorConfig c;
+  c.max_source_tokens = 12;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), c);
+  std::string long_one = "The";  // upper case after ". ": a sentence of its own (UAX #29)
+  for (int i = 0; i < 20; ++i) long_one += " man in the street";
+  const std::string text = "A dog runs. " + long_one + ". Two children play.";
+  std::string_view in[] = {text, "A dog runs."};
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, {}, &r).ok());
+  CHECK(r[0].error == StatusCode::kResourceExhausted);
+  CHECK(std::string(r[0].error_message).find("sentence 2 of 3: ") == 0);
+  CHECK(std::string(r[0].error_message).find("exceed max_source_tokens 12") != std::string::npos);
+  CHECK(r[1].ok());
+}
+
+TEST_CASE("only texts that may hold several sentences reach ICU") {
+  CHECK(SentenceSplitter::SurelyOneSentence("A dog runs."));
+  CHECK(SentenceSplitter::SurelyOneSentence("A dog runs.\"  "));
+  CHECK(SentenceSplitter::SurelyOneSentence("no terminator at all"));
+  CHECK(SentenceSplitter::SurelyOneSentence(""));
+  CHECK(!SentenceSplitter::SurelyOneSentence("A dog. A cat."));
+  CHECK(!SentenceSplitter::SurelyOneSentence("Mr. Smith runs"));  // ICU decides (suppressions)
+  CHECK(!SentenceSplitter::SurelyOneSentence("line one\nline two"));
+  CHECK(!SentenceSplitter::SurelyOneSentence("Café."));  // non-ASCII: ICU decides
+  if (!SentenceSplitter::Available()) return;
+  auto s = SentenceSplitter::Create("en");
+  REQUIRE(s.ok());
+  std::vector<SentenceSpan> spans;
+  const std::string_view text = "  First one. Second one!  Third one?\tMr. Smith stays whole.  ";
+  REQUIRE(s.value()->Split(text, &spans).ok());
+  REQUIRE(spans.size() == 4);
+  CHECK(text.substr(spans[0].begin, spans[0].end - spans[0].begin) == "First one.");
+  CHECK(text.substr(spans[0].end, spans[0].gap_end - spans[0].end) == " ");
+  CHECK(text.substr(spans[1].end, spans[1].gap_end - spans[1].end) == "  ");
+  CHECK(text.substr(spans[2].end, spans[2].gap_end - spans[2].end) == "\t");
+  CHECK(text.substr(spans[3].begin, spans[3].end - spans[3].begin) == "Mr. Smith stays whole.");
+}
+
+TEST_CASE("language codes: MarianTokenizer's rule, --target-lang, unknown languages refused") {
+  auto m = LoadOrFail(ModelPath("post-rules", "int8"));
+  REQUIRE(m->language_tokens().size() == 2);
+  CHECK(m->language_tokens()[0] == ">>por<<");
+  CHECK(m->language_tokens()[1] == ">>pob<<");
+  const auto& vocab = m->source_vocab();
+  const uint32_t por = static_cast<uint32_t>(std::find(vocab.begin(), vocab.end(), ">>por<<") - vocab.begin());
+  auto tok = TextTokenizer::Create(m);
+  REQUIRE(tok.ok());
+  std::vector<uint32_t> plain, coded, by_option, replaced, unknown;
+  REQUIRE(tok.value()->Encode("A dog runs.", "", &plain).ok());
+  REQUIRE(tok.value()->Encode(">>por<< A dog runs.", "", &coded).ok());
+  REQUIRE(tok.value()->Encode("A dog runs.", "por", &by_option).ok());
+  REQUIRE(tok.value()->Encode(">>pob<< A dog runs.", "por", &replaced).ok());
+  REQUIRE(tok.value()->Encode(">>xyz<< A dog runs.", "", &unknown).ok());
+  std::vector<uint32_t> want = {por};
+  want.insert(want.end(), plain.begin(), plain.end());
+  CHECK(coded == want);  // the code is one id, never split by SentencePiece
+  CHECK(by_option == want);
+  CHECK(replaced == want);  // the option's language wins
+  CHECK(unknown[0] == m->hparams().unk_id);
+  std::vector<uint32_t> ids;
+  Status s = tok.value()->Encode("A dog.", "deu", &ids);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "the model has no target-language token >>deu<<");
+  auto t = MakeTranslator(m);
+  TranslateOptions o;
+  o.target_lang = "deu";
+  std::string_view in[] = {"A dog."};
+  Span<const TranslationResult> r;
+  s = t->Translate(in, o, &r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "target_lang 'deu': the model has no >>deu<< token (it has >>por<<, >>pob<<)");
+  o.target_lang = "por";
+  CHECK(t->Translate(in, o, &r).ok());
+}
+
+TEST_CASE("clean_up_tokenization: transformers' rules, in order, over the whole text") {
+  auto clean = [](std::string s) {
+    s.resize(CleanUpTokenization(s.data(), s.size()));
+    return s;
+  };
+  CHECK(clean("Hello , world !") == "Hello, world!");
+  CHECK(clean("Is it ? Yes .") == "Is it? Yes.");
+  CHECK(clean("I do n't know , I 'm sure it 's fine") == "I don't know, I'm sure it's fine");
+  CHECK(clean("we 've and they 're") == "we've and they're");
+  CHECK(clean("rock ' n roll") == "rock'n roll");
+  CHECK(clean("a  .") == "a .");  // one space removed per match, as str.replace
+  CHECK(clean("") == "");
+}
