@@ -5,6 +5,10 @@ load time are its own). Prints and writes a Markdown table, the tern/PyTorch rat
 and a PNG plot of throughput by configuration.
 
     /usr/bin/python3 bench/run.py [--limit N] [--out bench/results]     (needs a built tern: build/)
+        [--opus-shapes classic] [--opus-sentences 100] [--opus-max-length 64] [--opus-beams 1,4]
+
+Then the real-size benchmark of bench/opus_shape.py (int8, int4, mixed, with and without a shortlist, weight
+bytes per token, Raspberry Pi roofline) for each of --opus-shapes.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bleu  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import opus_shape  # noqa: E402
 import report  # noqa: E402
 
 
@@ -39,6 +44,9 @@ def main() -> int:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--beams", default="1,4")
+    ap.add_argument("--opus-shapes", default="classic",
+                    help="real OPUS-MT shapes to benchmark too (bench/opus_shape.py): classic, tc-big, both, or '' for none")
+    opus_shape.add_arguments(ap)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     src = os.path.join(args.data, "test_2016_flickr.en")
@@ -78,6 +86,11 @@ def main() -> int:
                           f"{r['sentences_per_s']:7.1f} sent/s p50 {r['latency_p50_ms']:7.1f} ms BLEU {r['bleu']:.2f}",
                           flush=True)
     report.render(rows, args.out, [n for n, _ in systems])
+    opus_rows = []
+    for shape in filter(None, args.opus_shapes.split(",")):
+        opus_rows += opus_shape.run_shape(args, shape)
+    if opus_rows:
+        opus_shape.render(opus_rows, args.out)
     return 0
 
 

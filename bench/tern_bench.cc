@@ -4,8 +4,10 @@
 // p95 (a sentence's latency is that of the batch it was translated in), peak RSS, arena and file bytes,
 // CPU. Translations go to --output for BLEU. --translators N creates N Translators on the one Model and
 // runs each in its own thread over the whole input (the shared-model case: packed weights exist once);
-// the figures are then totals over all of them, and peak RSS shows what N sessions cost.
+// the figures are then totals over all of them, and peak RSS shows what N sessions cost. Also: weight
+// bytes the decoder read per generated token and the mean logits columns per step (the shortlist size).
 //   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N] [--translators N]
+//              [--max-length 128] [--no-shortlist]
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limit);
   app.add_option("--max-length", max_length);
   app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
+  bool no_shortlist = false;
+  app.add_flag("--no-shortlist", no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<std::string> lines;
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
   opt.beam_size = beam;
   opt.max_length = max_length;
   opt.return_scores = false;
+  opt.use_shortlist = !no_shortlist;
   std::ofstream out(output);
   struct Totals {
     std::vector<double> latency;  // per sentence
@@ -124,6 +129,18 @@ int main(int argc, char** argv) {
                       {"load_ms", ms(t0, t2)}, {"load_file_ms", ms(t0, t1)}, {"load_translator_ms", ms(t1, t2)},
                       {"peak_rss_mib", tern::PeakRssMiB()}, {"arena_bytes", trs[0]->arena_bytes()},
                       {"file_mib", model.value()->file_bytes() / 1048576.0}};
+  // What the decoder steps read (counted by the runtime whether or not profiling is on): weights per
+  // generated token, and the logits columns per step (the mean shortlist size).
+  uint64_t weight_bytes = 0, steps = 0, columns = 0;
+  for (const auto& tr : trs) {
+    weight_bytes += tr->profile().weight_bytes_read, steps += tr->profile().decoder_steps;
+    columns += tr->profile().output_columns;
+  }
+  j["shortlist"] = model.value()->shortlist().present() && !no_shortlist;
+  j["weights"] = model.value()->provenance().weights;
+  j["decoder_steps"] = steps;
+  j["weight_bytes_per_token"] = tokens ? static_cast<double>(weight_bytes) / tokens : 0.0;
+  j["mean_output_columns"] = steps ? static_cast<double>(columns) / steps : 0.0;
   std::cout << j.dump() << "\n";
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the tiny test models and their PyTorch reference outputs into DIR (used by CTest's fixture):
 #   DIR/<variant>/            Marian-layout checkpoint (make_tiny.py)
-#   DIR/<variant>.{f32,int8,f16}.tern
+#   DIR/<variant>.{f32,int8,f16,qc4w,int4,mixed}.tern, DIR/pre-relu.{int8,int4}-shortlist.tern
 #   DIR/<variant>.ref.json    reference.py outputs (encoder output, logits, greedy and beam ids)
 # Usage: scripts/make-test-models.sh DIR TERN_CONVERT
 set -euo pipefail
@@ -24,9 +24,17 @@ for name in "${!variants[@]}"; do
   rm -rf "$ckpt"
   # shellcheck disable=SC2086
   "$py" "$here/converter/pytorch/make_tiny.py" "$ckpt" ${variants[$name]}
-  for w in f32 int8 f16; do
-    "$convert" -q "$ckpt" "$dir/$name.$w.tern" --weights "$w"
+  for w in f32 int8 f16 qc4w int4 mixed; do
+    # d_model 32: 4-bit blocks of 32 columns
+    "$convert" -q "$ckpt" "$dir/$name.$w.tern" --weights "$w" --int4-block 32
   done
   "$py" "$here/converter/pytorch/reference.py" "$ckpt" "$dir/$name.ref.json" --sentences 8
+done
+# Shortlist variants of pre-relu (a shortlist from a three-line corpus): the zero-allocation test runs them.
+printf 'A man in a blue shirt.\nTwo dogs play in the snow.\nA woman reads a book.\n' > "$dir/corpus.en"
+printf 'Ein Mann in einem blauen Hemd.\nZwei Hunde spielen im Schnee.\nEine Frau liest ein Buch.\n' > "$dir/corpus.de"
+for w in int8 int4; do
+  "$convert" -q "$dir/pre-relu" "$dir/pre-relu.$w-shortlist.tern" --weights "$w" --int4-block 32 \
+    --shortlist "$dir/corpus.en" "$dir/corpus.de" --shortlist-frequent 10 --shortlist-best 5
 done
 echo "test models in $dir"

@@ -63,6 +63,31 @@ check "convert: unsupported activation exits 1" test $rc -eq 1
 check "convert: message names the key" grep -q 'activation_function "tanh"' "$tmp/err"
 check "convert: no partial output" test -z "$(ls "$tmp" | grep 'out.tern')"
 
+# shortlists: built from a parallel corpus, imported from Marian's format, used and reported by translate
+printf 'A man in a blue shirt.\nTwo dogs play.\n' > "$tmp/sl.en"
+printf 'Ein Mann in einem blauen Hemd.\nZwei Hunde spielen.\n' > "$tmp/sl.de"
+convert -q "$models/post-swish" "$tmp/sl.tern" --shortlist "$tmp/sl.en" "$tmp/sl.de" --shortlist-frequent 5 --shortlist-best 3
+check "convert --shortlist exit 0" test $? -eq 0
+tern inspect "$tmp/sl.tern" > "$tmp/sl.txt"
+check "inspect shows the shortlist" grep -q '^shortlist.method: IBM Model 1 (5 EM iterations, NULL word) over 2 sentence pairs' "$tmp/sl.txt"
+check "inspect shows the frequent count" grep -q '^shortlist.frequent: 5$' "$tmp/sl.txt"
+tern translate -m "$tmp/sl.tern" --profile --input "$tmp/sl.en" --output "$tmp/sl.out" 2> "$tmp/err"
+check "translate with a shortlist exit 0" test $? -eq 0
+check "profile reports the mean shortlist size" grep -q '^shortlist: mean shortlist size [0-9]* of [0-9]* target tokens' "$tmp/err"
+check "profile reports the weights read" grep -q '^floor: a decoder step reads [0-9.]* MiB of weights' "$tmp/err"
+tern translate -m "$tmp/sl.tern" --no-shortlist --input "$tmp/sl.en" --output "$tmp/sl.full" 2> /dev/null
+check "translate --no-shortlist exit 0" test $? -eq 0
+convert "$models/post-swish" "$tmp/sl2.tern" --shortlist "$tmp/sl.en" "$tmp/nonexistent.de" 2> "$tmp/err"; rc=$?
+check "convert --shortlist with a missing file exits 1" test $rc -eq 1
+check "convert --shortlist names the missing file" grep -q "cannot read $tmp/nonexistent.de" "$tmp/err"
+check "convert --shortlist failure leaves no output" test ! -e "$tmp/sl2.tern"
+printf 'not a lexical table\n' > "$tmp/lex.s2t"
+convert "$models/post-swish" "$tmp/sl3.tern" --shortlist-marian "$tmp/lex.s2t" 2> "$tmp/err"; rc=$?
+check "convert --shortlist-marian: a bad line exits 1" test $rc -eq 1
+check "convert --shortlist-marian names the line" grep -q "lex.s2t:1: expected 'target source probability'" "$tmp/err"
+convert "$models/post-swish" "$tmp/sl4.tern" --shortlist "$tmp/sl.en" "$tmp/sl.de" --shortlist-marian "$tmp/lex.s2t" 2> /dev/null
+check "convert: --shortlist and --shortlist-marian exclude each other" test $? -ne 0
+
 # converter interrupted while writing: no partial .tern, no temporary file
 TERN_CONVERT_TEST_PAUSE_MS=3000 ${TERN_EMULATOR:-} "$convert_bin" -q "$models/post-swish" "$tmp/int.tern" &
 pid=$!

@@ -45,7 +45,8 @@ using namespace tern;
 using namespace tern::test;
 
 TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, beams, n-best, threads") {
-  for (const char* w : {"int8", "f32", "f16"}) {
+  // Every weight format, and shortlists (the per-call map and the gathered output layer).
+  for (const char* w : {"int8", "f32", "f16", "int4", "int8-shortlist", "int4-shortlist"}) {
     for (uint32_t threads : {1u, 2u}) {
       CAPTURE(w);
       CAPTURE(threads);

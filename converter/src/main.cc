@@ -1,6 +1,8 @@
-// tern-convert CHECKPOINT_DIR OUTPUT.tern [--weights int8|f16|f32]: converts a Hugging Face MarianMT
-// (OPUS-MT layout) checkpoint directory into a .tern file. Prints a one-line error and exits 1 on
-// failure, leaving no partial output.
+// tern-convert CHECKPOINT_DIR OUTPUT.tern [--weights int8|f16|f32|qc4w|qb4w|int4|mixed] [--int4-block N]
+//              [--shortlist SRC.txt TGT.txt | --shortlist-marian LEX] [--shortlist-frequent K] [--shortlist-best N]
+// converts a Hugging Face MarianMT (OPUS-MT layout) checkpoint directory into a .tern file, optionally with
+// a lexical shortlist (shortlist.h). Prints a one-line error and exits 1 on failure, leaving no partial
+// output.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -9,11 +11,11 @@
 #include <filesystem>
 
 #include "marian_checkpoint.h"
+#include "shortlist.h"
 #include "tern/model.h"
 #include "tern/translator.h"
 #include "tern_generated.h"
 #include "tern_writer.h"
-#include "weight_formats.h"
 
 namespace {
 
@@ -63,9 +65,11 @@ int main(int argc, char** argv) {
   bool quiet = false;
   app.add_option("CHECKPOINT_DIR", ckpt, "config.json, model.safetensors, source.spm, target.spm, vocab.json")->required();
   app.add_option("OUTPUT", output, "the .tern file to write")->required();
-  app.add_option("--weights", weights, "format of the weight matrices")->check([](const std::string& w) {
-    return tern::format::FormatNamed(w.c_str()) ? std::string() : "unknown weight format '" + w + "' (f32, f16, int8)";
-  });
+  uint32_t int4_block = 64;
+  app.add_option("--weights", weights,
+                 "f32, f16, int8; qc4w or qb4w (4-bit linear layers, int8 embeddings); int4 (= qb4w with 32-column "
+                 "blocks); mixed (qb4w feed-forward, int8 attention and embeddings)");
+  app.add_option("--int4-block", int4_block, "qb4w and mixed: columns per scale (a multiple of 32; int4 uses 32)");
   app.add_option("--max-source-tokens", limits.max_source_tokens, "default Translator limit (tokens incl. </s>)");
   app.add_option("--max-target-tokens", limits.max_target_tokens, "default Translator limit (generated tokens)");
   auto* batch_opt = app.add_option("--max-batch", limits.max_batch, "default Translator limit (sentences per call)");
@@ -75,6 +79,23 @@ int main(int argc, char** argv) {
                  "for a 4 GB device); ignored with --max-batch")
       ->check(CLI::Range(1.0, 1048576.0));
   app.add_option("--source-lang", source_lang, "source language for sentence splitting (default: tokenizer_config.json)");
+  std::vector<std::string> shortlist_corpus;
+  std::string shortlist_marian;
+  tern::convert::ShortlistParams sl_params;
+  auto* sl_opt = app.add_option("--shortlist", shortlist_corpus,
+                                "SRC.txt TGT.txt: build a lexical shortlist from this parallel text (one sentence a line; "
+                                "IBM Model 1 over the model's own token ids) and store it in the file")
+                     ->expected(2);
+  auto* slm_opt = app.add_option("--shortlist-marian", shortlist_marian,
+                                 "store Marian's text lexical shortlist FILE ('target source probability' lines)");
+  sl_opt->excludes(slm_opt);
+  app.add_option("--shortlist-frequent", sl_params.frequent, "shortlist: target tokens always scored")
+      ->check(CLI::Range(0u, 1u << 24));
+  app.add_option("--shortlist-best", sl_params.best, "shortlist: candidates per source token")->check(CLI::Range(0u, 1u << 24));
+  app.add_option("--shortlist-min-prob", sl_params.min_prob, "shortlist: candidates need p(t|s) at least this")
+      ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--shortlist-iterations", sl_params.iterations, "shortlist: IBM Model 1 EM iterations")
+      ->check(CLI::Range(1u, 100u));
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   CLI11_PARSE(app, argc, argv);
 
@@ -88,12 +109,37 @@ int main(int argc, char** argv) {
   limits.max_source_tokens = std::min(limits.max_source_tokens, ck.hp.max_positions);
   limits.max_target_tokens = std::min(limits.max_target_tokens, ck.hp.max_positions - 1);
   tern::convert::WriteOptions opts;
-  opts.weights = tern::format::FormatNamed(weights.c_str())->dtype;
+  auto plan = tern::convert::WeightPlan::Named(weights, int4_block);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "tern-convert: %s\n", plan.status().message().c_str());
+    return 2;
+  }
+  opts.weights = plan.value();
   opts.limits = limits;
   opts.source_checkpoint = DirectoryName(ckpt);
   std::vector<uint8_t> image;
   std::vector<tern::convert::TensorReport> report;
-  s = tern::convert::BuildTernImage(ck, opts, &image, &report);
+  tern::convert::EncodedTensors encoded;
+  s = tern::convert::EncodeTensors(ck, opts, &encoded);
+  if (s.ok()) report = encoded.report, s = tern::convert::SerializeTernImage(ck, opts, encoded, &image);
+  // A shortlist is made with the image's own tokenizers, then the image is serialized again with it.
+  tern::convert::ShortlistTables shortlist;
+  if (s.ok() && (sl_opt->count() || slm_opt->count())) {
+    auto m = tern::Model::FromBytes(image.data(), image.size(), output);
+    if (!m.ok()) s = m.status();
+    else if (sl_opt->count())
+      s = tern::convert::BuildShortlist(m.value(), shortlist_corpus[0], shortlist_corpus[1], sl_params, &shortlist);
+    else
+      s = tern::convert::ReadMarianShortlist(*m.value(), shortlist_marian, sl_params, &shortlist);
+    if (s.ok()) {
+      opts.shortlist = &shortlist;
+      s = tern::convert::SerializeTernImage(ck, opts, encoded, &image);
+    }
+    if (s.ok() && !quiet) {
+      std::printf("shortlist: %s; %zu candidates in all\n", shortlist.method.c_str(), shortlist.candidates.size());
+      if (!shortlist.warning.empty()) std::printf("shortlist: warning: %s\n", shortlist.warning.c_str());
+    }
+  }
   if (s.ok() && batch_opt->count() == 0) s = FitArena(&image, output, static_cast<uint64_t>(budget_mib * 1048576.0), quiet);
   // Never leave a file the runtime would reject: the file as written is loaded and verified before it
   // replaces `output`.

@@ -43,50 +43,95 @@ extern "C" void RemoveTempAndExit(int sig) {
 
 }  // namespace
 
-Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vector<uint8_t>* image,
-                      std::vector<TensorReport>* report) {
+Result<WeightPlan> WeightPlan::Named(const std::string& name, uint32_t block_size) {
+  if (block_size < 32 || block_size % 32 != 0)
+    return Status(StatusCode::kInvalidArgument, "--int4-block " + std::to_string(block_size) + ": a multiple of 32 is needed");
+  WeightPlan p;
+  p.name = name;
+  p.block_size = block_size;
+  if (name == "int4") {  // measured on the bundled model (README, "4-bit weights"): qb4w-32 keeps int8's BLEU
+    p.attention = p.feed_forward = DType::kQb4w;
+    p.embeddings = DType::kInt8;
+    p.block_size = 32;
+    return p;
+  }
+  if (name == "mixed") {
+    p.attention = p.embeddings = DType::kInt8;
+    p.feed_forward = DType::kQb4w;
+    return p;
+  }
+  const format::WeightFormat* f = format::FormatNamed(name.c_str());
+  if (!f) return Status(StatusCode::kInvalidArgument, "unknown weight format '" + name + "' (f32, f16, int8, qc4w, qb4w, int4)");
+  p.attention = p.feed_forward = p.embeddings = f->dtype;
+  if (f->bits == 4) p.embeddings = DType::kInt8;
+  return p;
+}
+
+DType WeightPlan::For(const std::string& name) const {
+  if (name.find(".layers.") == std::string::npos) return embeddings;  // embed_tokens, lm_head
+  if (name.find(".fc1.") != std::string::npos || name.find(".fc2.") != std::string::npos) return feed_forward;
+  return attention;
+}
+
+std::string WeightPlan::Description() const {
+  auto one = [&](DType t) {
+    std::string d = format::FormatOf(t).description;
+    if (t == DType::kQb4w) d += " (block_size " + std::to_string(block_size) + ")";
+    return d;
+  };
+  if (attention == feed_forward && feed_forward == embeddings) return one(attention);
+  std::string out = "feed-forward: " + one(feed_forward);
+  out += "; attention: " + one(attention);
+  out += "; embeddings and output projection: " + one(embeddings);
+  return out;
+}
+
+Status EncodeTensors(const Checkpoint& ck, const WriteOptions& opts, EncodedTensors* out) {
   const Hyperparameters& hp = ck.hp;
   if (opts.limits.max_source_tokens > hp.max_positions || uint64_t{opts.limits.max_target_tokens} + 1 > hp.max_positions)
     return Status(StatusCode::kInvalidArgument, "limits: max source/target tokens exceed max_position_embeddings " +
                                                     std::to_string(hp.max_positions));
-  // 1. The weight segment: every tensor at an aligned offset, in ExpectedTensors order.
-  struct Placed {
-    std::string name;
-    std::vector<uint32_t> shape;
-    DType dtype;
-    uint64_t offset, length, scales_offset = 0, scales_length = 0;
-    float err = 0.f;
-  };
-  std::vector<Placed> placed;
-  std::vector<uint8_t> seg;
-  float worst = 0.f;
+  *out = EncodedTensors();
+  std::vector<uint8_t>& seg = out->segment;
   for (const format::TensorSpec& spec : format::ExpectedTensors(hp)) {
     const Checkpoint::Tensor& t = ck.tensors.at(spec.name);
-    const DType dt = spec.quantizable ? opts.weights : DType::kF32;
+    const DType dt = spec.quantizable ? opts.weights.For(spec.name) : DType::kF32;
     const format::WeightFormat& f = format::FormatOf(dt);
     const size_t rows = spec.shape[0], cols = spec.shape.size() == 2 ? spec.shape[1] : 1;
-    Placed p{spec.name, spec.shape, dt, format::AlignUp(seg.size()), f.DataBytes(rows, cols)};
-    p.scales_length = f.ScaleBytes(rows, cols);
+    const uint32_t block = f.scales == format::ScaleLayout::kPerBlockBf16 ? opts.weights.block_size : 0;
+    if (block && cols % block != 0)
+      return Status(StatusCode::kInvalidArgument, "tensor '" + spec.name + "': " + std::to_string(cols) +
+                                                      " columns are not a multiple of the block size " + std::to_string(block));
+    out->uses_int4 |= f.bits == 4;
+    EncodedTensors::Placement p{spec.name, spec.shape, dt, format::AlignUp(seg.size()), f.DataBytes(rows, cols)};
+    p.block = block;
+    p.scales_length = f.ScaleBytes(rows, cols, block);
     p.scales_offset = p.scales_length ? format::AlignUp(p.offset + p.length) : 0;
     seg.resize(std::max<uint64_t>(p.offset + p.length, p.scales_offset + p.scales_length));
-    p.err = EncodeWeights(dt, t.data.data(), rows, cols, seg.data() + p.offset,
-                          p.scales_length ? reinterpret_cast<float*>(seg.data() + p.scales_offset) : nullptr);
-    worst = std::max(worst, p.err);
-    if (report) report->push_back({spec.name, dt, static_cast<size_t>(p.length + p.scales_length), p.err});
-    placed.push_back(std::move(p));
+    p.err = EncodeWeights(dt, t.data.data(), rows, cols, block, seg.data() + p.offset,
+                          p.scales_length ? seg.data() + p.scales_offset : nullptr);
+    out->worst = std::max(out->worst, p.err);
+    out->report.push_back({spec.name, dt, static_cast<size_t>(p.length + p.scales_length), p.err});
+    out->placed.push_back(std::move(p));
   }
   seg.resize(format::AlignUp(seg.size()));
+  return Status::Ok();
+}
 
-  // 2. The FlatBuffer. The weight segment goes in first so that it sits at the end of the file.
+Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const EncodedTensors& enc,
+                          std::vector<uint8_t>* image) {
+  const Hyperparameters& hp = ck.hp;
+  const std::vector<uint8_t>& seg = enc.segment;
+  // The weight segment goes in first so that it sits at the end of the file.
   flatbuffers::FlatBufferBuilder fbb(seg.size() + (size_t{1} << 20));
   fbb.ForceVectorAlignment(seg.size(), sizeof(uint8_t), format::kTensorAlignment);
   const auto weights = fbb.CreateVector(seg);
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
-  for (const Placed& p : placed) {
+  for (const EncodedTensors::Placement& p : enc.placed) {
     const auto name = fbb.CreateString(p.name);
     const auto shape = fbb.CreateVector(p.shape);
     tensors.push_back(fb::CreateTensor(fbb, name, shape, format::ToFb(p.dtype), p.offset, p.length, p.scales_offset,
-                                       p.scales_length, p.err));
+                                       p.scales_length, p.err, p.block));
   }
   const auto tensor_vec = fbb.CreateVectorOfSortedTables(&tensors);
   const auto src_spm = fbb.CreateVector(reinterpret_cast<const uint8_t*>(ck.source_spm.data()), ck.source_spm.size());
@@ -103,17 +148,32 @@ Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vecto
   Provenance prov;
   prov.source_checkpoint = opts.source_checkpoint;
   prov.converter_version = "tern-convert " TERN_VERSION;
-  prov.weights = format::FormatOf(opts.weights).name;
-  prov.quantization = format::FormatOf(opts.weights).description;
+  prov.weights = opts.weights.name;
+  prov.quantization = opts.weights.Description();
   prov.date = UtcNow();
-  prov.max_abs_error = worst;
+  prov.max_abs_error = enc.worst;
   prov.notes = ck.notes;
   const auto provenance = format::ToFb(fbb, prov);
-  const uint32_t version = format::RequiredVersion(ck.gen, ck.clean_up_tokenization_spaces);
-  const auto root = fb::CreateModel(fbb, version, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights);
+  flatbuffers::Offset<fb::Shortlist> shortlist = 0;
+  if (const ShortlistTables* sl = opts.shortlist) {
+    if (sl->offsets.size() != uint64_t{hp.source_vocab_size} + 1)
+      return Status(StatusCode::kInvalidArgument, "shortlist: offsets do not match the source vocabulary");
+    shortlist = fb::CreateShortlist(fbb, fbb.CreateVector(sl->frequent), fbb.CreateVector(sl->offsets),
+                                    fbb.CreateVector(sl->candidates), fbb.CreateString(sl->method));
+  }
+  const uint32_t version = format::RequiredVersion(ck.gen, ck.clean_up_tokenization_spaces, enc.uses_int4);
+  const auto root = fb::CreateModel(fbb, version, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights, shortlist);
   fb::FinishModelBuffer(fbb, root);
   image->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   return Status::Ok();
+}
+
+Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vector<uint8_t>* image,
+                      std::vector<TensorReport>* report) {
+  EncodedTensors enc;
+  TERN_RETURN_IF_ERROR(EncodeTensors(ck, opts, &enc));
+  if (report) *report = enc.report;
+  return SerializeTernImage(ck, opts, enc, image);
 }
 
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,

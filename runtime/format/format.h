@@ -29,6 +29,8 @@ constexpr uint64_t AlignUp(uint64_t n) { return (n + kTensorAlignment - 1) & ~ui
 TERN_SAME_ENUM(DType::kF32, fb::DType::F32);
 TERN_SAME_ENUM(DType::kF16, fb::DType::F16);
 TERN_SAME_ENUM(DType::kInt8, fb::DType::INT8_QC8W);
+TERN_SAME_ENUM(DType::kQc4w, fb::DType::INT4_QC4W);
+TERN_SAME_ENUM(DType::kQb4w, fb::DType::INT4_QB4W);
 TERN_SAME_ENUM(Activation::kRelu, fb::Activation::Relu);
 TERN_SAME_ENUM(Activation::kSwish, fb::Activation::Swish);
 TERN_SAME_ENUM(Activation::kGelu, fb::Activation::Gelu);
@@ -44,7 +46,7 @@ template <typename FbEnum>
 constexpr size_t EnumCount() {
   return static_cast<size_t>(FbEnum::MAX) + 1;
 }
-static_assert(EnumCount<fb::DType>() == 3 && EnumCount<fb::Activation>() == 3 && EnumCount<fb::NormPlacement>() == 2 &&
+static_assert(EnumCount<fb::DType>() == 5 && EnumCount<fb::Activation>() == 3 && EnumCount<fb::NormPlacement>() == 2 &&
                   EnumCount<fb::PositionEncoding>() == 3,
               "a schema enum grew: extend the public enum in tern/model.h and the tables indexed by it");
 
@@ -79,9 +81,9 @@ inline fb::Activation ToFb(Activation v) { return static_cast<fb::Activation>(v)
 inline fb::NormPlacement ToFb(NormPlacement v) { return static_cast<fb::NormPlacement>(v); }
 inline fb::PositionEncoding ToFb(PositionEncoding v) { return static_cast<fb::PositionEncoding>(v); }
 
-/// The lowest format version a file with these generation defaults and tokenizer settings needs: 2 if
-/// it sets a format-2 field to anything but its default, else 1 (schema/README.md, version history).
-uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces);
+/// The lowest format version a file needs (schema/README.md, version history): 3 if a tensor uses a
+/// 4-bit format, 2 if it sets a format-2 field to anything but its default, else 1.
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4);
 
 // --- tables (schema_io.cc, driven by the field lists of fields.h) --------------------------------------------------------------------------------
 /// Reads the tables into the public structs (every field of fields.h); enum fields are range-checked

@@ -31,12 +31,13 @@ struct ModelContents {
   GenerationDefaults gen;
   ArenaLimits limits;
   Provenance provenance;
-  DType weight_dtype = DType::kF32;       // of the linear layers
+  DType weight_dtype = DType::kF32;       // of the first linear layer (encoder layer 0's attention)
   std::vector<TensorView> tensors;        // sorted by name
   std::string_view source_spm, target_spm;
   std::vector<std::string_view> source_vocab, target_vocab;
   bool clean_up_tokenization_spaces = false;
   std::string_view source_lang, target_lang;
+  ShortlistView shortlist;
 };
 
 /// Check 1 for an image of `size` bytes called `name`. Error: kInvalidModel.

@@ -106,7 +106,8 @@ flatbuffers::Offset<fb::Provenance> ToFb(flatbuffers::FlatBufferBuilder& fbb, co
   return b.Finish();
 }
 
-uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces) {
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4) {
+  if (uses_int4) return 3;
   const GenerationDefaults format1;
   const bool v2 = g.renormalize_logits != format1.renormalize_logits || g.repetition_penalty != format1.repetition_penalty ||
                   g.no_repeat_ngram_size != format1.no_repeat_ngram_size || g.min_length != format1.min_length ||

@@ -10,6 +10,7 @@
 #include "tensor_specs.h"
 #include "weight_formats.h"
 
+
 namespace tern::format {
 namespace {
 
@@ -103,17 +104,39 @@ Status ReadTensor(const fb::Tensor& t, const uint8_t* seg, uint64_t seg_bytes, c
                              std::to_string(seg_bytes) + "-byte weight segment");
   v.data = seg + off;
   v.bytes = len;
-  if (f.scales == ScaleLayout::kPerRow) {
+  if (f.scales != ScaleLayout::kNone) {
     const uint64_t so = t.scales_offset(), sl = t.scales_length();
     if (v.rank != 2) return Invalid(file, tn + ": " + f.name + " tensors must be 2-D");
-    if (sl != f.ScaleBytes(v.shape[0], v.shape[1]) || so % 4 != 0 || so > seg_bytes || sl > seg_bytes - so)
+    if (f.scales == ScaleLayout::kPerBlockBf16) {
+      v.block_size = t.block_size();
+      if (v.block_size < 32 || v.block_size % 32 != 0 || v.shape[1] % v.block_size != 0)
+        return Invalid(file, tn + ": block_size " + std::to_string(v.block_size) +
+                                 " must be a multiple of 32 that divides the " + std::to_string(v.shape[1]) + " columns");
+    }
+    if (sl != f.ScaleBytes(v.shape[0], v.shape[1], v.block_size) || so % 4 != 0 || so > seg_bytes || sl > seg_bytes - so)
       return Invalid(file, tn + ": scales [" + std::to_string(so) + ", +" + std::to_string(sl) +
                                ") misaligned, mis-sized or outside the weight segment");
-    v.scales = reinterpret_cast<const float*>(seg + so);
-    for (uint32_t r = 0; r < v.shape[0]; ++r) {
-      if (!(std::isfinite(v.scales[r]) && v.scales[r] > 0.f))
-        return Invalid(file, tn + ": scale of row " + std::to_string(r) + " is not finite and positive (" +
-                                 std::to_string(v.scales[r]) + ")");
+    // "scale of row 3" (per-row formats) or "scale of row 3, block 2 (columns 64..95)" (per-block).
+    auto bad_scale = [&](uint64_t i, float s) {
+      std::string where = "scale of row " + std::to_string(i);
+      if (f.scales == ScaleLayout::kPerBlockBf16) {
+        const uint64_t blocks = v.shape[1] / v.block_size, b = i % blocks;
+        where = "scale of row " + std::to_string(i / blocks) + ", block " + std::to_string(b) + " (columns " +
+                std::to_string(b * v.block_size) + ".." + std::to_string((b + 1) * v.block_size - 1) + ")";
+      }
+      return Invalid(file, tn + ": " + where + " is " + std::to_string(s) +
+                               (f.scales == ScaleLayout::kPerRow ? " (must be finite and > 0)" : " (must be a normal number > 0)"));
+    };
+    if (f.scales == ScaleLayout::kPerRow) {
+      v.scales = reinterpret_cast<const float*>(seg + so);
+      for (uint32_t r = 0; r < v.shape[0]; ++r)
+        if (!(std::isfinite(v.scales[r]) && v.scales[r] > 0.f)) return bad_scale(r, v.scales[r]);
+    } else {
+      v.block_scales = reinterpret_cast<const uint16_t*>(seg + so);
+      for (uint64_t i = 0; i < sl / 2; ++i) {  // XNNPACK's qb4w needs normal, positive scales
+        const float s = Bf16ToFloat(v.block_scales[i]);
+        if (!(std::isnormal(s) && s > 0.f)) return bad_scale(i, s);
+      }
     }
     v.max_abs_error = t.max_abs_error();
   }
@@ -142,11 +165,14 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
     if (!s.quantizable && v->dtype != DType::kF32)
       return Invalid(file, "tensor '" + s.name + "': must be f32, is " + DTypeName(v->dtype));
     if (s.quantizable && s.name.find(".layers.") != std::string::npos) {
-      if (first_matrix) {
-        *weight_dtype = v->dtype, first_matrix = false;
-      } else if (v->dtype != *weight_dtype) {
-        return Invalid(file, "tensor '" + s.name + "': dtype " + DTypeName(v->dtype) +
-                                 " differs from the other linear weights (" + DTypeName(*weight_dtype) + ")");
+      if (first_matrix) *weight_dtype = v->dtype, first_matrix = false;
+      // The projections of one attention block are fused into one operator (Q|K|V, cross K|V): one format.
+      const size_t attn = s.name.find("_proj.weight");
+      if (attn != std::string::npos && s.name.compare(attn - 1, 1, "q") != 0) {
+        const std::string q = s.name.substr(0, attn - 1) + "q" + s.name.substr(attn);
+        if (const TensorView* qv = find(q); qv && qv->dtype != v->dtype)
+          return Invalid(file, "tensor '" + s.name + "': dtype " + DTypeName(v->dtype) + " differs from '" + q + "' (" +
+                                   DTypeName(qv->dtype) + "): the projections of one attention block share a format");
       }
     }
   }
@@ -180,6 +206,35 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
   return Status::Ok();
 }
 
+Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const std::string& file, ShortlistView* out) {
+  *out = ShortlistView();
+  if (!sl) return Status::Ok();
+  if (!sl->offsets() || !sl->candidates() || !sl->frequent())
+    return Invalid(file, "shortlist: frequent, offsets and candidates must all be present");
+  const auto& off = *sl->offsets();
+  const auto& cand = *sl->candidates();
+  if (off.size() != uint64_t{hp.source_vocab_size} + 1)
+    return Invalid(file, "shortlist.offsets has " + std::to_string(off.size()) + " entries, expected source_vocab_size + 1 = " +
+                             std::to_string(uint64_t{hp.source_vocab_size} + 1));
+  if (off.Get(0) != 0 || off.Get(off.size() - 1) != cand.size())
+    return Invalid(file, "shortlist.offsets must start at 0 and end at the " + std::to_string(cand.size()) + " candidates");
+  for (uint32_t i = 1; i < off.size(); ++i)
+    if (off.Get(i) < off.Get(i - 1))
+      return Invalid(file, "shortlist.offsets decreases at source id " + std::to_string(i - 1));
+  for (const auto* list : {sl->frequent(), sl->candidates()})
+    for (uint32_t i = 0; i < list->size(); ++i)
+      if (list->Get(i) >= hp.target_vocab_size)
+        return Invalid(file, std::string("shortlist.") + (list == sl->frequent() ? "frequent" : "candidates") + " holds " +
+                                 std::to_string(list->Get(i)) + ", outside the target vocabulary");
+  out->frequent = sl->frequent()->data();
+  out->frequent_count = sl->frequent()->size();
+  out->offsets = off.data();
+  out->candidates = cand.data();
+  out->candidate_count = cand.size();
+  out->method = View(sl->method());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string& file, ModelContents* c) {
@@ -210,6 +265,7 @@ Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string
   }
   std::sort(c->tensors.begin(), c->tensors.end(), [](const TensorView& a, const TensorView& b) { return a.name < b.name; });
   TERN_RETURN_IF_ERROR(CheckTensorSet(c->tensors, c->hp, file, &c->weight_dtype));
+  TERN_RETURN_IF_ERROR(ReadShortlist(f.shortlist(), c->hp, file, &c->shortlist));
   return ReadTokenizer(f.tokenizer(), c->hp, file, c);
 }
 

@@ -27,6 +27,23 @@ void DequantizeQc8w(const TensorView& t, size_t row, float scale, const float* a
   for (size_t i = 0; i < d; ++i) out[i] = (w[i] * s) * scale + add[i];
 }
 
+// 4-bit: element i of the row is the low nibble of byte i / 2 for even i, the high one for odd i.
+inline int Nibble(const uint8_t* row, size_t i) { return ((row[i / 2] >> ((i & 1) * 4)) & 0xf) - 8; }
+
+void DequantizeQc4w(const TensorView& t, size_t row, float scale, const float* add, float* out) {
+  const size_t d = t.cols();
+  const uint8_t* w = static_cast<const uint8_t*>(t.data) + row * ((d + 1) / 2);
+  const float s = t.scales[row];
+  for (size_t i = 0; i < d; ++i) out[i] = (Nibble(w, i) * s) * scale + add[i];
+}
+
+void DequantizeQb4w(const TensorView& t, size_t row, float scale, const float* add, float* out) {
+  const size_t d = t.cols(), nb = d / t.block_size;
+  const uint8_t* w = static_cast<const uint8_t*>(t.data) + row * ((d + 1) / 2);
+  const uint16_t* sb = t.block_scales + row * nb;
+  for (size_t i = 0; i < d; ++i) out[i] = (Nibble(w, i) * Bf16ToFloat(sb[i / t.block_size])) * scale + add[i];
+}
+
 // Indexed by DType.
 constexpr WeightFormat kFormats[] = {
     {DType::kF32, "f32", "none (f32)", 32, ScaleLayout::kNone, DequantizeF32},
@@ -34,6 +51,14 @@ constexpr WeightFormat kFormats[] = {
     {DType::kInt8, "int8",
      "int8 symmetric per-output-channel (qc8w), scale = max|w_row| / 127; activations quantized per row at run time (qd8)",
      8, ScaleLayout::kPerRow, DequantizeQc8w},
+    {DType::kQc4w, "qc4w",
+     "int4 symmetric per-output-channel (qc4w), scale = max|w_row| / 7, stored unsigned with zero point 8; activations "
+     "quantized per row at run time (qd8)",
+     4, ScaleLayout::kPerRow, DequantizeQc4w},
+    {DType::kQb4w, "qb4w",
+     "int4 symmetric blockwise (qb4w), scale = max|w_block| / 7 in bfloat16 per block of block_size columns, stored "
+     "unsigned with zero point 8; activations quantized per row at run time (qd8)",
+     4, ScaleLayout::kPerBlockBf16, DequantizeQb4w},
 };
 static_assert(IndexedByDType(kFormats), "one WeightFormat per schema DType, kFormats[i].dtype == i");
 

@@ -12,10 +12,26 @@
 
 namespace tern::format {
 
+/// bfloat16 (the high 16 bits of an IEEE float) to float, and float to bfloat16 rounded to nearest even.
+inline float Bf16ToFloat(uint16_t h) {
+  const uint32_t bits = uint32_t{h} << 16;
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
+inline uint16_t FloatToBf16(float f) {
+  uint32_t bits;
+  __builtin_memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
 /// How a quantized format stores its scales next to the data (each scale an f32).
 enum class ScaleLayout : uint8_t {
-  kNone,    // float formats
-  kPerRow,  // one scale per row (output channel): scales [rows]
+  kNone,         // float formats
+  kPerRow,       // one f32 scale per row (output channel): scales [rows]
+  kPerBlockBf16, // one bfloat16 scale per block of block_size columns: scales [rows, cols / block_size]
 };
 
 struct WeightFormat {
@@ -25,10 +41,20 @@ struct WeightFormat {
   uint32_t bits;             // storage bits per element
   ScaleLayout scales;
 
+  /// Bytes of one row of `cols` elements: sub-byte formats start each row on a byte.
+  uint64_t RowBytes(uint64_t cols) const { return (cols * bits + 7) / 8; }
   /// Bytes of the element data of a [rows, cols] tensor, in 64-bit arithmetic (callers range-check first).
-  uint64_t DataBytes(uint64_t rows, uint64_t cols) const { return (rows * cols * bits + 7) / 8; }
-  /// Bytes of the scales of a [rows, cols] tensor (0 without scales).
-  uint64_t ScaleBytes(uint64_t rows, uint64_t cols) const { return scales == ScaleLayout::kPerRow ? rows * 4 : 0; }
+  uint64_t DataBytes(uint64_t rows, uint64_t cols) const { return rows * RowBytes(cols); }
+  /// Bytes of the scales of a [rows, cols] tensor (0 without scales; block_size only for kPerBlockBf16,
+  /// where it must divide cols).
+  uint64_t ScaleBytes(uint64_t rows, uint64_t cols, uint64_t block_size = 0) const {
+    switch (scales) {
+      case ScaleLayout::kNone: return 0;
+      case ScaleLayout::kPerRow: return rows * 4;
+      case ScaleLayout::kPerBlockBf16: return block_size ? rows * (cols / block_size) * 2 : 0;
+    }
+    return 0;
+  }
 
   /// out[i] = w[row, i] * scale + add[i] for i < cols, with w dequantized from this format (embedding lookup).
   void (*dequantize_row)(const TensorView& t, size_t row, float scale, const float* add, float* out);
@@ -38,7 +64,7 @@ struct WeightFormat {
 /// dtype read from a file first); an out-of-range value returns the f32 entry instead of reading past the table.
 const WeightFormat& FormatOf(DType t);
 
-/// The format called `name` ("f32", "f16", "int8"), or nullptr.
+/// The format called `name` ("f32", "f16", "int8", "qc4w", "qb4w"), or nullptr.
 const WeightFormat* FormatNamed(const char* name);
 
 }  // namespace tern::format

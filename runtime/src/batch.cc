@@ -26,6 +26,7 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   r.max_length_ratio = o.max_length_ratio < 0.f ? g.max_length_ratio : o.max_length_ratio;
   if (!std::isfinite(r.max_length_ratio)) return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite");
   r.want_scores = o.return_scores;
+  r.use_shortlist = o.use_shortlist;
   return r;
 }
 

@@ -17,6 +17,7 @@ struct ResolvedOptions {
   uint32_t max_length = 1;        // generated tokens including </s>, <= dims.tgt
   float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
   bool want_scores = true;
+  bool use_shortlist = true;
 };
 
 /// Resolves `o` for a call of n sentences. Errors: kInvalidArgument (n > max_batch, beam > max_beam,

@@ -41,6 +41,7 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
     return Status(StatusCode::kInvalidArgument, "Translator: KV cache of one layer exceeds 2^32 elements; lower the limits");
   d.src_rows = d.batch * d.src;
   d.text_bytes = d.tgt * MaxPieceBytes(model) + 1;
+  d.shortlist = model.shortlist().present();
   return d;
 }
 
@@ -106,6 +107,11 @@ void PlanArena(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&b->attention_scores, "attention.scores", std::max(d.src, d.tgt + 1), kEnc, kDec);
   quant(&dec.quant, "decoder.quant.q", "decoder.quant.params", d.rows, kDec, kDec);
   plan->Add(&r.out_text, "results.text", d.batch * d.n_best * d.text_bytes, kEnc, kDec);
+  if (d.shortlist) {
+    plan->Add(&b->vocab.tokens, "shortlist.tokens", d.vocab, kDec, kDec);
+    plan->Add(&b->vocab.index, "shortlist.index", d.vocab, kDec, kDec);
+    plan->Add(&b->vocab.mask, "shortlist.mask", d.vocab, kDec, kDec);
+  }
   plan->Plan();
 }
 

@@ -20,6 +20,7 @@ struct Dims {
   size_t src = 0, tgt = 0;                            // max source tokens (with </s>), max generated tokens
   size_t src_rows = 0;                                // batch x src: encoder rows
   size_t text_bytes = 0;                              // detokenized text per hypothesis, bytes
+  bool shortlist = false;                             // the model has a shortlist: VocabBuffers are planned
 };
 
 /// Resolves `config` against `model` (0 = the file's default) into Dims, checking every limit in 64-bit
@@ -86,6 +87,13 @@ struct SearchBuffers {
   ArenaArray<uint32_t> cand_token, cand_beam;
 };
 
+/// The shortlist of one call (search/vocab_map.h): sized [target vocab] when the model has a shortlist, empty otherwise.
+struct VocabBuffers {
+  ArenaArray<uint32_t> tokens;  // the map's tokens, ascending
+  ArenaArray<int32_t> index;    // column of each token, -1 where absent
+  ArenaArray<uint8_t> mask;     // the token mask per column
+};
+
 /// What a call returns (views into these stay valid until the next call).
 struct ResultBuffers {
   ArenaArray<uint32_t> out_ids;              // [batch, n_best, tgt]
@@ -103,6 +111,7 @@ struct SessionBuffers {
   EncoderBuffers enc;
   DecoderBuffers dec;
   SearchBuffers search;
+  VocabBuffers vocab;
   ResultBuffers results;
   ArenaArray<float> attention_scores;  // [max(src, tgt + 1)] one attention row's scores (encoder and decoder)
 };

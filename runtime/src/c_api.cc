@@ -51,6 +51,7 @@ tern::TranslateOptions Options(const tern_translate_params* p) {
   o.return_scores = p->return_scores != 0;
   o.target_lang = p->target_lang ? std::string_view(p->target_lang) : std::string_view();
   o.split_sentences = p->split_sentences != 0;
+  o.use_shortlist = p->use_shortlist != 0;
   return o;
 }
 
@@ -145,6 +146,7 @@ tern_translate_params tern_translate_default_params(void) {
   p.return_scores = 1;
   p.target_lang = nullptr;
   p.split_sentences = 1;
+  p.use_shortlist = 1;
   return p;
 }
 

@@ -8,7 +8,7 @@
 namespace tern {
 
 Status DecodeStep(const Network& net, const Model& model, const Dims& D, size_t pos, const StepRows& rows,
-                  const BatchBuffers& in, const DecoderBuffers& A, float* scores, Profiler& prof) {
+                  const VocabMap& vocab, const BatchBuffers& in, const DecoderBuffers& A, float* scores, Profiler& prof) {
   const Hyperparameters& hp = net.hp();
   const size_t n = rows.n, d = D.d, dh = D.head_dim, H = D.heads, T = D.tgt;
   const float scale = 1.f / std::sqrt(static_cast<float>(dh));
@@ -74,9 +74,11 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, size_t 
     const LayerNormParams& f = net.decoder_final_norm();
     LayerNorm(A.x, f.gamma, f.beta, hp.layer_norm_epsilon, n, d, A.x);
   }
-  TERN_RETURN_IF_ERROR(net.RunLinear(net.output_projection(), A.x, n, A.logits, q));
+  TERN_RETURN_IF_ERROR(net.OutputLogits(A.x, n, vocab, A.logits, q));
   prof.Tock(t0, &P.output_projection_ms);
   P.decoder_steps++;
+  P.weight_bytes_read += net.decoder_layer_weight_bytes() + net.OutputWeightBytes(vocab);
+  P.output_columns += vocab.size;
   return Status::Ok();
 }
 

@@ -12,6 +12,7 @@
 #include "buffers.h"
 #include "network.h"
 #include "profiler.h"
+#include "search/vocab_map.h"
 
 namespace tern {
 
@@ -26,9 +27,9 @@ struct StepRows {
 
 /// Embeds each row's input token at position `pos`, appends its self-attention K/V to the KV cache and
 /// attends over the cache (causal by construction: only positions <= pos exist), attends over its
-/// sentence's cross-attention K/V, and writes logits [rows.n, vocab] to dec.logits. `scores`: attention
-/// scratch of max(src, pos + 1) floats. Error: kInternal (XNNPACK).
+/// sentence's cross-attention K/V, and writes logits [rows.n, vocab.size] over the columns of `vocab` to
+/// dec.logits. `scores`: attention scratch of max(src, pos + 1) floats. Error: kInternal (XNNPACK).
 Status DecodeStep(const Network& net, const Model& model, const Dims& dims, size_t pos, const StepRows& rows,
-                  const BatchBuffers& in, const DecoderBuffers& dec, float* scores, Profiler& prof);
+                  const VocabMap& vocab, const BatchBuffers& in, const DecoderBuffers& dec, float* scores, Profiler& prof);
 
 }  // namespace tern

@@ -90,17 +90,24 @@ inline float ExpNonPositive(float x) {
 }
 
 // e[k] = exp(x[k] - m) for k < n (n <= a chunk); a plain loop the compiler vectorizes (kernels.cc is
-// built with -fno-trapping-math so the clamp in ExpNonPositive does not block it).
+// built with -fno-trapping-math so the clamp in ExpNonPositive does not block it). On x86-64 Linux it is
+// compiled three times, for AVX-512, AVX2 and the baseline, and the loader picks the one the CPU runs
+// (GCC/Clang function multi-versioning: an ifunc resolved at load time). None of them uses FMA, so all
+// three compute the same floats.
+#if defined(__x86_64__) && defined(__linux__) && !defined(__ANDROID__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 void ExpShifted(const float* x, size_t n, float m, float* e) {
   for (size_t k = 0; k < n; ++k) e[k] = ExpNonPositive(x[k] - m);
 }
 
 }  // namespace
 
-float LogSumExp(const float* x, size_t n) {
+float LogSumExp(const float* x, size_t n) { return n == 0 ? -std::numeric_limits<float>::infinity() : LogSumExpWithMax(x, n, MaxOf(x, n)); }
+
+float LogSumExpWithMax(const float* x, size_t n, float m) {
   if (n == 0) return -std::numeric_limits<float>::infinity();
   constexpr size_t kChunk = 256, kLanes = 8;
-  const float m = MaxOf(x, n);
   if (!std::isfinite(m)) return m;  // all -inf (nothing to normalize) or a +inf logit
   float e[kChunk];
   double lane[kLanes] = {};
@@ -140,11 +147,12 @@ void MaskRow(float* row, const uint8_t* masked, size_t n) {
 }
 
 uint32_t ArgMax(const float* x, size_t n, uint32_t fallback) {
-  uint32_t best = fallback;
-  float bv = -std::numeric_limits<float>::infinity();
+  // Two vectorizable passes (the largest value, then its first index) instead of one branchy scan.
+  const float m = MaxOf(x, n);
+  if (!(m > -std::numeric_limits<float>::infinity())) return fallback;
   for (size_t v = 0; v < n; ++v)
-    if (x[v] > bv) bv = x[v], best = static_cast<uint32_t>(v);
-  return best;
+    if (x[v] == m) return static_cast<uint32_t>(v);
+  return fallback;
 }
 
 void LogSoftmaxInPlace(float* x, size_t n) {

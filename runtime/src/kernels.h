@@ -28,6 +28,8 @@ void Activate(Activation a, float* x, size_t n);
 /// log(sum_i exp(x[i])) over x[n], with the max subtracted first; the exponentials are summed in double
 /// (relative error of each about 1 ulp of float). -inf for n = 0 or all -inf.
 float LogSumExp(const float* x, size_t n);
+/// The same with m = MaxOf(x, n) already known (e.g. the value at the argmax): one pass fewer.
+float LogSumExpWithMax(const float* x, size_t n, float m);
 
 /// Largest of x[n]: -inf for n = 0; NaN elements are ignored.
 float MaxOf(const float* x, size_t n);

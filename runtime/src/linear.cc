@@ -4,6 +4,8 @@
 #include <new>
 #include <vector>
 
+#include "weight_formats.h"
+
 namespace tern {
 
 Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n) {
@@ -13,35 +15,43 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   p.name = std::string(weights[0]->name);
   p.dtype = weights[0]->dtype;
   p.in = weights[0]->cols();
+  p.block_size = weights[0]->block_size;
   for (size_t i = 0; i < n; ++i) {
-    if (weights[i]->dtype != p.dtype || weights[i]->cols() != p.in || weights[i]->rank != 2)
+    if (weights[i]->dtype != p.dtype || weights[i]->cols() != p.in || weights[i]->rank != 2 ||
+        weights[i]->block_size != p.block_size)
       return Status(StatusCode::kInvalidArgument, "Linear: fused weight '" + std::string(weights[i]->name) +
-                                                      "' differs in dtype or in_features from '" + p.name + "'");
+                                                      "' differs in format or in_features from '" + p.name + "'");
     if (biases[i] && biases[i]->numel() != weights[i]->rows())
       return Status(StatusCode::kInvalidArgument, "Linear: bias '" + std::string(biases[i]->name) + "' size mismatch");
     p.out += weights[i]->rows();
   }
   const LinearKernel& k = KernelFor(p.dtype);
-  // The operator's inputs: weights in its element type, concatenated along out (one weight that needs no
-  // conversion is passed straight from the model), per-row scales, and the bias. Temporaries: XNNPACK
-  // packs its own layout into the PackedBlock and does not keep these pointers.
-  std::vector<uint8_t> wcat;
-  std::vector<float> scat;
+  const format::WeightFormat& f = format::FormatOf(p.dtype);
+  // The operator's inputs: weight rows (widened when the kernel needs it), concatenated along out (one
+  // weight that needs no change is passed straight from the model), the scales in the format's layout,
+  // concatenated the same way, and the bias. Temporaries: XNNPACK packs its own layout into the
+  // PackedBlock and keeps none of these pointers.
+  const size_t row_bytes = k.widened_element_bytes ? p.in * k.widened_element_bytes : f.RowBytes(p.in);
+  std::vector<uint8_t> wcat, scat;
   std::vector<float> bcat;
   const void* w = weights[0]->data;
-  const float* scales = weights[0]->scales;
+  const void* scales = weights[0]->block_scales ? static_cast<const void*>(weights[0]->block_scales)
+                                                : static_cast<const void*>(weights[0]->scales);
   try {
     bcat.assign(p.out, 0.f);
-    if (n > 1 || k.to_kernel_weights) {
-      wcat.resize(p.out * p.in * k.kernel_element_bytes);
-      if (weights[0]->scales) scat.resize(p.out);
-      size_t row = 0;
+    if (n > 1 || k.to_kernel_weights || k.create_reads_scales) {
+      wcat.resize(p.out * row_bytes);
+      scat.resize(f.ScaleBytes(p.out, p.in, p.block_size));
+      size_t row = 0, scale_at = 0;
       for (size_t i = 0; i < n; ++i) {
-        uint8_t* dst = wcat.data() + row * p.in * k.kernel_element_bytes;
+        uint8_t* dst = wcat.data() + row * row_bytes;
         if (k.to_kernel_weights) k.to_kernel_weights(*weights[i], dst);
         else std::memcpy(dst, weights[i]->data, weights[i]->bytes);
-        if (weights[i]->scales) std::memcpy(scat.data() + row, weights[i]->scales, weights[i]->rows() * sizeof(float));
-        row += weights[i]->rows();
+        const size_t sb = f.ScaleBytes(weights[i]->rows(), p.in, p.block_size);
+        const void* src = weights[i]->block_scales ? static_cast<const void*>(weights[i]->block_scales)
+                                                   : static_cast<const void*>(weights[i]->scales);
+        if (sb) std::memcpy(scat.data() + scale_at, src, sb);
+        row += weights[i]->rows(), scale_at += sb;
       }
       w = wcat.data();
       scales = scat.empty() ? nullptr : scat.data();
@@ -57,11 +67,12 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   }
   p.block = std::make_unique<PackedBlock>();
   xnn_operator_t op = nullptr;
-  const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block->cache(), &op);
+  const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block_size, p.block->cache(), &op);
   XnnOperator owner(op);  // deleting the packing operator leaves the packed weights in the block
   if (s != xnn_status_success) return XnnError(("create " + std::string(k.op_name) + " for '" + p.name + "'").c_str(), s);
   if (!p.block->Seal())
     return Status(StatusCode::kInternal, "XNNPACK did not pack the weights of '" + p.name + "' into tern's weights cache");
+  if (k.create_reads_scales) p.bind_scales = std::move(scat);
   return p;
 }
 
@@ -71,7 +82,8 @@ Result<Linear> Linear::Bind(const PackedLinear& p) {
   // The block holds the packed weights: XNNPACK finds them by the block's key and reads neither the
   // weight, scale nor bias pointers (a miss fails in the sealed block instead of packing).
   static const float kUnused[1] = {0.f};
-  const xnn_status s = k.create(p.in, p.out, kUnused, kUnused, kUnused, p.block->cache(), &op);
+  const void* scales = k.create_reads_scales ? static_cast<const void*>(p.bind_scales.data()) : kUnused;
+  const xnn_status s = k.create(p.in, p.out, kUnused, scales, kUnused, p.block_size, p.block->cache(), &op);
   if (s != xnn_status_success)
     return XnnError(("create " + std::string(k.op_name) + " over the packed weights of '" + p.name + "'").c_str(), s);
   Linear l;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "linear_kernels.h"
 #include "packed_weights.h"
@@ -23,6 +24,8 @@ struct PackedLinear {
   std::string name;  // the first weight's name, for messages
   DType dtype = DType::kF32;
   size_t in = 0, out = 0;
+  uint32_t block_size = 0;            // qb4w
+  std::vector<uint8_t> bind_scales;   // the scales, kept when binding must pass them (LinearKernel::create_reads_scales)
   std::unique_ptr<PackedBlock> block;
 };
 

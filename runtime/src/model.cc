@@ -13,6 +13,8 @@ const char* DTypeName(DType t) {
     case DType::kF32: return "f32";
     case DType::kF16: return "f16";
     case DType::kInt8: return "int8";
+    case DType::kQc4w: return "qc4w";
+    case DType::kQb4w: return "qb4w";
   }
   return "?";
 }
@@ -83,6 +85,7 @@ Result<std::shared_ptr<const Model>> Model::Create(std::unique_ptr<internal::Mod
   m->clean_up_tokenization_spaces_ = c.clean_up_tokenization_spaces;
   m->source_lang_ = c.source_lang;
   m->target_lang_ = c.target_lang;
+  m->shortlist_ = c.shortlist;
   for (std::string_view p : m->source_vocab_)
     if (p.size() > 4 && p.compare(0, 2, ">>") == 0 && p.compare(p.size() - 2, 2, "<<") == 0) m->language_tokens_.push_back(p);
   const Hyperparameters& hp = m->hp_;

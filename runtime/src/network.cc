@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "weight_formats.h"
 #include "kernels.h"
 
 namespace tern {
@@ -9,6 +10,11 @@ namespace {
 
 LayerNormParams Norm(const Model& m, const std::string& prefix) {
   return {m.tensor(prefix + ".weight")->f32(), m.tensor(prefix + ".bias")->f32()};
+}
+
+// Bytes of a stored tensor with its scales.
+uint64_t StoredBytes(const TensorView& t) {
+  return t.bytes + format::FormatOf(t.dtype).ScaleBytes(t.rows(), t.cols(), t.block_size);
 }
 
 #define TERN_BIND(lhs, packed)                \
@@ -56,6 +62,21 @@ Result<std::unique_ptr<Network>> Network::Create(const Model& m, const PreparedM
     n->decoder_final_norm_ = Norm(m, "decoder.layer_norm");
   }
   TERN_BIND(n->output_projection_, p.output_projection);
+  if (p.gathered_output.available()) {
+    n->gathered_ = &p.gathered_output;
+    n->gathered_kernel_ = GatheredInt8Best();
+  }
+  for (const TensorView& t : m.tensors()) {
+    const std::string_view name = t.name;
+    if (name.rfind("decoder.layers.", 0) == 0 && t.rank == 2 && name.find("encoder_attn.k_proj") == std::string_view::npos &&
+        name.find("encoder_attn.v_proj") == std::string_view::npos)
+      n->decoder_layer_weight_bytes_ += StoredBytes(t);
+  }
+  const Hyperparameters& hp = *n->hp_;
+  const TensorView* proj = m.tensor(hp.tied_output_projection
+                                        ? (hp.shared_embeddings ? "encoder.embed_tokens.weight" : "decoder.embed_tokens.weight")
+                                        : "lm_head.weight");
+  n->output_weight_bytes_ = (proj ? StoredBytes(*proj) : 0) + (hp.final_logits_bias ? 4 * uint64_t{hp.target_vocab_size} : 0);
   n->encoder_embedding_ = m.tensor("encoder.embed_tokens.weight");
   n->decoder_embedding_ = n->hp_->shared_embeddings ? n->encoder_embedding_ : m.tensor("decoder.embed_tokens.weight");
   n->threads_ = static_cast<uint32_t>(threads);
@@ -74,6 +95,24 @@ Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y
   if (rows == 0) return Status::Ok();
   if (l.quantized()) TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool_.get()));
   return l.Run(x, q, rows, y, pool_.get());
+}
+
+Status Network::OutputLogits(const float* x, size_t rows, const VocabMap& vocab, float* logits,
+                             const QuantScratch& q) const {
+  if (vocab.identity()) return RunLinear(output_projection_, x, rows, logits, q);
+  if (gathered_ && gathered_->available()) {
+    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool_.get()));
+    gathered_->Run(gathered_kernel_, q, rows, vocab.tokens, vocab.size, logits, pool_.get());
+    return Status::Ok();
+  }
+  TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
+  CompactColumns(logits, rows, hp_->target_vocab_size, vocab.tokens, vocab.size);
+  return Status::Ok();
+}
+
+uint64_t Network::OutputWeightBytes(const VocabMap& vocab) const {
+  if (!vocab.identity() && gathered_ && gathered_->available()) return gathered_->BytesRead(vocab.size);
+  return output_weight_bytes_;
 }
 
 const float* Network::SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const {

@@ -11,6 +11,7 @@
 #include "linear.h"
 #include "prepared_model.h"
 #include "profiler.h"
+#include "search/vocab_map.h"
 #include "tern/model.h"
 #include "xnn_ops.h"
 
@@ -53,6 +54,18 @@ class Network {
 
   /// y[rows, out] = l(x[rows, in]), quantizing x into q first when l takes int8 input.
   Status RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const;
+  /// Logits [rows, vocab.size] of x [rows, d_model] over the columns of `vocab`: XNNPACK's full projection
+  /// for the identity map; for a shortlist the gathered int8 kernel (gathered_projection.h), or, where
+  /// the output projection is not int8, the full projection with the map's columns kept. `logits` holds
+  /// [rows, target vocab] floats. Error: kInternal (XNNPACK).
+  Status OutputLogits(const float* x, size_t rows, const VocabMap& vocab, float* logits, const QuantScratch& q) const;
+  /// Weight bytes a decoder step reads in its layers (every decoder linear layer but the cross-attention
+  /// K/V projection, which runs once per sentence: data and scales), and in its output layer for `vocab`.
+  uint64_t decoder_layer_weight_bytes() const { return decoder_layer_weight_bytes_; }
+  uint64_t OutputWeightBytes(const VocabMap& vocab) const;
+  /// The gathered kernel's ISA ("avx512vnni", ...), or "" when the model has no gathered projection.
+  const char* gathered_isa() const { return gathered_ && gathered_->available() ? gathered_kernel_.isa : ""; }
+
   /// Quantizes x[rows, cols] into q (qd8) for several Linears on the same input.
   Status Quantize(const float* x, size_t rows, size_t cols, const QuantScratch& q) const;
 
@@ -73,6 +86,9 @@ class Network {
   std::vector<DecoderLayer> decoder_;
   LayerNormParams encoder_final_norm_, decoder_final_norm_;
   Linear output_projection_;
+  const GatheredProjection* gathered_ = nullptr;
+  GatheredInt8Kernel gathered_kernel_{};
+  uint64_t decoder_layer_weight_bytes_ = 0, output_weight_bytes_ = 0;
   const TensorView* encoder_embedding_ = nullptr;
   const TensorView* decoder_embedding_ = nullptr;
   uint32_t threads_ = 1;

@@ -68,7 +68,11 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m) {
   const TensorView* bias = hp.final_logits_bias ? m.tensor("final_logits_bias") : nullptr;
   if (!proj) return Status(StatusCode::kInvalidModel, m.name() + ": tensor '" + proj_name + "' missing");
   TERN_ASSIGN_OR_RETURN(p->output_projection, PackLinear(&proj, &bias, 1));
-  if (!hp.tied_output_projection) m.ReleasePages(proj->data, proj->bytes);
+  if (m.shortlist().present()) {
+    // Shortlisted logits read the model's own rows: its pages are kept.
+    TERN_ASSIGN_OR_RETURN(p->gathered_output, GatheredProjection::Prepare(*proj, bias));
+  }
+  if (!hp.tied_output_projection && !p->gathered_output.available()) m.ReleasePages(proj->data, proj->bytes);
   auto add = [&](const PackedLinear& l) { p->packed_bytes += l.block->bytes(); };
   for (const auto& e : p->encoder) add(e.qkv), add(e.out), add(e.fc1), add(e.fc2);
   for (const auto& d : p->decoder)

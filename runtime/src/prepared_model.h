@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "gathered_projection.h"
 #include "linear.h"
 #include "tern/model.h"
 #include "tern/status.h"
@@ -35,6 +36,9 @@ class PreparedModel {
   std::vector<PreparedEncoderLayer> encoder;
   std::vector<PreparedDecoderLayer> decoder;
   PackedLinear output_projection;  // [target_vocab_size, d_model]: lm_head or the tied decoder embedding
+  /// The output projection over shortlist rows (models with a shortlist and an int8 output projection;
+  /// unavailable otherwise).
+  GatheredProjection gathered_output;
   size_t packed_bytes = 0;         // sum of the packed weights, bytes
 };
 

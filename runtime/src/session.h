@@ -35,7 +35,7 @@ struct Translator::Impl : public StepDecoder {
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
 
   /// The decoder step for the search: logits of `rows` at `pos`.
-  Result<float*> Decode(size_t pos, const StepRows& rows) override;
+  Result<float*> Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) override;
 
   /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
   Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);

@@ -39,8 +39,8 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, S
 
 }  // namespace
 
-Result<float*> Translator::Impl::Decode(size_t pos, const StepRows& rows) {
-  TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, pos, rows, buf.batch, buf.dec, buf.attention_scores, prof));
+Result<float*> Translator::Impl::Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) {
+  TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, pos, rows, vocab, buf.batch, buf.dec, buf.attention_scores, prof));
   return buf.dec.logits.data();
 }
 
@@ -53,7 +53,10 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores;
   SearchContext ctx{dims, buf.batch, buf.search, buf.results, processors, HypothesisStore(buf.search, o.beam, dims.tgt),
-                    prof, hp.eos_id, hp.decoder_start_id, opt};
+                    prof, hp.eos_id, hp.decoder_start_id, opt, 0, nullptr, VocabMap()};
+  ctx.vocab = dims.shortlist && o.use_shortlist
+                  ? BuildShortlistMap(model->shortlist(), buf.batch, n_valid, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
+                  : IdentityMap(dims.vocab, processors.mask());
   return RunSearch(ctx, n_valid, *this);
 }
 
@@ -249,7 +252,7 @@ Status TeacherForced(Translator& tr, Span<const uint32_t> src, Span<const uint32
     rows.sentences = s.active_sentence;
     rows.tokens = tgt_in.data() + pos;
     rows.ancestry = s.anc;
-    auto l = t.Decode(pos, rows);
+    auto l = t.Decode(pos, rows, IdentityMap(t.dims.vocab, t.processors.mask()));
     if (!l.ok()) return l.status();
     std::memcpy(logits + pos * t.dims.vocab, l.value(), t.dims.vocab * sizeof(float));
   }

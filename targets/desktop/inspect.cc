@@ -42,7 +42,7 @@ nlohmann::json Describe(const Model& m) {
   for (const TensorView& t : m.tensors()) {
     auto& e = by_type[DTypeName(t.dtype)];
     e.first++;
-    e.second += t.bytes + format::FormatOf(t.dtype).ScaleBytes(t.rows(), t.cols());
+    e.second += t.bytes + format::FormatOf(t.dtype).ScaleBytes(t.rows(), t.cols(), t.block_size);
     params += t.numel();
   }
   j["tensors"]["count"] = m.tensors().size();
@@ -53,6 +53,15 @@ nlohmann::json Describe(const Model& m) {
                     {"source_lang", m.source_lang()}, {"target_lang", m.target_lang()},
                     {"clean_up_tokenization_spaces", m.clean_up_tokenization_spaces()},
                     {"language_tokens", m.language_tokens()}};
+  if (const ShortlistView& sl = m.shortlist(); sl.present()) {
+    size_t with = 0;
+    for (uint32_t s = 0; s < h.source_vocab_size; ++s) with += sl.offsets[s + 1] > sl.offsets[s];
+    j["shortlist"] = {{"method", sl.method},
+                      {"frequent", sl.frequent_count},
+                      {"candidates", sl.candidate_count},
+                      {"source_tokens_with_candidates", with},
+                      {"mean_candidates_per_source_token", with ? static_cast<double>(sl.candidate_count) / with : 0.0}};
+  }
   j["generation"] = Fields(m.generation());
   j["limits"] = Fields(m.limits());
   auto arena = Translator::RequiredArenaBytes(m, TranslatorConfig());

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
   tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");
   tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
+  tr->add_flag("--no-shortlist", ta.no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
 
   tern::cli::TokenizeArgs tk;
   tk.model = ta.model;

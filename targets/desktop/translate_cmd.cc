@@ -45,23 +45,6 @@ bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* err
   return true;
 }
 
-// Bytes of weights one decoder step reads: every decoder linear layer except the cross-attention K/V
-// projection (computed once per sentence), plus the output projection.
-size_t DecoderStepWeightBytes(const Model& m) {
-  size_t bytes = 0;
-  for (const TensorView& t : m.tensors()) {
-    const std::string_view n = t.name;
-    if (n.rfind("decoder.layers.", 0) == 0 && t.rank == 2 && n.find("encoder_attn.k_proj") == std::string_view::npos &&
-        n.find("encoder_attn.v_proj") == std::string_view::npos)
-      bytes += t.bytes;
-  }
-  const Hyperparameters& h = m.hparams();
-  const TensorView* proj = m.tensor(h.tied_output_projection ? (h.shared_embeddings ? "encoder.embed_tokens.weight"
-                                                                                    : "decoder.embed_tokens.weight")
-                                                             : "lm_head.weight");
-  return bytes + (proj ? proj->bytes : 0);
-}
-
 // Main-memory copy bandwidth in bytes/s: best of a few 64 MiB memcpy runs.
 double MeasureBandwidth() {
   const size_t n = size_t{64} << 20;
@@ -77,17 +60,24 @@ double MeasureBandwidth() {
   return best;
 }
 
+// The weight bytes a decoder step read (the runtime counts what each step reads: its decoder layers, and
+// the output layer's rows, a shortlist's only) against the machine's copy bandwidth.
 void PrintFloor(const Model& m, const Profile& p, std::ostream& err) {
   if (!p.decoder_steps) return;
   const double bw = MeasureBandwidth();
-  const size_t bytes = DecoderStepWeightBytes(m);
+  const double bytes = static_cast<double>(p.weight_bytes_read) / p.decoder_steps;
   const double step_ms = (p.decoder_linear_ms + p.self_attention_ms + p.cross_attention_ms + p.output_projection_ms) / p.decoder_steps;
-  char buf[256];
+  char buf[320];
   std::snprintf(buf, sizeof buf,
                 "floor: a decoder step reads %.2f MiB of weights; at the measured %.1f GB/s copy bandwidth that is %.3f ms;"
                 " measured %.3f ms per decoder step (%.1fx the floor)\n",
                 bytes / 1048576.0, bw / 1e9, 1e3 * bytes / bw, step_ms, step_ms / (1e3 * bytes / bw));
   err << buf;
+  if (m.shortlist().present()) {
+    std::snprintf(buf, sizeof buf, "shortlist: mean shortlist size %.0f of %u target tokens (logits columns per decoder step)\n",
+                  static_cast<double>(p.output_columns) / p.decoder_steps, m.hparams().target_vocab_size);
+    err << buf;
+  }
   const uint64_t cache = DescribeCpu().last_level_cache_bytes;
   if (cache >= bytes) {
     std::snprintf(buf, sizeof buf,
@@ -182,6 +172,7 @@ int RunTranslate(const TranslateArgs& args) {
   opt.return_scores = args.scores || args.n_best > 1;
   opt.target_lang = args.target_lang;
   opt.split_sentences = !args.no_split;
+  opt.use_shortlist = !args.no_shortlist;
   const auto& langs = model.value()->language_tokens();
   if (args.target_lang.empty() && !langs.empty() && !args.ids) {
     std::string have;

@@ -21,6 +21,7 @@ struct TranslateArgs {
   bool profile = false;     // per-token time split on stderr
   std::string target_lang;  // multilingual models: ">>lang<<" first in every source
   bool no_split = false;    // translate each line as one sentence
+  bool no_shortlist = false;  // ignore the model's shortlist
 };
 
 struct TokenizeArgs {

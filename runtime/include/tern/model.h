@@ -26,8 +26,8 @@
 namespace tern {
 
 /// The newest format version this build reads (schema/README.md, rule 5). The converter writes the lowest
-/// version a file needs: 1 unless it uses a format-2 field (format::RequiredVersion).
-constexpr uint32_t kFormatVersion = 2;
+/// version a file needs (format::RequiredVersion): 1, 2 for the format-2 generation rules, 3 for int4.
+constexpr uint32_t kFormatVersion = 3;
 
 /// Storage format of a stored tensor (schema enum DType; same values). Per-format facts (bytes, scales,
 /// kernels) live in one table each: format::FormatOf (storage) and the runtime's kernel table.
@@ -35,8 +35,10 @@ enum class DType : uint8_t {
   kF32 = 0,   // little-endian IEEE float32
   kF16 = 1,   // little-endian IEEE float16
   kInt8 = 2,  // int8 [rows, cols], f32 scale per row: w = q * scale[row] (per-output-channel, "qc8w")
+  kQc4w = 3,  // 4-bit, two per byte, f32 scale per row: w = (nibble - 8) * scale[row]
+  kQb4w = 4,  // 4-bit, two per byte, bf16 scale per block of block_size columns: w = (nibble - 8) * scale[row][col / block]
 };
-/// "f32", "f16", "int8"; "?" for a value outside the enum.
+/// "f32", "f16", "int8", "qc4w", "qb4w"; "?" for a value outside the enum.
 TERN_API const char* DTypeName(DType t);
 
 enum class Activation : uint8_t { kRelu = 0, kSwish = 1, kGelu = 2 };
@@ -94,7 +96,8 @@ struct Provenance {
 };
 
 /// One tensor of the weight segment, pointing into the model's bytes (no copy).
-/// `data` is 64-byte aligned; for kInt8, `scales` holds shape[0] f32 values (one per row).
+/// `data` is 64-byte aligned; for kInt8 and kQc4w `scales` holds shape[0] f32 values (one per row); for
+/// kQb4w `block_scales` holds shape[0] x (shape[1] / block_size) bfloat16 values.
 struct TensorView {
   std::string_view name;
   DType dtype = DType::kF32;
@@ -103,12 +106,26 @@ struct TensorView {
   const void* data = nullptr;
   size_t bytes = 0;              // of data (scales not included)
   const float* scales = nullptr;
+  const uint16_t* block_scales = nullptr;
+  uint32_t block_size = 0;
   float max_abs_error = 0.f;
 
   size_t rows() const { return shape[0]; }
   size_t cols() const { return rank == 2 ? shape[1] : 1; }
   size_t numel() const { return rows() * cols(); }
   const float* f32() const { return static_cast<const float*>(data); }
+};
+
+/// A lexical shortlist stored in the model (schema table Shortlist): views into the model's bytes. The
+/// candidates of source id s are candidates[offsets[s] .. offsets[s + 1]).
+struct ShortlistView {
+  const uint32_t* frequent = nullptr;
+  size_t frequent_count = 0;
+  const uint32_t* offsets = nullptr;    // [source_vocab_size + 1]; nullptr: the model has no shortlist
+  const uint32_t* candidates = nullptr;
+  size_t candidate_count = 0;
+  std::string_view method;
+  bool present() const { return offsets != nullptr; }
 };
 
 namespace internal {
@@ -138,7 +155,8 @@ class TERN_API Model {
   const GenerationDefaults& generation() const { return gen_; }
   const ArenaLimits& limits() const { return limits_; }
   const Provenance& provenance() const { return prov_; }
-  /// Weight format of the linear layers (every linear weight of a file has the same one).
+  /// Weight format of the first linear layer (encoder layer 0's attention). A file may mix formats
+  /// (e.g. 4-bit feed-forward layers, int8 attention): provenance().weights names the layout.
   DType weight_dtype() const { return weight_dtype_; }
 
   const std::vector<TensorView>& tensors() const { return tensors_; }
@@ -160,6 +178,8 @@ class TERN_API Model {
   /// The target-language tokens of a multilingual model: the source vocabulary's pieces ">>xxx<<", in id
   /// order (MarianTokenizer's supported_language_codes); empty for a model with one target language.
   const std::vector<std::string_view>& language_tokens() const { return language_tokens_; }
+  /// The lexical shortlist, if the file has one (check present()).
+  const ShortlistView& shortlist() const { return shortlist_; }
   /// Source and target language from tokenizer_config.json at conversion ("en"; empty when unknown).
   std::string_view source_lang() const { return source_lang_; }
   std::string_view target_lang() const { return target_lang_; }
@@ -192,6 +212,7 @@ class TERN_API Model {
   bool clean_up_tokenization_spaces_ = false;
   std::vector<std::string_view> language_tokens_;
   std::string_view source_lang_, target_lang_;
+  ShortlistView shortlist_;
   // The weights prepared for the kernels (runtime/src/prepared_model.h): made by the first Translator,
   // shared by every later one. Logically const: a cache of derived data.
   mutable std::mutex prepared_mu_;

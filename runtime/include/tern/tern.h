@@ -97,6 +97,7 @@ typedef struct tern_translate_params {
   int return_scores;        /* nonzero: fill scores */
   const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
   int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
+  int use_shortlist;        /* nonzero (default): a model with a lexical shortlist scores only its tokens */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

@@ -75,6 +75,9 @@ struct TranslateOptions {
   /// as one batch and join the translations with the whitespace that separated them, one result per
   /// input text. Off: each text is one sentence. Translate() only.
   bool split_sentences = true;
+  /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
+  /// sentences (search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
+  bool use_shortlist = true;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
@@ -99,6 +102,10 @@ struct Profile {
          output_projection_ms = 0, softmax_topk_ms = 0, beam_bookkeeping_ms = 0, other_ms = 0;
   uint64_t decoder_steps = 0;       // decoder invocations (one per generated position)
   uint64_t generated_tokens = 0;    // tokens emitted in results
+  uint64_t weight_bytes_read = 0;   // weights the decoder steps read (their linear layers and the output
+                                    // layer's rows: a shortlist's rows only; 4-bit data as stored), bytes
+  uint64_t output_columns = 0;      // logits columns computed per decoder step, summed (target vocab, or
+                                    // the shortlist's size): / decoder_steps = the mean shortlist size
 };
 
 /// One buffer of a Translator's arena plan (`tern inspect` prints them).
@@ -161,7 +168,8 @@ class TERN_API Translator {
   const TranslatorConfig& config() const;
   const Model& model() const;
 
-  /// Accumulated profile since creation (or ResetProfile). Collected only if EnableProfile(true).
+  /// Accumulated profile since creation (or ResetProfile). The times are collected only if
+  /// EnableProfile(true); the counts (steps, tokens, weight bytes read, logits columns) always.
   void EnableProfile(bool on);
   const Profile& profile() const;
   void ResetProfile();

@@ -15,7 +15,7 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Top k = 2 x beam scores over a sentence's `live` consecutive rows into cand_* (descending; equal scores
 // keep the lower flat index first, as torch.topk over the flattened rows does here).
 size_t TopCandidates(SearchContext& c, const float* rows, size_t live, size_t k) {
-  const size_t V = c.dims.vocab;
+  const size_t V = c.vocab.size;
   SearchBuffers& S = c.s;
   size_t nc = 0;
   for (size_t j = 0; j < live; ++j) {
@@ -33,7 +33,7 @@ size_t TopCandidates(SearchContext& c, const float* rows, size_t live, size_t k)
           S.cand_score[at] = S.cand_score[at - 1], S.cand_token[at] = S.cand_token[at - 1], S.cand_beam[at] = S.cand_beam[at - 1];
           --at;
         }
-        S.cand_score[at] = s, S.cand_token[at] = static_cast<uint32_t>(v), S.cand_beam[at] = static_cast<uint32_t>(j);
+        S.cand_score[at] = s, S.cand_token[at] = c.vocab.Token(v), S.cand_beam[at] = static_cast<uint32_t>(j);
       }
     }
   }
@@ -79,15 +79,15 @@ void ProcessCandidates(SearchContext& c, size_t b, size_t nc, size_t pos) {
 
 void BeamStep(SearchContext& c, size_t n, size_t pos) {
   SearchBuffers& S = c.s;
-  const size_t V = c.dims.vocab, B = c.opt.beam;
+  const size_t V = c.vocab.size, B = c.opt.beam;
   auto t0 = c.prof.Tick();
   // Per row: log-probabilities with the token mask, the processors, log_softmax again when
   // renormalize_logits, then the beam's running score (transformers' _beam_search).
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i];
     float* row = c.logits + i * V;
-    ScoreRow(row, c.processors.mask(), LogSumExp(row, V), 0.f, V);
-    if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row, V);
+    ScoreRow(row, c.vocab.mask, LogSumExp(row, V), 0.f, V);
+    if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row);
     if (c.processors.renormalize()) {
       const float lse = LogSumExp(row, V);
       if (std::isfinite(lse)) AddScalar(row, -lse, V);

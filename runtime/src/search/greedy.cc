@@ -9,19 +9,21 @@ namespace tern {
 void GreedyStep(SearchContext& c, size_t n, size_t pos) {
   const auto t0 = c.prof.Tick();
   SearchBuffers& S = c.s;
-  const size_t T = c.dims.tgt, V = c.dims.vocab;
+  const size_t T = c.dims.tgt, V = c.vocab.size;
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i];
     float* row = c.logits + i * V;
     const RowContext ctx = c.Row(slot, b, pos);
-    MaskRow(row, c.processors.mask(), V);  // NoBadWords on the logits
-    c.processors.Apply(ctx, row, V);
-    const uint32_t best = ArgMax(row, V, c.eos);
+    MaskRow(row, c.vocab.mask, V);  // NoBadWords on the logits
+    c.processors.Apply(ctx, row);
+    const int64_t eos_col = c.vocab.Index(c.eos);
+    const uint32_t best = c.vocab.Token(ArgMax(row, V, eos_col >= 0 ? static_cast<uint32_t>(eos_col) : 0));
+    const size_t best_col = static_cast<size_t>(c.vocab.Index(best));
     // The score is what transformers' compute_transition_scores(..., normalize_logits=True) gives for the
     // chosen token: log_softmax of the processed logits (0 for a forced </s>).
     if (c.opt.want_scores) {
-      const float lse = LogSumExp(row, V);
-      if (std::isfinite(lse)) S.beam_scores[slot] += row[best] - lse;
+      const float lse = LogSumExpWithMax(row, V, row[best_col]);  // the argmax holds the row's max
+      if (std::isfinite(lse)) S.beam_scores[slot] += row[best_col] - lse;
     }
     S.tokens[slot * T + pos] = best;
     S.anc[slot * T + pos] = static_cast<uint32_t>(slot);

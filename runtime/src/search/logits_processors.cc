@@ -9,19 +9,20 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 }  // namespace
 
-void RepetitionPenalty::Process(const RowContext& ctx, float* row, size_t vocab) const {
+void RepetitionPenalty::Process(const RowContext& ctx, float* row) const {
   const size_t n = ctx.pos + 1;  // input_ids: start token + history
   for (size_t k = 0; k < n; ++k) {
     const uint32_t t = ctx.input_id(k);
-    if (t >= vocab) continue;
+    const int64_t c = ctx.vocab->Index(t);
+    if (c < 0) continue;
     bool seen = false;  // transformers gathers and scatters: each distinct token is penalized once
     for (size_t j = 0; j < k && !seen; ++j) seen = ctx.input_id(j) == t;
     if (seen) continue;
-    row[t] = row[t] < 0.f ? row[t] * penalty_ : row[t] / penalty_;
+    row[c] = row[c] < 0.f ? row[c] * penalty_ : row[c] / penalty_;
   }
 }
 
-void NoRepeatNGram::Process(const RowContext& ctx, float* row, size_t vocab) const {
+void NoRepeatNGram::Process(const RowContext& ctx, float* row) const {
   const size_t len = ctx.pos + 1;  // cur_len of transformers' input_ids
   if (n_ == 0 || len + 1 < n_) return;
   const size_t prefix = n_ - 1, start = len - prefix;  // the last n-1 tokens
@@ -30,19 +31,22 @@ void NoRepeatNGram::Process(const RowContext& ctx, float* row, size_t vocab) con
     bool same = true;
     for (size_t k = 0; k < prefix && same; ++k) same = ctx.input_id(i + k) == ctx.input_id(start + k);
     if (!same) continue;
-    const uint32_t banned = ctx.input_id(i + prefix);
-    if (banned < vocab) row[banned] = kNegInf;
+    const int64_t banned = ctx.vocab->Index(ctx.input_id(i + prefix));
+    if (banned >= 0) row[banned] = kNegInf;
   }
 }
 
-void MinLength::Process(const RowContext& ctx, float* row, size_t vocab) const {
-  if (ctx.pos < min_length_ && eos_ < vocab) row[eos_] = kNegInf;
+void MinLength::Process(const RowContext& ctx, float* row) const {
+  if (ctx.pos >= min_length_) return;
+  const int64_t e = ctx.vocab->Index(eos_);
+  if (e >= 0) row[e] = kNegInf;
 }
 
-void ForcedEos::Process(const RowContext& ctx, float* row, size_t vocab) const {
+void ForcedEos::Process(const RowContext& ctx, float* row) const {
   if (ctx.pos + 1 < ctx.max_len) return;
-  for (size_t v = 0; v < vocab; ++v) row[v] = kNegInf;
-  if (eos_ < vocab) row[eos_] = 0.f;
+  for (size_t v = 0; v < ctx.vocab->size; ++v) row[v] = kNegInf;
+  const int64_t e = ctx.vocab->Index(eos_);
+  if (e >= 0) row[e] = 0.f;
 }
 
 void LogitsProcessors::Init(const Model& model) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "search/vocab_map.h"
 #include "tern/model.h"
 
 namespace tern {
@@ -27,6 +28,7 @@ struct RowContext {
   uint32_t start_token = 0;          // the decoder start token (first token of transformers' input_ids)
   const uint32_t* history = nullptr; // tokens generated so far by this hypothesis, [pos]
   size_t sentence = 0;               // the sentence (input index) the row belongs to
+  const VocabMap* vocab = nullptr;   // the row's columns: row[k] scores token vocab->Token(k)
   /// Token k of transformers' input_ids for this row: the start token, then the history (k <= pos).
   uint32_t input_id(size_t k) const { return k == 0 ? start_token : history[k - 1]; }
 };
@@ -34,8 +36,9 @@ struct RowContext {
 class LogitsProcessor {
  public:
   virtual ~LogitsProcessor() = default;
-  /// Rewrites row[0..vocab) of one hypothesis in place.
-  virtual void Process(const RowContext& ctx, float* row, size_t vocab) const = 0;
+  /// Rewrites row[0..ctx.vocab->size) of one hypothesis in place (row[k] scores token ctx.vocab->Token(k);
+  /// a token the map lacks has no column and needs no rule).
+  virtual void Process(const RowContext& ctx, float* row) const = 0;
 };
 
 /// transformers' RepetitionPenaltyLogitsProcessor: every token of input_ids (start token included) has
@@ -43,7 +46,7 @@ class LogitsProcessor {
 class RepetitionPenalty : public LogitsProcessor {
  public:
   explicit RepetitionPenalty(float penalty) : penalty_(penalty) {}
-  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+  void Process(const RowContext& ctx, float* row) const override;
 
  private:
   float penalty_;
@@ -54,7 +57,7 @@ class RepetitionPenalty : public LogitsProcessor {
 class NoRepeatNGram : public LogitsProcessor {
  public:
   explicit NoRepeatNGram(uint32_t n) : n_(n) {}
-  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+  void Process(const RowContext& ctx, float* row) const override;
 
  private:
   uint32_t n_;
@@ -65,7 +68,7 @@ class NoRepeatNGram : public LogitsProcessor {
 class MinLength : public LogitsProcessor {
  public:
   MinLength(uint32_t min_length, uint32_t eos) : min_length_(min_length), eos_(eos) {}
-  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+  void Process(const RowContext& ctx, float* row) const override;
 
  private:
   uint32_t min_length_, eos_;
@@ -77,7 +80,7 @@ class MinLength : public LogitsProcessor {
 class ForcedEos : public LogitsProcessor {
  public:
   explicit ForcedEos(uint32_t eos) : eos_(eos) {}
-  void Process(const RowContext& ctx, float* row, size_t vocab) const override;
+  void Process(const RowContext& ctx, float* row) const override;
 
  private:
   uint32_t eos_;
@@ -89,7 +92,7 @@ class LogitsProcessors {
  public:
   static constexpr size_t kMaxProcessors = 8;
   void Init(const Model& model);
-  /// [vocab] 1 = never generated.
+  /// [target vocab] 1 = never generated.
   const uint8_t* mask() const { return mask_.data(); }
   /// transformers' renormalize_logits: log_softmax again after the processors.
   bool renormalize() const { return renormalize_; }
@@ -97,8 +100,8 @@ class LogitsProcessors {
   /// kMaxProcessors are in use.
   bool Add(const LogitsProcessor* p);
   /// Runs the processors, in order.
-  void Apply(const RowContext& ctx, float* row, size_t vocab) const {
-    for (size_t i = 0; i < count_; ++i) list_[i]->Process(ctx, row, vocab);
+  void Apply(const RowContext& ctx, float* row) const {
+    for (size_t i = 0; i < count_; ++i) list_[i]->Process(ctx, row);
   }
   bool empty() const { return count_ == 0; }
 

@@ -64,7 +64,7 @@ Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder) {
     rows.sentences = S.active_sentence;
     rows.tokens = S.step_tokens;
     rows.ancestry = S.anc;
-    auto logits = decoder.Decode(pos, rows);
+    auto logits = decoder.Decode(pos, rows, c.vocab);
     if (!logits.ok()) return logits.status();
     c.logits = logits.value();
     if (B == 1) {

@@ -31,8 +31,9 @@ struct SearchOptions {
 class StepDecoder {
  public:
   virtual ~StepDecoder() = default;
-  /// Decodes `rows` at position `pos` and returns the logits [rows.n, vocab] (valid until the next call).
-  virtual Result<float*> Decode(size_t pos, const StepRows& rows) = 0;
+  /// Decodes `rows` at position `pos` and returns the logits [rows.n, vocab.size] over the columns of
+  /// `vocab` (valid until the next call).
+  virtual Result<float*> Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) = 0;
 };
 
 /// What the stages share during one search.
@@ -47,7 +48,8 @@ struct SearchContext {
   uint32_t eos = 0, start = 0;
   SearchOptions opt;
   size_t n_sentences = 0;   // in this search (set by RunSearch)
-  float* logits = nullptr;  // of the current step
+  float* logits = nullptr;  // of the current step: [rows, vocab.size]
+  VocabMap vocab;           // the columns of the logits (identity, or the call's shortlist)
 
   /// What the logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
   RowContext Row(size_t slot, size_t b, size_t pos) const {
@@ -57,6 +59,7 @@ struct SearchContext {
     r.start_token = start;
     r.history = s.tokens + slot * dims.tgt;
     r.sentence = in.order[b];
+    r.vocab = &vocab;
     return r;
   }
 };

@@ -50,7 +50,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
                                                                 jint beam, jint max_length, jfloat length_penalty,
-                                                                jstring target_lang, jboolean split_sentences,
+                                                                jstring target_lang, jboolean split_sentences, jboolean use_shortlist,
                                                                 jobjectArray texts, jfloatArray scores, jobjectArray errors) {
   auto* s = reinterpret_cast<Session*>(handle);
   const jsize n = env->GetArrayLength(sentences);
@@ -68,6 +68,7 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jcl
   p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
   if (!std::isnan(length_penalty)) p.length_penalty = length_penalty;
   p.split_sentences = split_sentences ? 1 : 0;
+  p.use_shortlist = use_shortlist ? 1 : 0;
   std::string lang;
   if (target_lang) {
     const char* l = env->GetStringUTFChars(target_lang, nullptr);

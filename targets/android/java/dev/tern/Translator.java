@@ -26,6 +26,7 @@ public final class Translator implements AutoCloseable {
     public float lengthPenalty = Float.NaN;
     public String targetLang = null;       // multilingual models: "por" puts >>por<< first
     public boolean splitSentences = true;  // split texts into sentences and join their translations
+    public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
   }
 
   /** One sentence's outcome: text and score, or the error for that sentence alone. */
@@ -71,7 +72,7 @@ public final class Translator implements AutoCloseable {
       float[] scores = new float[n];
       String[] errors = new String[n];
       nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty, options.targetLang,
-          options.splitSentences, texts, scores, errors);
+          options.splitSentences, options.useShortlist, texts, scores, errors);
       for (int i = 0; i < n; ++i) {
         String text = texts[i] == null ? null : new String(texts[i], StandardCharsets.UTF_8);
         out[start + i] = new Result(text, scores[i], errors[i]);
@@ -96,7 +97,7 @@ public final class Translator implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
 
   private static native void nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
-      float lengthPenalty, String targetLang, boolean splitSentences, byte[][] texts, float[] scores,
+      float lengthPenalty, String targetLang, boolean splitSentences, boolean useShortlist, byte[][] texts, float[] scores,
       String[] errors) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
