@@ -1,38 +1,85 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan) and runs each for SECONDS (default 60)
-# from seeds made of the tiny test models, plus every regression input under tests/fuzz/regressions/.
-# A crash leaves its input in build-fuzz/crashes/ and fails the script: turn it into a fix and a
-# regression file.
-# Usage: scripts/fuzz.sh [SECONDS]   (needs the default build for tern-convert and the test models)
+# Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan) and runs each one for a time, from
+# its seed corpus, and prints the executions it made:
+#   fuzz_loader           any bytes as a .tern: the verifier
+#   fuzz_model_translate  any bytes as a .tern, then (if accepted) a Translator with small limits translates
+#   fuzz_translate        any bytes as input text to a Translator on a tiny model
+#   fuzz_converter_parsers the converter's safetensors / config.json / vocab.json / generation keys parsers,
+#                         and SentencePiece models (tern's check, then SentencePiece itself)
+# Seeds: tests/fuzz/seeds/<kind>/ (committed), the tiny test models and their checkpoint files (made from
+# code by scripts/make-test-models.sh; nothing binary is committed for them), and every regression input
+# under tests/fuzz/regressions/<kind>/. The corpus grown by a run is kept in build-fuzz/corpus/ and reused
+# by the next run. A crash leaves its input in build-fuzz/crashes/ and fails the script: turn it into a fix
+# and a regression file.
+#
+# Usage: scripts/fuzz.sh [SECONDS]                  each target SECONDS (default 60; what CI runs)
+#        scripts/fuzz.sh --minutes N [--jobs J] [--target NAME]...
+#                                                   long runs: N minutes per target, J parallel workers
+# (needs the default build for tern-convert and the test models)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
+seconds=60 jobs=1 targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minutes) seconds=$(( $2 * 60 )); shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --target) targets+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    [0-9]*) seconds=$1; shift ;;
+    *) echo "fuzz: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_loader fuzz_model_translate fuzz_translate fuzz_converter_parsers)
+
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz
 models=build-fuzz/test-models
-[ -f "$models/post-swish.int8.tern" ] || scripts/make-test-models.sh "$models" build/converter/tern-convert > /dev/null
-work=build-fuzz/corpus
-rm -rf "$work" && mkdir -p "$work"/{loader,translate,parsers} build-fuzz/crashes
-cp "$models"/*.tern "$work/loader/"
-printf 'A man in a blue shirt.' > "$work/translate/seed1"
-printf 'Zwei Kinder\nspielen \xff\n\n   ' > "$work/translate/seed2"
-printf '\x00' | cat - "$models/post-swish/model.safetensors" > "$work/parsers/safetensors"
-printf '\x01' | cat - "$models/post-swish/config.json" > "$work/parsers/config"
-printf '\x02' | cat - "$models/post-swish/vocab.json" > "$work/parsers/vocab"
-printf '\x03' | cat - "$models/post-swish/generation_config.json" > "$work/parsers/generation"
+[ -f "$models/pre-relu.int8-shortlist.tern" ] || scripts/make-test-models.sh "$models" build/converter/tern-convert > /dev/null
+corpus=build-fuzz/corpus
+mkdir -p "$corpus"/{loader,translate,parsers} build-fuzz/crashes
+# Seeds (copied over whatever the corpus already holds: files with the same name are the same seed).
+cp "$models"/*.tern "$corpus/loader/"
+cp tests/fuzz/seeds/translate/* "$corpus/translate/"
+cp tests/fuzz/seeds/parsers/* "$corpus/parsers/"
+printf '\x00' | cat - "$models/post-swish/model.safetensors" > "$corpus/parsers/checkpoint-safetensors"
+printf '\x01' | cat - "$models/post-swish/config.json" > "$corpus/parsers/checkpoint-config"
+printf '\x05' | cat - "$models/post-swish/source.spm" > "$corpus/parsers/checkpoint-spm"
 for kind in loader translate parsers; do
-  [ -d "tests/fuzz/regressions/$kind" ] && cp tests/fuzz/regressions/$kind/* "$work/$kind/" 2>/dev/null || true
+  [ -d "tests/fuzz/regressions/$kind" ] && cp tests/fuzz/regressions/$kind/* "$corpus/$kind/" 2>/dev/null || true
 done
+rm -f "$corpus"/*/README.md
 export TERN_FUZZ_MODEL="$PWD/$models/post-swish.int8.tern"
-run() {  # run TARGET CORPUS
-  echo "fuzz: $1 for ${seconds}s"
-  build-fuzz/tests/fuzz/"$1" -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=1200000 \
-    -artifact_prefix=build-fuzz/crashes/"$1"- -print_final_stats=1 "$2" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" || true
-  test "${PIPESTATUS[0]}" -eq 0
+# Undefined behaviour is a finding like a crash: it stops the run and leaves its input.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+kind_of() {
+  case "$1" in
+    fuzz_loader|fuzz_model_translate) echo loader ;;
+    fuzz_translate) echo translate ;;
+    *) echo parsers ;;
+  esac
+}
+run() {  # run TARGET: prints "fuzz: TARGET: N executions in S s"
+  local target=$1 log=build-fuzz/$1.log
+  echo "fuzz: $target for ${seconds}s ($jobs worker(s))"
+  local extra=()
+  [ "$jobs" -gt 1 ] && extra=(-jobs="$jobs" -workers="$jobs")
+  set +e
+  build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=1200000 -timeout=60 \
+    -artifact_prefix=build-fuzz/crashes/"$target"- -print_final_stats=1 "${extra[@]}" "$corpus/$(kind_of "$target")" \
+    > "$log" 2>&1
+  local rc=$?
+  set -e
+  # With -jobs, each worker logs to fuzz-N.log in the current directory.
+  [ "$jobs" -gt 1 ] && cat fuzz-*.log >> "$log" 2>/dev/null && rm -f fuzz-*.log
+  local execs
+  execs=$(grep -h '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+  echo "fuzz: $target: $execs executions"
+  grep -E '^(==[0-9]+==ERROR|SUMMARY)' "$log" || true
+  return $rc
 }
 status=0
-run fuzz_loader "$work/loader" || status=1
-run fuzz_translate "$work/translate" || status=1
-run fuzz_converter_parsers "$work/parsers" || status=1
+for t in "${targets[@]}"; do run "$t" || status=1; done
 if [ $status -ne 0 ]; then echo "fuzz: crashes in build-fuzz/crashes/"; ls build-fuzz/crashes; fi
 exit $status

@@ -88,6 +88,33 @@ check "convert --shortlist-marian names the line" grep -q "lex.s2t:1: expected '
 convert "$models/post-swish" "$tmp/sl4.tern" --shortlist "$tmp/sl.en" "$tmp/sl.de" --shortlist-marian "$tmp/lex.s2t" 2> /dev/null
 check "convert: --shortlist and --shortlist-marian exclude each other" test $? -ne 0
 
+# outputs are never lost (issue 18): failed writes, directories, the input as output, temporary files
+printf 'A man.\nA dog.\n' > "$tmp/io.en"
+if [ -w /dev/full ]; then
+  tern translate -m "$models/post-swish.int8.tern" -i "$tmp/io.en" -o /dev/full 2> "$tmp/err"; rc=$?
+  check "output to /dev/full fails" test $rc -ne 0
+  check "output to /dev/full names the error" grep -q "/dev/full: write failed: No space left on device" "$tmp/err"
+  tern translate -m "$models/post-swish.int8.tern" -i "$tmp/io.en" > /dev/full 2> "$tmp/err"; rc=$?
+  check "stdout on a full device fails" test $rc -ne 0
+  check "stdout failure is named" grep -q "standard output: write failed" "$tmp/err"
+fi
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp" -o "$tmp/x.out" 2> "$tmp/err"; rc=$?
+check "a directory as input fails" test $rc -ne 0
+check "a directory as input is named" grep -q "is a directory" "$tmp/err"
+cp "$tmp/io.en" "$tmp/same.en"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/same.en" -o "$tmp/./same.en" 2> "$tmp/err"; rc=$?
+check "the input as output is refused" test $rc -ne 0
+check "the input is untouched" cmp -s "$tmp/io.en" "$tmp/same.en"
+ln -s same.en "$tmp/link.en"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/same.en" -o "$tmp/link.en" 2> "$tmp/err"; rc=$?
+check "the input through a symlink is refused" grep -q "is the input file" "$tmp/err"
+echo "old output" > "$tmp/keep.out"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/io.en" -o "$tmp/keep.out"
+check "output written on success" test "$(wc -l < "$tmp/keep.out")" -eq 2
+check "no temporary output left" bash -c "! ls '$tmp'/keep.out.tmp.* > /dev/null 2>&1"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/io.en" --threads 1000 -o "$tmp/t.out" 2> "$tmp/err"
+check "threads beyond the CPU: a warning" grep -q "warning: --threads 1000: this CPU has [0-9]* hardware threads; using [0-9]*" "$tmp/err"
+
 # converter interrupted while writing: no partial .tern, no temporary file
 TERN_CONVERT_TEST_PAUSE_MS=3000 ${TERN_EMULATOR:-} "$convert_bin" -q "$models/post-swish" "$tmp/int.tern" &
 pid=$!
@@ -98,6 +125,14 @@ wait $pid; rc=$?
 check "convert: SIGINT ends it with a failure status" test $rc -ne 0
 check "convert: SIGINT leaves no .tern" test ! -e "$tmp/int.tern"
 check "convert: SIGINT leaves no temporary file" bash -c "! ls '$tmp'/int.tern.tmp.* > /dev/null 2>&1"
+# the same for SIGHUP (a closed terminal)
+TERN_CONVERT_TEST_PAUSE_MS=3000 ${TERN_EMULATOR:-} "$convert_bin" -q "$models/post-swish" "$tmp/hup.tern" &
+pid=$!
+for _ in $(seq 50); do ls "$tmp"/hup.tern.tmp.* > /dev/null 2>&1 && break; sleep 0.1; done
+kill -HUP $pid
+wait $pid
+check "convert: SIGHUP leaves no .tern" test ! -e "$tmp/hup.tern"
+check "convert: SIGHUP leaves no temporary file" bash -c "! ls '$tmp'/hup.tern.tmp.* > /dev/null 2>&1"
 
 echo "$pass passed, $fail failed"
 test $fail -eq 0

@@ -1,5 +1,7 @@
 // The converter's parsers and error messages, and the int8 round trip.
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -9,6 +11,7 @@
 #include "marian_checkpoint.h"
 #include "quantize.h"
 #include "safetensors.h"
+#include "sentencepiece_check.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -20,39 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A copy of a tiny checkpoint directory that a test may damage.
-struct CheckpointCopy {
-  fs::path dir;
-  explicit CheckpointCopy(const std::string& variant) {
-    dir = fs::temp_directory_path() / ("tern-ckpt-" + variant + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir);
-    for (const auto& e : fs::directory_iterator(ModelsDir() + "/" + variant)) fs::copy_file(e.path(), dir / e.path().filename());
-  }
-  ~CheckpointCopy() { fs::remove_all(dir); }
-  std::string path(const char* f) const { return (dir / f).string(); }
-  void Write(const char* f, const std::string& text) const {
-    std::ofstream(path(f), std::ios::binary) << text;
-  }
-  std::string Read(const char* f) const {
-    auto b = ReadBytes(path(f));
-    return std::string(b.begin(), b.end());
-  }
-  // Rewrites model.safetensors with the header edited by `edit` (data section unchanged).
-  void EditSafetensorsHeader(const std::function<void(nlohmann::json&)>& edit) const {
-    auto bytes = ReadBytes(path("model.safetensors"));
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
-    nlohmann::json h = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
-    edit(h);
-    std::string hs = h.dump();
-    hs.append((8 - hs.size() % 8) % 8, ' ');
-    std::string out(8, '\0');
-    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((hs.size() >> (8 * i)) & 0xff);
-    out += hs;
-    out.append(bytes.begin() + 8 + n, bytes.end());
-    Write("model.safetensors", out);
-  }
-};
 
 }  // namespace
 
@@ -229,7 +199,7 @@ TEST_CASE("checkpoint errors name the file and the tensor") {
     Checkpoint ck;
     Status s = ReadMarianCheckpoint("/nonexistent/ckpt", &ck);
     CHECK(s.code() == StatusCode::kNotFound);
-    CHECK(s.message() == "/nonexistent/ckpt/config.json: cannot open");
+    CHECK(s.message() == "/nonexistent/ckpt/config.json: cannot open (No such file or directory)");
   }
   SUBCASE("missing tensor") {
     CheckpointCopy c("post-swish");
@@ -285,5 +255,111 @@ TEST_CASE("checkpoint errors name the file and the tensor") {
     REQUIRE(ReadMarianCheckpoint(ModelsDir() + "/pre-interleaved-legacy", &ck).ok());
     CHECK(ck.tensors.count("lm_head.weight") == 0);
     CHECK(ck.tensors.count("encoder.embed_positions.weight") == 0);
+  }
+}
+
+// Issue 18: hostile checkpoints. Each case once crashed or was silently accepted; now each is refused with
+// a message naming the file and the key or tensor.
+TEST_CASE("hostile checkpoints: a broken SentencePiece normalizer is refused before SentencePiece reads it") {
+  CheckpointCopy c("post-swish");
+  const std::string good = c.Read("source.spm");
+  CHECK(format::CheckSentencePieceModel(good, "source.spm").ok());
+  c.Write("source.spm", BreakCharsMap(good));
+  Checkpoint ck;
+  Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+  CHECK(s.code() == StatusCode::kInvalidModel);
+  CHECK_MESSAGE(s.message().find(c.path("source.spm") + ".normalizer_spec.precompiled_charsmap: trie unit 0 leads to units") !=
+                    std::string::npos, s.message());
+}
+
+TEST_CASE("hostile checkpoints: wrong JSON types, deep nesting and out-of-range values get messages, not aborts") {
+  auto config_with = [](const std::string& key, const nlohmann::json& v) {
+    CheckpointCopy c("post-swish");
+    auto j = nlohmann::json::parse(c.Read("config.json"));
+    j[key] = v;
+    c.Write("config.json", j.dump());
+    Checkpoint ck;
+    return ReadMarianCheckpoint(c.dir.string(), &ck);
+  };
+  CHECK(config_with("activation_function", 5).message().find("\"activation_function\" must be a string, is 5") != std::string::npos);
+  CHECK(config_with("activation_function", "tanh").code() == StatusCode::kUnsupported);
+  CHECK(config_with("normalize_before", "yes").message().find("\"normalize_before\" must be true or false") != std::string::npos);
+  CHECK(config_with("d_model", -3).message().find("\"d_model\" must be an integer in 0..4294967295, is -3") != std::string::npos);
+  CHECK(config_with("d_model", 4294967296.0).code() == StatusCode::kInvalidModel);
+  // JSON nested 100,000 deep: parsed without recursion, and never printed whole in a message.
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  {
+    CheckpointCopy c("post-swish");
+    auto j = nlohmann::json::parse(c.Read("config.json"));
+    j.erase("model_type");
+    std::string cfg = j.dump();  // then the deep value as text (a test must not dump() it either)
+    cfg.insert(cfg.find('{') + 1, "\"model_type\": " + deep + ", ");
+    c.Write("config.json", cfg);
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK_MESSAGE(s.message().find("model_type a list of 1") != std::string::npos, s.message());
+  }
+  {
+    CheckpointCopy c("post-swish");
+    c.Write("generation_config.json", "{\"bad_words_ids\": " + deep + "}");
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK_FALSE(s.ok());
+    CHECK(s.message().find("bad_words_ids") != std::string::npos);
+  }
+  {
+    CheckpointCopy c("post-swish");
+    c.Write("generation_config.json", R"({"bad_words_ids": [[4294967296]]})");
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.message().find("\"bad_words_ids\" holds 4294967296, not an id") != std::string::npos);
+  }
+  {
+    CheckpointCopy c("post-swish");
+    c.Write("generation_config.json", R"({"num_beams": 1000000})");
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kUnsupported);
+    CHECK(s.message().find("\"num_beams\" 1000000 (tern's beam is at most 64)") != std::string::npos);
+  }
+}
+
+TEST_CASE("hostile checkpoints: a directory for a file, an unknown dtype with a huge shape, NaN and Inf weights") {
+  {
+    CheckpointCopy c("post-swish");
+    std::filesystem::remove(c.path("model.safetensors"));
+    std::filesystem::create_directory(c.path("model.safetensors"));
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kIoError);
+    CHECK(s.message() == c.path("model.safetensors") + ": not a regular file");
+  }
+  {
+    CheckpointCopy c("post-swish");
+    c.EditSafetensorsHeader([](nlohmann::json& h) {
+      h["model.decoder.layers.0.fc1.weight"]["dtype"] = "F8_E4M3";
+      h["model.decoder.layers.0.fc1.weight"]["shape"] = {1u << 20, 1u << 20};
+    });
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    CHECK(s.message().find("tensor 'model.decoder.layers.0.fc1.weight': dtype \"F8_E4M3\" is not one tern reads") !=
+          std::string::npos);
+  }
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    CheckpointCopy c("post-swish");
+    auto bytes = ReadBytes(c.path("model.safetensors"));
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+    auto h = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
+    const uint64_t at = 8 + n + h["model.decoder.layers.1.fc2.weight"]["data_offsets"][0].get<uint64_t>() + 4 * 70;
+    std::memcpy(&bytes[at], &bad, 4);
+    c.Write("model.safetensors", std::string(bytes.begin(), bytes.end()));
+    Checkpoint ck;
+    Status s = ReadMarianCheckpoint(c.dir.string(), &ck);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    // fc2 is [32, 64]: element 70 is row 1, column 6.
+    CHECK_MESSAGE(s.message().find("tensor 'decoder.layers.1.fc2.weight' holds " + std::string(std::isnan(bad) ? "NaN" : "an infinity") +
+                                   " at element 70 (row 1, column 6)") != std::string::npos, s.message());
   }
 }

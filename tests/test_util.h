@@ -2,10 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <random>
+#include <functional>
+#include <filesystem>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -61,5 +66,90 @@ inline std::unique_ptr<Translator> MakeTranslator(std::shared_ptr<const Model> m
 inline std::vector<uint32_t> Ids(const nlohmann::json& j) { return j.get<std::vector<uint32_t>>(); }
 
 inline std::vector<uint32_t> ToVector(Span<const uint32_t> s) { return std::vector<uint32_t>(s.begin(), s.end()); }
+
+
+/// The byte range [offset, offset + size) of the normalizer's precompiled_charsmap inside a serialized
+/// SentencePiece ModelProto (field 3, then its field 2), found by walking the protobuf wire format; size 0
+/// when there is none. For tests that damage it.
+inline std::pair<size_t, size_t> FindPrecompiledCharsMap(const std::string& proto) {
+  auto varint = [&](size_t& p, uint64_t& v) {
+    v = 0;
+    for (int shift = 0; p < proto.size() && shift < 64; shift += 7) {
+      const uint8_t b = static_cast<uint8_t>(proto[p++]);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  };
+  // Fields of [begin, end): returns the payload range of field `want` (length-delimited).
+  auto find = [&](size_t begin, size_t end, uint64_t want) -> std::pair<size_t, size_t> {
+    size_t p = begin;
+    while (p < end) {
+      uint64_t key, v;
+      if (!varint(p, key)) break;
+      switch (key & 7) {
+        case 0: varint(p, v); break;
+        case 1: p += 8; break;
+        case 5: p += 4; break;
+        case 2:
+          varint(p, v);
+          if ((key >> 3) == want) return {p, static_cast<size_t>(v)};
+          p += v;
+          break;
+        default: return {0, 0};
+      }
+    }
+    return {0, 0};
+  };
+  const auto spec = find(0, proto.size(), 3);
+  if (spec.second == 0) return {0, 0};
+  return find(spec.first, spec.first + spec.second, 2);
+}
+
+/// `proto` with every unit of its charsmap trie set to 0xffffffff (SentencePiece follows the root's
+/// offset out of the blob: a crash without tern's check).
+inline std::string BreakCharsMap(std::string proto) {
+  const auto [at, size] = FindPrecompiledCharsMap(proto);
+  REQUIRE(size > 4);
+  uint32_t trie = 0;
+  std::memcpy(&trie, proto.data() + at, 4);
+  REQUIRE(trie + 4 <= size);
+  std::memset(&proto[at + 4], 0xff, trie);
+  return proto;
+}
+
+// A copy of a tiny checkpoint directory that a test may damage.
+struct CheckpointCopy {
+  std::filesystem::path dir;
+  explicit CheckpointCopy(const std::string& variant) {
+    dir = std::filesystem::temp_directory_path() / ("tern-ckpt-" + variant + "-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir);
+    for (const auto& e : std::filesystem::directory_iterator(ModelsDir() + "/" + variant)) std::filesystem::copy_file(e.path(), dir / e.path().filename());
+  }
+  ~CheckpointCopy() { std::filesystem::remove_all(dir); }
+  std::string path(const char* f) const { return (dir / f).string(); }
+  void Write(const char* f, const std::string& text) const {
+    std::ofstream(path(f), std::ios::binary) << text;
+  }
+  std::string Read(const char* f) const {
+    auto b = ReadBytes(path(f));
+    return std::string(b.begin(), b.end());
+  }
+  // Rewrites model.safetensors with the header edited by `edit` (data section unchanged).
+  void EditSafetensorsHeader(const std::function<void(nlohmann::json&)>& edit) const {
+    auto bytes = ReadBytes(path("model.safetensors"));
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+    nlohmann::json h = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
+    edit(h);
+    std::string hs = h.dump();
+    hs.append((8 - hs.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((hs.size() >> (8 * i)) & 0xff);
+    out += hs;
+    out.append(bytes.begin() + 8 + n, bytes.end());
+    Write("model.safetensors", out);
+  }
+};
 
 }  // namespace tern::test

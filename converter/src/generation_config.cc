@@ -3,6 +3,17 @@
 #include <cmath>
 
 namespace tern::convert {
+
+std::string BriefJson(const nlohmann::json& v) {
+  if (v.is_array()) return v.empty() ? "[]" : "a list of " + std::to_string(v.size());
+  if (v.is_object()) return "an object";
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    return nlohmann::json(s.size() > 64 ? s.substr(0, 64) + "..." : s).dump();
+  }
+  return v.dump();
+}
+
 namespace {
 
 using nlohmann::json;
@@ -16,17 +27,7 @@ Status Refused(const std::string& where, const char* key, const std::string& wha
 
 bool Present(const json& g, const char* key) { return g.contains(key) && !g[key].is_null(); }
 
-// A value for a message: scalars as JSON (strings cut to 64 bytes), containers by kind only, so a value
-// nested 100,000 deep is never walked (dump() recurses).
-std::string Brief(const json& v) {
-  if (v.is_array()) return v.empty() ? "[]" : "a list of " + std::to_string(v.size());
-  if (v.is_object()) return "an object";
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    return json(s.size() > 64 ? s.substr(0, 64) + "..." : s).dump();
-  }
-  return v.dump();
-}
+std::string Brief(const json& v) { return BriefJson(v); }
 
 // A non-negative integer key, at most `max`.
 Status Uint(const json& g, const char* key, const std::string& where, uint64_t max, uint64_t* out) {
@@ -67,6 +68,7 @@ Status ForcedEos(const json& v, const std::string& where, uint32_t eos_id, bool*
 
 Status ReadGenerationKeys(const json& g, GenerationSource source, const std::string& where, uint32_t eos_id,
                           uint32_t target_vocab_size, GenerationDefaults* gen) {
+  if (!g.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
   GenerationDefaults d;  // tern's struct, then transformers' defaults for absent keys
   d.beam_size = 1;
   d.max_length = 20 - 1;

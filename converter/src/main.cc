@@ -57,7 +57,7 @@ tern::Status FitArena(std::vector<uint8_t>* image, const std::string& name, uint
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int Convert(int argc, char** argv) {
   CLI::App app{"tern-convert: Marian-layout checkpoint directory -> .tern"};
   std::string ckpt, output, weights = "int8", source_lang;
   tern::ArenaLimits limits;
@@ -168,4 +168,18 @@ int main(int argc, char** argv) {
       std::printf("worst %s rounding error: %.3g in '%s'\n", weights.c_str(), worst->max_abs_error, worst->name.c_str());
   }
   return 0;
+}
+
+// The last line of defence: every input error is a Status with its own message; an exception that still
+// escapes (a bug, or memory exhausted) ends the run with a message and exit 1, never an abort, and the
+// temporary file is removed by WriteFileAtomically's cleanup.
+int main(int argc, char** argv) {
+  try {
+    return Convert(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tern-convert: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tern-convert: internal error\n");
+  }
+  return 1;
 }

@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "positions.h"
+#include "read_file.h"
 #include "generation_config.h"
 #include "safetensors.h"
+#include "sentencepiece_check.h"
 #include "tensor_specs.h"
 
 namespace tern::convert {
@@ -18,14 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-Status ReadText(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status(StatusCode::kNotFound, path + ": cannot open");
-  out->assign((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return f.bad() ? Status(StatusCode::kIoError, path + ": read failed") : Status::Ok();
-}
+Status ReadText(const std::string& path, std::string* out) { return ReadWholeFile(path, kMaxTextFileBytes, out); }
 
-bool Exists(const std::string& path) { return std::ifstream(path).good(); }
+bool Exists(const std::string& path) { return PathExists(path); }
 
 Status GetUint(const json& j, const char* key, const std::string& where, uint32_t* out, const uint32_t* fallback = nullptr) {
   if (!j.contains(key) || j[key].is_null()) {
@@ -33,13 +30,30 @@ Status GetUint(const json& j, const char* key, const std::string& where, uint32_
     return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" missing");
   }
   if (!j[key].is_number_unsigned() || j[key].get<uint64_t>() > 0xffffffffu)
-    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be a non-negative integer");
+    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be an integer in 0..4294967295, is " +
+                                                 BriefJson(j[key]));
   *out = j[key].get<uint32_t>();
   return Status::Ok();
 }
 
-bool GetBool(const json& j, const char* key, bool fallback) {
-  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
+// A boolean key: absent or null gives `fallback`; any other type is an error.
+Status GetBool(const json& j, const char* key, const std::string& where, bool fallback, bool* out) {
+  *out = fallback;
+  if (!j.contains(key) || j[key].is_null()) return Status::Ok();
+  if (!j[key].is_boolean())
+    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be true or false, is " + BriefJson(j[key]));
+  *out = j[key].get<bool>();
+  return Status::Ok();
+}
+
+// A string key: absent or null gives `fallback`; any other type is an error.
+Status GetString(const json& j, const char* key, const std::string& where, const std::string& fallback, std::string* out) {
+  *out = fallback;
+  if (!j.contains(key) || j[key].is_null()) return Status::Ok();
+  if (!j[key].is_string())
+    return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be a string, is " + BriefJson(j[key]));
+  *out = j[key].get<std::string>();
+  return Status::Ok();
 }
 
 std::string ShapeStr(const std::vector<uint64_t>& s) {
@@ -56,7 +70,7 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
   json c = json::parse(text, nullptr, false);
   if (c.is_discarded() || !c.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
   if (c.contains("model_type") && c["model_type"] != "marian")
-    return Status(StatusCode::kUnsupported, where + ": model_type " + c["model_type"].dump() + " (tern converts \"marian\")");
+    return Status(StatusCode::kUnsupported, where + ": model_type " + BriefJson(c["model_type"]) + " (tern converts \"marian\")");
   TERN_RETURN_IF_ERROR(GetUint(c, "d_model", where, &hp->d_model));
   TERN_RETURN_IF_ERROR(GetUint(c, "encoder_layers", where, &hp->encoder_layers));
   TERN_RETURN_IF_ERROR(GetUint(c, "decoder_layers", where, &hp->decoder_layers));
@@ -81,26 +95,33 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
   // Marian's decoder starts from the pad token.
   TERN_RETURN_IF_ERROR(GetUint(c, "decoder_start_token_id", where, &hp->decoder_start_id, &hp->pad_id));
 
-  const std::string act = c.value("activation_function", std::string("swish"));
+  std::string act;
+  TERN_RETURN_IF_ERROR(GetString(c, "activation_function", where, "swish", &act));
   if (act == "swish" || act == "silu") hp->activation = Activation::kSwish;  // Marian's "swish" is SiLU
   else if (act == "gelu") hp->activation = Activation::kGelu;                // exact erf GELU
   else if (act == "relu") hp->activation = Activation::kRelu;
-  else return Status(StatusCode::kUnsupported, where + ": activation_function \"" + act + "\" (relu, swish, gelu)");
+  else return Status(StatusCode::kUnsupported, where + ": activation_function " + BriefJson(json(act)) + " (relu, swish, gelu)");
 
-  hp->norm_placement = GetBool(c, "normalize_before", false) ? NormPlacement::kPreNorm : NormPlacement::kPostNorm;
+  bool pre_norm = false, scale = false;
+  TERN_RETURN_IF_ERROR(GetBool(c, "normalize_before", where, false, &pre_norm));
+  TERN_RETURN_IF_ERROR(GetBool(c, "scale_embedding", where, false, &scale));
+  TERN_RETURN_IF_ERROR(GetBool(c, "share_encoder_decoder_embeddings", where, true, &hp->shared_embeddings));
+  TERN_RETURN_IF_ERROR(GetBool(c, "tie_word_embeddings", where, true, &hp->tied_output_projection));
+  hp->norm_placement = pre_norm ? NormPlacement::kPreNorm : NormPlacement::kPostNorm;
   hp->layer_norm_epsilon = 1e-5f;  // transformers' nn.LayerNorm default, as Marian uses
-  hp->embedding_scale = GetBool(c, "scale_embedding", false) ? static_cast<float>(std::sqrt(static_cast<double>(hp->d_model))) : 1.0f;
-  hp->shared_embeddings = GetBool(c, "share_encoder_decoder_embeddings", true);
-  hp->tied_output_projection = GetBool(c, "tie_word_embeddings", true);
+  hp->embedding_scale = scale ? static_cast<float>(std::sqrt(static_cast<double>(hp->d_model))) : 1.0f;
 
-  const std::string pos = c.value("tern_position_encoding", std::string("sinusoidal"));
+  std::string pos;
+  TERN_RETURN_IF_ERROR(GetString(c, "tern_position_encoding", where, "sinusoidal", &pos));
   if (pos == "sinusoidal") hp->position_encoding = PositionEncoding::kSinusoidalHalves;
   else if (pos == "sinusoidal_interleaved") hp->position_encoding = PositionEncoding::kSinusoidalInterleaved;
   else if (pos == "learned") hp->position_encoding = PositionEncoding::kLearned;
-  else return Status(StatusCode::kUnsupported, where + ": tern_position_encoding \"" + pos + "\"");
+  else return Status(StatusCode::kUnsupported, where + ": tern_position_encoding " + BriefJson(json(pos)));
 
   for (const char* key : {"normalize_embedding", "add_bias_logits", "add_final_layer_norm"}) {
-    if (GetBool(c, key, false) && !(std::string(key) == "add_final_layer_norm" && hp->norm_placement == NormPlacement::kPreNorm))
+    bool on = false;
+    TERN_RETURN_IF_ERROR(GetBool(c, key, where, false, &on));
+    if (on && !(std::string(key) == "add_final_layer_norm" && hp->norm_placement == NormPlacement::kPreNorm))
       return Status(StatusCode::kUnsupported, where + ": \"" + std::string(key) + "\": true is not supported");
   }
   return Status::Ok();
@@ -113,10 +134,10 @@ Status ParseVocab(const std::string& text, const std::string& where, std::vector
   std::vector<bool> seen(v.size(), false);
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!it.value().is_number_unsigned())
-      return Status(StatusCode::kInvalidModel, where + ": id of piece " + json(it.key()).dump() + " is not a non-negative integer");
+      return Status(StatusCode::kInvalidModel, where + ": id of piece " + BriefJson(json(it.key())) + " is not a non-negative integer");
     const uint64_t id = it.value().get<uint64_t>();
     if (id >= v.size() || seen[id])
-      return Status(StatusCode::kInvalidModel, where + ": id " + std::to_string(id) + " of piece " + json(it.key()).dump() +
+      return Status(StatusCode::kInvalidModel, where + ": id " + std::to_string(id) + " of piece " + BriefJson(json(it.key())) +
                                                    (id >= v.size() ? " is outside 0.." + std::to_string(v.size() - 1) : " is used twice"));
     seen[id] = true;
     (*pieces)[id] = it.key();
@@ -157,6 +178,9 @@ Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
 
   TERN_RETURN_IF_ERROR(ReadText(dir + "/source.spm", &out->source_spm));
   TERN_RETURN_IF_ERROR(ReadText(dir + "/target.spm", &out->target_spm));
+  // The same check the loader makes: a broken normalizer never reaches a .tern file.
+  TERN_RETURN_IF_ERROR(format::CheckSentencePieceModel(out->source_spm, dir + "/source.spm"));
+  TERN_RETURN_IF_ERROR(format::CheckSentencePieceModel(out->target_spm, dir + "/target.spm"));
 
   // Decoding rules: generation_config.json, else config.json's generation keys (transformers 4.x).
   const std::string gen_path = dir + "/generation_config.json";
@@ -209,7 +233,16 @@ Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
     if (it == src.end()) return Status(StatusCode::kNotFound, st_path + ": tensor '" + name + "' missing");
     *shape = it->second->shape;
     Status s = ToF32(*it->second, name, data);
-    return s.ok() ? s : Status(s.code(), st_path + ": " + s.message());
+    if (!s.ok()) return Status(s.code(), st_path + ": " + s.message());
+    // A NaN or infinite weight would convert, and translate to empty or garbage lines: refuse it here.
+    const uint64_t cols = shape->size() == 2 ? (*shape)[1] : 1;
+    for (size_t i = 0; i < data->size(); ++i)
+      if (!std::isfinite((*data)[i]))
+        return Status(StatusCode::kInvalidModel, st_path + ": tensor '" + name + "' holds " +
+                                                     (std::isnan((*data)[i]) ? "NaN" : "an infinity") + " at element " +
+                                                     std::to_string(i) + " (row " + std::to_string(i / cols) + ", column " +
+                                                     std::to_string(i % cols) + ")");
+    return Status::Ok();
   };
   std::set<std::string> used;
   auto check_copy = [&](const std::string& copy, const std::vector<float>& of, const std::string& of_name) -> Status {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "half.h"
+#include "read_file.h"
 
 namespace tern::convert {
 
@@ -67,7 +68,10 @@ Status ParseSafeTensors(std::vector<uint8_t> bytes, const std::string& name, Saf
       return bad("tensor '" + key + "': data_offsets [" + std::to_string(b) + ", " + std::to_string(e) +
                  ") outside the " + std::to_string(data_bytes) + "-byte data section");
     const size_t es = ElementSize(t.dtype);
-    if (es && e - b != numel * es)
+    if (es == 0)  // checked before anything is sized by the shape
+      return bad("tensor '" + key + "': dtype " + nlohmann::json(t.dtype.substr(0, 16)).dump() +
+                 " is not one tern reads (F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL)");
+    if (e - b != numel * es)
       return bad("tensor '" + key + "': " + std::to_string(e - b) + " bytes, shape and dtype " + t.dtype +
                  " need " + std::to_string(numel * es));
     t.data = out->bytes.data() + data_begin + b;
@@ -78,15 +82,18 @@ Status ParseSafeTensors(std::vector<uint8_t> bytes, const std::string& name, Saf
 }
 
 Status ReadSafeTensors(const std::string& path, SafeTensorsFile* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status(StatusCode::kIoError, path + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) return Status(StatusCode::kIoError, path + ": read failed");
+  std::vector<uint8_t> bytes;
+  TERN_RETURN_IF_ERROR(ReadWholeFile(path, kMaxWeightsFileBytes, &bytes));
   return ParseSafeTensors(std::move(bytes), path, out);
 }
 
 Status ToF32(const SafeTensor& t, const std::string& name, std::vector<float>* out) {
+  if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16")
+    return Status(StatusCode::kUnsupported, "tensor '" + name + "': dtype " + t.dtype + " (need F32, F16 or BF16)");
   const uint64_t n = t.numel();
+  if (t.bytes != n * (t.dtype == "F32" ? 4 : 2))
+    return Status(StatusCode::kInvalidModel, "tensor '" + name + "': " + std::to_string(t.bytes) + " bytes for " +
+                                                 std::to_string(n) + " elements");
   out->resize(n);
   if (t.dtype == "F32") {
     std::memcpy(out->data(), t.data, n * 4);

@@ -31,7 +31,7 @@ std::string UtcNow() {
   return buf;
 }
 
-// SIGINT/SIGTERM while the temporary file exists: remove it, then die with the usual status.
+// SIGINT/SIGTERM/SIGHUP while the temporary file exists: remove it, then die with the usual status.
 char g_temp_path[4096];
 volatile std::sig_atomic_t g_temp_active = 0;
 
@@ -183,10 +183,12 @@ Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& 
   std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
   auto old_int = std::signal(SIGINT, RemoveTempAndExit);
   auto old_term = std::signal(SIGTERM, RemoveTempAndExit);
+  auto old_hup = std::signal(SIGHUP, RemoveTempAndExit);  // a closed terminal
   auto restore = [&] {
     g_temp_active = 0;
     std::signal(SIGINT, old_int);
     std::signal(SIGTERM, old_term);
+    std::signal(SIGHUP, old_hup);
   };
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {

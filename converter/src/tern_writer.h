@@ -79,7 +79,7 @@ Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vecto
                       std::vector<TensorReport>* report);
 
 /// Writes `image` to `path` atomically: a temporary file in the same directory, fsync, then `verify(temp
-/// path)` on the file as written (when given), then rename. On any failure, or SIGINT/SIGTERM while the
+/// path)` on the file as written (when given), then rename. On any failure, or SIGINT/SIGTERM/SIGHUP while the
 /// temporary exists, no partial file is left and an existing `path` is untouched.
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
                            const std::function<Status(const std::string& written)>& verify = nullptr);

@@ -7,6 +7,7 @@
 
 #include "format.h"
 #include "model_reader.h"
+#include "sentencepiece_check.h"
 #include "tensor_specs.h"
 #include "weight_formats.h"
 
@@ -60,11 +61,18 @@ Status CheckGeneration(const GenerationDefaults& g, const Hyperparameters& hp, c
   for (uint32_t id : g.bad_word_ids)
     if (id >= hp.target_vocab_size)
       return Invalid(file, "generation.bad_word_ids holds " + std::to_string(id) + ", outside the target vocabulary");
-  if (g.beam_size == 0 || g.max_length == 0 || !std::isfinite(g.length_penalty) || !std::isfinite(g.max_length_ratio) ||
-      g.max_length_ratio < 0.f)
-    return Invalid(file, "generation defaults out of range (beam_size, max_length > 0)");
-  if (!(std::isfinite(g.repetition_penalty) && g.repetition_penalty > 0.f))
-    return Invalid(file, "generation.repetition_penalty must be finite and > 0");
+  // Each default is sanitized here, so nothing downstream meets a value it cannot represent (a ratio of
+  // 1e30 once went through an undefined float-to-integer cast).
+  if (g.beam_size == 0 || g.beam_size > 64)
+    return Invalid(file, "generation.beam_size " + std::to_string(g.beam_size) + " out of range (1..64)");
+  if (g.max_length == 0 || g.max_length > (1u << 20))
+    return Invalid(file, "generation.max_length " + std::to_string(g.max_length) + " out of range (1..2^20)");
+  if (!(std::isfinite(g.length_penalty) && std::fabs(g.length_penalty) <= 1e6f))
+    return Invalid(file, "generation.length_penalty must be finite, of magnitude at most 1e6");
+  if (!(std::isfinite(g.max_length_ratio) && g.max_length_ratio >= 0.f && g.max_length_ratio <= 1000.f))
+    return Invalid(file, "generation.max_length_ratio " + std::to_string(g.max_length_ratio) + " out of range (0..1000)");
+  if (!(std::isfinite(g.repetition_penalty) && g.repetition_penalty > 0.f && g.repetition_penalty <= 1e6f))
+    return Invalid(file, "generation.repetition_penalty must be finite, > 0 and at most 1e6");
   if (g.no_repeat_ngram_size > 1024 || g.min_length > (1u << 20))
     return Invalid(file, "generation.no_repeat_ngram_size (<= 1024) or min_length (<= 2^20) out of range");
   return Status::Ok();
@@ -186,6 +194,9 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
     return Invalid(file, "tokenizer (source/target SentencePiece models and vocabularies) missing");
   c->source_spm = std::string_view(reinterpret_cast<const char*>(tok->source_spm()->data()), tok->source_spm()->size());
   c->target_spm = std::string_view(reinterpret_cast<const char*>(tok->target_spm()->data()), tok->target_spm()->size());
+  // SentencePiece trusts its normalization rules: prove every read they lead to stays in bounds first.
+  TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->source_spm, file + ": semantic check: tokenizer.source_spm"));
+  TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->target_spm, file + ": semantic check: tokenizer.target_spm"));
   if (tok->source_vocab()->size() != hp.source_vocab_size)
     return Invalid(file, "tokenizer.source_vocab has " + std::to_string(tok->source_vocab()->size()) +
                              " pieces, encoder.embed_tokens.weight has " + std::to_string(hp.source_vocab_size) + " rows");

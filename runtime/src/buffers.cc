@@ -42,7 +42,35 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
   d.src_rows = d.batch * d.src;
   d.text_bytes = d.tgt * MaxPieceBytes(model) + 1;
   d.shortlist = model.shortlist().present();
+  // The memory rule (tern/model.h, LoadOptions): the arena, bounded in 64 bits before anything is
+  // planned in size_t, plus what the model holds, within the model's budget.
+  const uint64_t arena = ArenaUpperBound(d), owned = model.owned_bytes_estimate(), budget = model.memory_budget_bytes();
+  if (arena > budget || owned > budget - std::min(budget, arena) || arena > SIZE_MAX / 2)
+    return Status(StatusCode::kResourceExhausted,
+                  "Translator: the arena at these limits needs up to " + std::to_string(arena) + " bytes; with the " +
+                      std::to_string(owned) + " bytes of the model's tables and packed weights that exceeds the memory "
+                      "budget of " + std::to_string(budget) + " bytes (LoadOptions::memory_budget_bytes): lower "
+                      "max_batch, max_beam, max_source_tokens or max_target_tokens");
   return d;
+}
+
+uint64_t ArenaUpperBound(const Dims& d) {
+  // Every buffer PlanArena declares, unshared, in 64 bits, with its widest element (4 bytes) and a
+  // 64-byte rounding each; test_core checks it is never below the planned total.
+  const uint64_t L = d.dec_layers, rows = d.rows, T = d.tgt, S = d.src, B = d.batch, D = d.d, F = d.ffn, V = d.vocab;
+  const uint64_t src_rows = B * S, wide = std::max(D, F), hd = uint64_t{d.heads} * d.head_dim;
+  uint64_t elements = 2 * L * rows * hd * T            // KV cache
+                      + L * src_rows * 2 * D           // cross-attention K/V
+                      + src_rows * (6 * D + F)         // encoder activations
+                      + rows * (7 * D + F + V)         // decoder activations and logits
+                      + 4 * rows * T + 5 * rows        // search tokens and ancestry, scores
+                      + B * uint64_t{d.beam} * (T + 2) + 6 * B + 6 * uint64_t{d.beam}  // hypotheses, candidates
+                      + B * d.n_best * (T + 2) + B     // results
+                      + 3 * V + T + std::max(S, T + 1) + src_rows;  // shortlist, offsets, scores, ids
+  const uint64_t quant = (src_rows + rows) * (wide + 64) + 2 * 64 * 16;  // qd8 inputs and their params
+  const uint64_t text = B * d.n_best * (uint64_t{d.text_bytes} + 64)   // detokenized text, Hypothesis structs
+                        + B * (kErrorBytes + 64);                         // error messages, TranslationResults
+  return elements * 4 + quant + text + 64 * 64;
 }
 
 void PlanArena(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {

@@ -23,8 +23,12 @@ struct Dims {
   bool shortlist = false;                             // the model has a shortlist: VocabBuffers are planned
 };
 
+/// An upper bound of the arena PlanArena makes for `d`, in bytes, computed in 64 bits (no sharing).
+uint64_t ArenaUpperBound(const Dims& d);
+
 /// Resolves `config` against `model` (0 = the file's default) into Dims, checking every limit in 64-bit
-/// arithmetic. Errors: kInvalidArgument (naming the limit).
+/// arithmetic. Errors: kInvalidArgument (naming the limit), kResourceExhausted (the arena and the model's
+/// own memory would exceed the model's memory budget; LoadOptions in tern/model.h).
 Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& config);
 
 /// Row-quantized copy of a batch of activations (int8 weights): the QuantScratch of xnn_ops.h.

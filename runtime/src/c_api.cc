@@ -84,10 +84,20 @@ void KeepErrors(tern_translator* t) {
 
 extern "C" {
 
-tern_model* tern_model_load(const char* path, tern_error* err) {
+tern_model_params tern_model_default_params(void) {
+  tern_model_params p;
+  p.memory_budget_bytes = tern::LoadOptions().memory_budget_bytes;
+  return p;
+}
+
+tern_model* tern_model_load(const char* path, tern_error* err) { return tern_model_load_with_params(path, nullptr, err); }
+
+tern_model* tern_model_load_with_params(const char* path, const tern_model_params* params, tern_error* err) {
   return Guarded(err, static_cast<tern_model*>(nullptr), [&]() -> tern_model* {
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
-    auto m = tern::Model::Load(path);
+    tern::LoadOptions options;
+    if (params) options.memory_budget_bytes = params->memory_budget_bytes;
+    auto m = tern::Model::Load(path, options);
     if (!m.ok()) return Fail(err, m.status()), nullptr;
     auto* out = new tern_model{m.value(), {}};
     for (std::string_view l : out->model->language_tokens()) out->languages.emplace_back(l);

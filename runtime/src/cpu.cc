@@ -18,12 +18,13 @@ const CpuDescription& DescribeCpu() {
     CpuDescription d;
     if (!cpuinfo_initialize()) {
       d.name = "unknown";
-      d.cores = d.performance_cores = std::max(1u, std::thread::hardware_concurrency());
+      d.cores = d.performance_cores = d.processors = std::max(1u, std::thread::hardware_concurrency());
       return d;
     }
     const cpuinfo_package* pkg = cpuinfo_get_package(0);
     d.name = pkg && pkg->name[0] ? pkg->name : "unknown";
     d.cores = std::max(1u, cpuinfo_get_cores_count());
+    d.processors = std::max(d.cores, cpuinfo_get_processors_count());
     // big.LITTLE: leave out the cores of the slowest cluster when clusters differ in frequency.
     uint64_t lo = UINT64_MAX, hi = 0;
     const uint32_t nc = cpuinfo_get_clusters_count();

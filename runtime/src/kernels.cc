@@ -69,10 +69,11 @@ namespace {
 // (ln2 split in two parts, Cody-Waite), e^r by its Taylor series to r^7 (relative error below 1e-8 on
 // that interval, so the float result is within about 1 ulp), times 2^k built in the exponent bits.
 // Inputs below -87 give e^-87 (~1.6e-38) instead of a denormal or 0: negligible in a sum that holds 1.
+// A NaN input (logits of a broken model) gives e^-87 too, never undefined behaviour.
 inline float ExpNonPositive(float x) {
   constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723e-6f;
   constexpr float kRound = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer
-  x = std::max(x, -87.f);
+  x = x > -87.f ? x : -87.f;  // also maps NaN to -87: the integer conversion below never sees a NaN
   const float k = (x * kLog2e + kRound) - kRound;
   const float r = (x - k * kLn2Hi) - k * kLn2Lo;
   float p = 1.f / 5040.f;

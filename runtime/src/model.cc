@@ -52,24 +52,57 @@ size_t Model::file_bytes() const { return data_->size(); }
 
 void Model::ReleasePages(const void* data, size_t bytes) const { data_->ReleasePages(data, bytes); }
 
-Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
+Result<std::shared_ptr<const Model>> Model::Load(const std::string& path, const LoadOptions& options) {
   auto data = internal::ModelData::MapFile(path);
   if (!data.ok()) return data.status();
-  return Create(std::move(data.value()), path);
+  return Create(std::move(data.value()), path, options);
 }
 
-Result<std::shared_ptr<const Model>> Model::FromBytes(const void* data, size_t size, const std::string& name) {
+Result<std::shared_ptr<const Model>> Model::FromBytes(const void* data, size_t size, const std::string& name,
+                                                      const LoadOptions& options) {
   auto copy = internal::ModelData::CopyOf(data, size, name);
   if (!copy.ok()) return copy.status();
-  return Create(std::move(copy.value()), name);
+  return Create(std::move(copy.value()), name, options);
 }
 
-Result<std::shared_ptr<const Model>> Model::Create(std::unique_ptr<internal::ModelData> data, const std::string& name) {
+namespace {
+
+// Bytes of the sinusoid position table the model computes at load (0 for learned positions).
+uint64_t TableBytes(const Hyperparameters& hp) {
+  return hp.position_encoding == PositionEncoding::kLearned ? 0 : uint64_t{hp.max_positions} * hp.d_model * sizeof(float);
+}
+
+}  // namespace
+
+uint64_t Model::owned_bytes_estimate() const {
+  // Packed weights: every matrix but the position tables, at the width its kernel takes (f16 widened to
+  // f32), plus per-row bias, scale and sum (16 bytes), and XNNPACK's padding of the output channels (a
+  // generous 64 rows per matrix).
+  uint64_t packed = 0;
+  for (const TensorView& t : tensors_) {
+    if (t.rank != 2 || t.name.find("embed_positions") != std::string_view::npos) continue;
+    const uint64_t rows = t.rows();
+    const uint64_t row_bytes = t.dtype == DType::kF16 ? uint64_t{t.cols()} * 4 : (t.bytes + rows - 1) / rows;
+    packed += (rows + 64) * (row_bytes + 16);
+  }
+  return TableBytes(hp_) + packed;
+}
+
+Result<std::shared_ptr<const Model>> Model::Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
+                                                   const LoadOptions& options) {
   auto contents = format::ReadModel(data->bytes(), data->size(), name);
   if (!contents.ok()) return contents.status();
   format::ModelContents& c = contents.value();
+  // Derived tables are sized by header fields: checked against the budget before they are allocated.
+  if (TableBytes(c.hp) > options.memory_budget_bytes)
+    return Status(StatusCode::kResourceExhausted,
+                  name + ": the position table (max_positions " + std::to_string(c.hp.max_positions) + " x d_model " +
+                      std::to_string(c.hp.d_model) + " floats, " + std::to_string(TableBytes(c.hp)) +
+                      " bytes) exceeds the memory budget of " + std::to_string(options.memory_budget_bytes) +
+                      " bytes (LoadOptions::memory_budget_bytes)");
   std::shared_ptr<Model> m(new Model());
   m->name_ = name;
+  m->options_ = options;
   m->data_ = std::move(data);
   m->format_version_ = c.format_version;
   m->hp_ = c.hp;

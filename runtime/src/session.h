@@ -3,6 +3,7 @@
 // processors and the profiler, and acts as the search's StepDecoder.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "arena.h"
@@ -33,6 +34,7 @@ struct Translator::Impl : public StepDecoder {
   LogitsProcessors processors;
   Profiler prof;
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
+  std::atomic<bool> busy{false};  // a Translate call is running (translator.cc, BusyGuard)
 
   /// The decoder step for the search: logits of `rows` at `pos`.
   Result<float*> Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) override;

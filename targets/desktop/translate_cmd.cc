@@ -1,5 +1,7 @@
 #include "translate_cmd.h"
 
+#include "cli_io.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -132,6 +134,9 @@ int RunTranslate(const TranslateArgs& args) {
     return 2;
   }
   Translator& t = *tr.value();
+  if (args.threads > t.threads())
+    std::cerr << "tern: warning: --threads " << args.threads << ": this CPU has " << DescribeCpu().processors
+              << " hardware threads; using " << t.threads() << "\n";
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_load).count();
   t.EnableProfile(args.profile);
   if (args.verbose) {
@@ -143,25 +148,15 @@ int RunTranslate(const TranslateArgs& args) {
   }
 
   std::ifstream fin;
-  std::istream* in = &std::cin;
-  if (!args.input.empty()) {
-    fin.open(args.input);
-    if (!fin) {
-      std::cerr << "tern: " << args.input << ": cannot open\n";
+  std::istream* in = nullptr;
+  OutputFile output;
+  for (Status st : {OpenInput(args.input, &fin, &in), output.Open(args.output, args.input)}) {
+    if (!st.ok()) {
+      std::cerr << "tern: " << st.message() << "\n";
       return 2;
     }
-    in = &fin;
   }
-  std::ofstream fout;
-  std::ostream* out = &std::cout;
-  if (!args.output.empty()) {
-    fout.open(args.output);
-    if (!fout) {
-      std::cerr << "tern: " << args.output << ": cannot create\n";
-      return 2;
-    }
-    out = &fout;
-  }
+  std::ostream* out = &output.stream();
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
   const size_t batch = interactive ? 1 : t.max_batch();
 
@@ -240,6 +235,13 @@ int RunTranslate(const TranslateArgs& args) {
     out->flush();
     lines.clear();
   };
+  // A write that fails (a full disk) ends the run: the output file is not replaced.
+  auto write_failed = [&]() {
+    if (*out) return false;
+    std::cerr << "tern: " << (args.output.empty() ? std::string("standard output") : args.output)
+              << ": write failed: " << std::strerror(errno ? errno : EIO) << "\n";
+    return true;
+  };
 
   std::string s;
   if (interactive) std::cerr << "> " << std::flush;
@@ -250,10 +252,20 @@ int RunTranslate(const TranslateArgs& args) {
     lines.push_back(std::move(l));
     if (lines.size() >= batch) {
       flush();
+      if (write_failed()) return 2;
       if (interactive) std::cerr << "> " << std::flush;
     }
   }
+  if (in->bad()) {
+    std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed\n";
+    return 2;
+  }
   flush();
+  if (write_failed()) return 2;
+  if (Status st = output.Commit(); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
+  }
   if (args.verbose) {
     const double sec = translate_ms / 1000.0;
     std::cerr << "tern: " << sentences << " sentences, " << tokens << " target tokens in " << translate_ms << " ms: "
@@ -280,14 +292,10 @@ int RunTokenize(const TokenizeArgs& args) {
     return 2;
   }
   std::ifstream fin;
-  std::istream* in = &std::cin;
-  if (!args.input.empty()) {
-    fin.open(args.input);
-    if (!fin) {
-      std::cerr << "tern: " << args.input << ": cannot open\n";
-      return 2;
-    }
-    in = &fin;
+  std::istream* in = nullptr;
+  if (Status st = OpenInput(args.input, &fin, &in); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
   }
   size_t line_no = 0, failed = 0;
   std::vector<uint32_t> ids;

@@ -1,6 +1,8 @@
 // libFuzzer target: the converter's parsers on arbitrary bytes. The first byte picks the parser:
-// safetensors header+data, config.json, vocab.json, generation_config.json. Never a crash; every error
-// has a message.
+// safetensors header+data, config.json, vocab.json, generation_config.json, config.json's generation keys,
+// or a SentencePiece model: tern's check, and when it passes, SentencePiece itself loading the model and
+// encoding text (the check must leave SentencePiece nothing to crash on). Never a crash; every error has
+// a message.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,10 +10,13 @@
 #include "generation_config.h"
 #include "marian_checkpoint.h"
 #include "safetensors.h"
+#include "sentencepiece_check.h"
+
+#include <sentencepiece_processor.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 4;
+  const uint8_t which = data[0] % 6;
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   tern::Status s;
   switch (which) {
@@ -35,9 +40,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s = tern::convert::ParseVocab(text, "vocab.json", &pieces);
       break;
     }
-    default: {
+    case 3: {
       tern::GenerationDefaults g;
       s = tern::convert::ParseGenerationConfig(text, "generation_config.json", 0, 1000, &g);
+      break;
+    }
+    case 4: {
+      tern::GenerationDefaults g;
+      const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      s = tern::convert::ReadGenerationKeys(j, tern::convert::GenerationSource::kModelConfig, "config.json", 0, 1000, &g);
+      break;
+    }
+    default: {
+      s = tern::format::CheckSentencePieceModel(text, "fuzz.spm");
+      if (s.ok()) {
+        sentencepiece::SentencePieceProcessor sp;
+        if (sp.LoadFromSerializedProto(text).ok()) {
+          std::vector<int> ids;
+          (void)sp.Encode("A man in a blue shirt. \xef\xbc\xa1\xe2\x85\xa0 Stra\xc3\x9f" "e \xff", &ids);
+        }
+      }
     }
   }
   if (!s.ok() && s.message().empty()) __builtin_trap();

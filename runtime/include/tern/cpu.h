@@ -11,6 +11,7 @@ namespace tern {
 struct CpuDescription {
   std::string name;              // package name, e.g. "AMD EPYC" or "Cortex-A76" ("unknown" if cpuinfo has none)
   uint32_t cores = 1;            // physical cores
+  uint32_t processors = 1;       // logical processors (hardware threads): the most threads a Translator uses
   uint32_t performance_cores = 1;// cores outside the slowest cluster of a big.LITTLE SoC; all cores elsewhere
   uint64_t last_level_cache_bytes = 0;  // size of the largest cache level cpuinfo reports (L3, else L2), 0 if none
   // ISA features that select XNNPACK kernels.

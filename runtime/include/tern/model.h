@@ -128,6 +128,20 @@ struct ShortlistView {
   bool present() const { return offsets != nullptr; }
 };
 
+/// What a file may make tern allocate. Memory rule: for a Model and one Translator on it, everything tern
+/// allocates because of the file and the caller's limits — the derived tables made at load (the sinusoid
+/// position table: max_positions x d_model x 4 bytes), the packed weights (about the weight bytes of the
+/// file; f16 weights are packed as f32, so twice theirs) and the Translator's arena (a function of the
+/// limits: Translator::RequiredArenaBytes) — must fit memory_budget_bytes. Every size is computed in 64
+/// bits before anything is allocated; Load refuses tables over the budget, Translator::Create refuses a
+/// Translator whose arena would take the total over it (kResourceExhausted, naming the sizes and the
+/// budget). Not counted: the file itself (mapped, paged in on demand; FromBytes copies it once), and
+/// allocations proportional to the vocabulary and tokenizer blobs (piece views, SentencePiece's own
+/// tables: a few times the blob sizes).
+struct LoadOptions {
+  uint64_t memory_budget_bytes = uint64_t{2} << 30;  // 2 GiB: half of a 4 GB device
+};
+
 namespace internal {
 class ModelData;
 struct PreparedSlot;
@@ -138,11 +152,13 @@ class TERN_API Model {
   /// Maps and verifies `path`. Errors: kIoError (cannot open/map, not a regular file), kInvalidModel (size,
   /// identifier, verifier, semantic checks; the message names the check and the tensor or field),
   /// kUnsupported (format version newer than kFormatVersion).
-  static Result<std::shared_ptr<const Model>> Load(const std::string& path);
+  /// kResourceExhausted when the derived tables exceed options.memory_budget_bytes.
+  static Result<std::shared_ptr<const Model>> Load(const std::string& path, const LoadOptions& options = {});
 
   /// Verifies a .tern image held in memory (copied into a 64-byte aligned buffer first). `name` is used
   /// in error messages. Same errors as Load, plus kResourceExhausted if the copy cannot be allocated.
-  static Result<std::shared_ptr<const Model>> FromBytes(const void* data, size_t size, const std::string& name);
+  static Result<std::shared_ptr<const Model>> FromBytes(const void* data, size_t size, const std::string& name,
+                                                        const LoadOptions& options = {});
 
   ~Model();
   Model(const Model&) = delete;
@@ -184,6 +200,11 @@ class TERN_API Model {
   std::string_view source_lang() const { return source_lang_; }
   std::string_view target_lang() const { return target_lang_; }
 
+  /// The memory budget the model was loaded with, and what the model itself holds against it: the derived
+  /// tables plus the packed weights (estimated before packing; see LoadOptions), bytes.
+  uint64_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
+  uint64_t owned_bytes_estimate() const;
+
   /// Tells the OS that the mapped file pages lying wholly inside bytes [data, data + bytes) of this
   /// model are not needed now (madvise MADV_DONTNEED), so they stop counting in the resident set. The
   /// bytes stay valid: a later read faults them back in from the file (page cache). Called once the
@@ -195,9 +216,11 @@ class TERN_API Model {
  private:
   friend struct internal::PreparedSlot;
   Model();
-  static Result<std::shared_ptr<const Model>> Create(std::unique_ptr<internal::ModelData> data, const std::string& name);
+  static Result<std::shared_ptr<const Model>> Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
+                                                     const LoadOptions& options);
 
   std::string name_;
+  LoadOptions options_;
   std::unique_ptr<internal::ModelData> data_;
   uint32_t format_version_ = 0;
   Hyperparameters hp_;

@@ -21,6 +21,7 @@ enum class StatusCode : int {
   kUnsupported = 5,       // a newer format version, an unknown activation, a config key tern cannot honour
   kResourceExhausted = 6, // the input does not fit the arena limits, or memory could not be obtained
   kInternal = 7,          // an XNNPACK or pthreadpool call failed
+  kBusy = 8,              // the Translator is already running a call in another thread (one call at a time)
 };
 
 /// Outcome of an operation: ok, or a code with a one-line message. Ignoring a returned Status is a

@@ -48,7 +48,8 @@ typedef enum tern_status_code {
   TERN_INVALID_MODEL = 4,
   TERN_UNSUPPORTED = 5,
   TERN_RESOURCE_EXHAUSTED = 6,
-  TERN_INTERNAL = 7
+  TERN_INTERNAL = 7,
+  TERN_BUSY = 8 /* the translator is running a call in another thread */
 } tern_status_code;
 
 /* A failure: code and a NUL-terminated one-line message (cut to fit). */
@@ -62,6 +63,14 @@ typedef struct tern_translator tern_translator;
 
 /* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
+
+/* Load-time options (tern::LoadOptions): what the file may make tern allocate. */
+typedef struct tern_model_params {
+  uint64_t memory_budget_bytes; /* tables + packed weights + one translator's arena; default 2 GiB */
+} tern_model_params;
+TERN_API tern_model_params tern_model_default_params(void);
+/* tern_model_load with params (NULL: the defaults). TERN_RESOURCE_EXHAUSTED when the file needs more. */
+TERN_API tern_model* tern_model_load_with_params(const char* path, const tern_model_params* params, tern_error* err);
 /* Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
 TERN_API void tern_model_free(tern_model* model);
 /* Target-language tokens of a multilingual model (">>por<<"): how many, and the i-th (NUL-terminated,

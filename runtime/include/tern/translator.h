@@ -13,7 +13,8 @@
 //   tern::Span<const tern::TranslationResult> out;
 //   tern::Status s = tr.value()->Translate(in, {}, &out);       // out[0].best().text: "Ein Hund ..."
 //
-// A Translator is used by one thread at a time; several Translators may share one Model.
+// A Translator is used by one thread at a time (a call made while another thread's call runs fails with
+// kBusy, nothing shared is touched); several Translators may share one Model.
 #pragma once
 
 #include <cstddef>
@@ -54,7 +55,8 @@ struct TranslatorConfig {
   uint32_t max_n_best = 1;         // largest n-best a call may ask for (<= max_beam)
   uint32_t max_source_tokens = 0;  // per sentence, including </s>
   uint32_t max_target_tokens = 0;  // generated per sentence, including </s>
-  uint32_t threads = 0;            // 1 = no worker threads
+  uint32_t threads = 0;            // 1 = no worker threads; more than the CPU's logical processors
+                                   // (CpuDescription::processors) are clamped to them: see threads()
   void* arena = nullptr;           // optional caller-owned arena (64-byte aligned, >= RequiredArenaBytes)
   size_t arena_bytes = 0;
 };
@@ -162,6 +164,8 @@ class TERN_API Translator {
   /// Arena size in bytes, and what it would be without lifetime sharing.
   size_t arena_bytes() const;
   size_t arena_unshared_bytes() const;
+  /// Threads in use: config.threads (or the default), at most the CPU's logical processors. A caller that
+  /// asked for more can compare and warn (the CLI does).
   uint32_t threads() const;
   /// Texts per call, as resolved at creation (config.max_batch, or the file's default).
   uint32_t max_batch() const;

@@ -11,6 +11,7 @@ namespace tern {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kAbsentBeamScore = -1e9f;  // transformers' score of beams that do not exist yet
 
 // Top k = 2 x beam scores over a sentence's `live` consecutive rows into cand_* (descending; equal scores
 // keep the lower flat index first, as torch.topk over the flattened rows does here).
@@ -62,8 +63,21 @@ void ProcessCandidates(SearchContext& c, size_t b, size_t nc, size_t pos) {
       ++filled;
     }
   }
-  for (size_t j = 0; j < filled; ++j) S.beam_scores[b * B + j] = S.step_scores[b * B + j];
-  for (size_t j = filled; j < B; ++j) S.beam_scores[b * B + j] = kNegInf;  // only with tiny vocabularies
+  if (filled == 0) {  // every candidate was </s> (a vocabulary of little more than </s>): nothing runs on
+    S.done[b] = 1;
+    return;
+  }
+  // Fewer candidates than beams (a vocabulary smaller than about 2 x beam): transformers' topk then takes
+  // candidates of the beams that do not exist yet, which carry its initial score -1e9. The empty slots
+  // become copies of the best beam with that score, so every decoded row holds real tokens and no
+  // finite score is ever beaten by one of them.
+  for (size_t j = filled; j < B; ++j) {
+    const size_t from = b * B, slot = b * B + j;
+    std::memcpy(S.tokens_next + slot * T, S.tokens_next + from * T, (pos + 1) * sizeof(uint32_t));
+    std::memcpy(S.anc_next + slot * T, S.anc_next + from * T, (pos + 1) * sizeof(uint32_t));
+    S.step_scores[slot] = kAbsentBeamScore;
+  }
+  for (size_t j = 0; j < B; ++j) S.beam_scores[b * B + j] = S.step_scores[b * B + j];
   // Done when `beam` hypotheses are finished and none of the candidates can beat the worst of them.
   if (c.hyps.count(b) >= B && c.hyps.worst(b) >= S.cand_score[0] / gen_len_pow) S.done[b] = 1;
   if (!S.done[b] && pos + 1 >= c.in.max_len[b]) {

@@ -1,0 +1,132 @@
+#include "sentencepiece_check.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace tern::format {
+namespace {
+
+Status Bad(const std::string& what, const std::string& msg) {
+  return Status(StatusCode::kInvalidModel, what + ": " + msg);
+}
+
+// A protobuf wire-format reader over [p, end): fields as (number, wire type, value or bytes).
+struct Wire {
+  const uint8_t* p;
+  const uint8_t* end;
+
+  bool Varint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= end) return false;
+      const uint8_t b = *p++;
+      *v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;  // more than 10 bytes
+  }
+
+  // The next field; for length-delimited fields, `bytes` is its payload. False at a malformed field.
+  bool Next(uint32_t* number, uint32_t* type, std::string_view* bytes) {
+    uint64_t key;
+    if (!Varint(&key) || key >> 32) return false;
+    *number = static_cast<uint32_t>(key >> 3);
+    *type = static_cast<uint32_t>(key & 7);
+    if (*number == 0) return false;
+    uint64_t v;
+    switch (*type) {
+      case 0: return Varint(&v);
+      case 1:
+        if (end - p < 8) return false;
+        p += 8;
+        return true;
+      case 5:
+        if (end - p < 4) return false;
+        p += 4;
+        return true;
+      case 2:
+        if (!Varint(&v) || v > static_cast<uint64_t>(end - p)) return false;
+        *bytes = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(v));
+        p += v;
+        return true;
+      default: return false;  // groups (3, 4) and reserved types
+    }
+  }
+};
+
+// darts-clone's DoubleArrayUnit accessors (third_party/darts_clone/darts.h in SentencePiece).
+bool IsLeafUnit(uint32_t u) { return (u >> 31) != 0; }  // its label() has the MSB set: never matched
+bool HasLeaf(uint32_t u) { return ((u >> 8) & 1) == 1; }
+uint32_t Value(uint32_t u) { return u & ((1u << 31) - 1); }
+uint32_t Offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+
+Status CheckNormalizerSpec(std::string_view spec, const std::string& what) {
+  Wire w{reinterpret_cast<const uint8_t*>(spec.data()), reinterpret_cast<const uint8_t*>(spec.data()) + spec.size()};
+  while (w.p < w.end) {
+    uint32_t number, type;
+    std::string_view bytes;
+    if (!w.Next(&number, &type, &bytes)) return Bad(what, "malformed protobuf field");
+    if (number == 2) {  // precompiled_charsmap
+      if (type != 2) return Bad(what, "precompiled_charsmap is not a bytes field");
+      TERN_RETURN_IF_ERROR(CheckPrecompiledCharsMap(bytes, what + ".precompiled_charsmap"));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckPrecompiledCharsMap(std::string_view blob, const std::string& what) {
+  if (blob.empty()) return Status::Ok();  // no rules: SentencePiece builds no trie
+  if (blob.size() <= 4) return Bad(what, std::to_string(blob.size()) + " bytes, too short for the trie size");
+  uint32_t trie_bytes;
+  std::memcpy(&trie_bytes, blob.data(), 4);  // little-endian, as SentencePiece writes it
+  const uint64_t rest = blob.size() - 4;
+  if (trie_bytes == 0 || trie_bytes % 4 != 0 || trie_bytes > rest)
+    return Bad(what, "trie size " + std::to_string(trie_bytes) + " is not a positive multiple of 4 within the " +
+                         std::to_string(rest) + " bytes that follow it");
+  const uint64_t n = trie_bytes / 4;
+  const char* units = blob.data() + 4;
+  const std::string_view strings = blob.substr(4 + trie_bytes);
+  if (!strings.empty() && strings.back() != '\0')
+    return Bad(what, "the replacement strings do not end with a NUL byte");
+  auto unit = [&](uint64_t i) {
+    uint32_t u;
+    std::memcpy(&u, units + 4 * i, 4);
+    return u;
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t u = unit(i);
+    // The search follows the root's offset unconditionally; any other unit only after its label matched
+    // an input byte, which a leaf unit's label (MSB set) never does.
+    if (i != 0 && IsLeafUnit(u)) continue;
+    const uint64_t base = i ^ Offset(u);
+    if ((base | 0xff) >= n)
+      return Bad(what, "trie unit " + std::to_string(i) + " leads to units " + std::to_string(base & ~uint64_t{0xff}) +
+                           ".." + std::to_string(base | 0xff) + ", outside the " + std::to_string(n) + "-unit trie");
+    if (i != 0 && HasLeaf(u) && Value(unit(base)) >= strings.size())
+      return Bad(what, "trie unit " + std::to_string(base) + " holds replacement offset " +
+                           std::to_string(Value(unit(base))) + ", outside the " + std::to_string(strings.size()) +
+                           " bytes of replacement strings");
+  }
+  return Status::Ok();
+}
+
+Status CheckSentencePieceModel(std::string_view proto, const std::string& what) {
+  if (proto.empty()) return Bad(what, "empty SentencePiece model");
+  Wire w{reinterpret_cast<const uint8_t*>(proto.data()), reinterpret_cast<const uint8_t*>(proto.data()) + proto.size()};
+  while (w.p < w.end) {
+    const size_t at = static_cast<size_t>(w.p - reinterpret_cast<const uint8_t*>(proto.data()));
+    uint32_t number, type;
+    std::string_view bytes;
+    if (!w.Next(&number, &type, &bytes))
+      return Bad(what, "not a SentencePiece model: malformed protobuf field at byte " + std::to_string(at));
+    if (number == 3 || number == 5) {  // normalizer_spec, denormalizer_spec
+      if (type != 2) return Bad(what, "normalizer spec is not a message");
+      TERN_RETURN_IF_ERROR(CheckNormalizerSpec(bytes, what + (number == 3 ? ".normalizer_spec" : ".denormalizer_spec")));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace tern::format

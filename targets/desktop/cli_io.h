@@ -1,0 +1,43 @@
+// The command line's files: inputs that must be readable files (a directory is refused, not read as
+// empty), and an output that never loses data: written to a temporary file next to it and renamed over
+// it only when everything was written (every write and the close checked), removed on failure or on
+// SIGINT, SIGTERM and SIGHUP; refused when it is the input (same device and inode, also through "./f" or
+// a symlink). Outputs that are not regular files (/dev/stdout, /dev/full, a FIFO) are written in place,
+// with the same checks.
+#pragma once
+
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "tern/status.h"
+
+namespace tern::cli {
+
+/// Opens `path` for reading into `in` (stdin when empty). Errors: kNotFound, kIoError (a directory).
+Status OpenInput(const std::string& path, std::ifstream* file, std::istream** in);
+
+class OutputFile {
+ public:
+  OutputFile() = default;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  /// Removes the temporary file unless Commit succeeded.
+  ~OutputFile();
+
+  /// Opens `path` (stdout when empty); `input` is the input path ("" for stdin), which the output must
+  /// not be. Errors: kInvalidArgument (output is the input), kIoError (cannot create).
+  Status Open(const std::string& path, const std::string& input);
+  std::ostream& stream() { return *out_; }
+  /// Flushes and checks every byte was written, then (regular files) fsync, close and rename into place.
+  /// Errors: kIoError naming the path and the system error (e.g. "No space left on device").
+  Status Commit();
+
+ private:
+  std::string path_, temp_;
+  std::ofstream file_;
+  std::ostream* out_ = &std::cout;
+  bool committed_ = false;
+};
+
+}  // namespace tern::cli

@@ -1,0 +1,267 @@
+// Issue 18: hostile and broken inputs reaching the runtime. Every input is built here, at test time, from
+// the fixture's tiny models: a .tern with a damaged tokenizer blob, a model whose vocabulary is smaller
+// than the beam, files whose header fields ask for more memory than the budget, generation defaults that
+// do not fit, too many threads, two threads on one Translator.
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "buffers.h"
+#include "marian_checkpoint.h"
+#include "sentencepiece_check.h"
+#include "session.h"
+#include "tern/cpu.h"
+#include "tern_generated.h"
+#include "tern_writer.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+
+namespace tern {
+Translator::Impl& ImplOf(Translator& t);
+}
+
+namespace {
+
+Status LoadImage(const std::vector<uint8_t>& b, const LoadOptions& o = {}) {
+  auto m = Model::FromBytes(b.data(), b.size(), "hostile.tern", o);
+  return m.ok() ? Status::Ok() : m.status();
+}
+
+// `variant`'s checkpoint with its target vocabulary cut to `vocab` tokens (</s> 0, <unk> 1, ..., the
+// decoder start / pad token last), written as `weights`.
+std::shared_ptr<const Model> TinyVocabModel(uint32_t vocab, const char* weights) {
+  convert::Checkpoint ck;
+  REQUIRE(convert::ReadMarianCheckpoint(ModelsDir() + "/gelu-learned-separate", &ck).ok());
+  const uint32_t d = ck.hp.d_model;
+  ck.hp.target_vocab_size = vocab;
+  ck.hp.pad_id = ck.hp.decoder_start_id = vocab - 1;
+  ck.target_vocab.resize(vocab);
+  ck.target_vocab[vocab - 1] = "<pad>";
+  ck.gen.bad_word_ids = {vocab - 1};
+  auto& emb = ck.tensors.at("decoder.embed_tokens.weight");
+  emb.data.resize(size_t{vocab} * d);
+  emb.shape = {vocab, d};
+  if (ck.tensors.count("final_logits_bias")) {
+    auto& b = ck.tensors.at("final_logits_bias");
+    b.data.resize(vocab);
+    b.shape = {vocab};
+  }
+  convert::WriteOptions opts;
+  opts.weights = convert::WeightPlan::Named(weights, 32).value();
+  opts.limits.max_source_tokens = std::min(opts.limits.max_source_tokens, ck.hp.max_positions);
+  opts.limits.max_target_tokens = std::min(opts.limits.max_target_tokens, ck.hp.max_positions - 1);
+  std::vector<uint8_t> image;
+  Status s = convert::BuildTernImage(ck, opts, &image, nullptr);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  auto m = Model::FromBytes(image.data(), image.size(), "tiny-vocab.tern");
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  return m.value();
+}
+
+}  // namespace
+
+TEST_CASE("a .tern whose SentencePiece normalizer is broken is refused by the verifier") {
+  std::vector<uint8_t> b = ReadBytes(ModelPath("post-swish", "int8"));
+  const fb::Model* root = fb::GetModel(b.data());
+  const auto* spm = root->tokenizer()->source_spm();
+  const size_t at = static_cast<size_t>(spm->data() - b.data());
+  const std::string broken = BreakCharsMap(std::string(reinterpret_cast<const char*>(spm->data()), spm->size()));
+  std::memcpy(&b[at], broken.data(), broken.size());
+  Status s = LoadImage(b);
+  CHECK(s.code() == StatusCode::kInvalidModel);
+  CHECK_MESSAGE(s.message().find("hostile.tern: semantic check: tokenizer.source_spm.normalizer_spec.precompiled_charsmap: "
+                                 "trie unit 0 leads to units") != std::string::npos, s.message());
+}
+
+TEST_CASE("the charsmap check: each way out of bounds is named; real normalizers pass") {
+  const std::vector<uint8_t> bytes = ReadBytes(ModelsDir() + "/post-swish/source.spm");
+  const std::string proto(bytes.begin(), bytes.end());
+  const auto [at, size] = FindPrecompiledCharsMap(proto);
+  REQUIRE(size > 1024);
+  const std::string blob = proto.substr(at, size);
+  CHECK(format::CheckPrecompiledCharsMap(blob, "m").ok());
+  uint32_t trie;
+  std::memcpy(&trie, blob.data(), 4);
+  {
+    std::string b = blob;  // the strings lose their final NUL
+    b.back() = 'x';
+    CHECK(format::CheckPrecompiledCharsMap(b, "m").message() == "m: the replacement strings do not end with a NUL byte");
+  }
+  {
+    std::string b = blob;  // a trie size past the blob
+    const uint32_t big = static_cast<uint32_t>(blob.size());
+    std::memcpy(&b[0], &big, 4);
+    CHECK(format::CheckPrecompiledCharsMap(b, "m").message().find("trie size") != std::string::npos);
+  }
+  {
+    std::string b = blob;  // the root's offset points far outside
+    const uint32_t root = 0x7ffffc00u;  // offset (unit >> 10) huge, no leaf, label 0
+    std::memcpy(&b[4], &root, 4);
+    CHECK(format::CheckPrecompiledCharsMap(b, "m").message().find("trie unit 0 leads to units") != std::string::npos);
+  }
+  CHECK(format::CheckSentencePieceModel(std::string("\x0a\xff", 2), "m").message().find("malformed protobuf field at byte 0") !=
+        std::string::npos);
+  CHECK(format::CheckSentencePieceModel("", "m").message() == "m: empty SentencePiece model");
+}
+
+TEST_CASE("beams wider than the vocabulary: every beam slot holds real tokens (no crash, no uninitialised read)") {
+  // Run under ASan in CI (and valgrind-clean): before, an empty beam slot was decoded with garbage ids.
+  for (uint32_t vocab : {4u, 16u}) {
+    for (const char* w : {"f32", "int8"}) {
+      CAPTURE(vocab);
+      CAPTURE(std::string(w));
+      auto model = TinyVocabModel(vocab, w);
+      TranslatorConfig cfg;
+      cfg.max_beam = 16;
+      cfg.max_n_best = 16;
+      auto t = MakeTranslator(model, cfg);
+      for (uint32_t beam : {2u, 4u, 8u, 16u}) {
+        CAPTURE(beam);
+        const std::vector<uint32_t> src = {5, 6, 7, 0};
+        Span<const uint32_t> one(src.data(), src.size());
+        TranslateOptions o;
+        o.beam_size = beam;
+        o.n_best = beam;
+        o.max_length = 6;
+        Span<const TranslationResult> r;
+        REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+        REQUIRE(r[0].ok());
+        REQUIRE(r[0].hypotheses.size() >= 1);
+        for (const Hypothesis& h : r[0].hypotheses) {
+          for (uint32_t id : h.ids) CHECK(id < vocab - 1);  // never pad, never outside the vocabulary
+          CHECK(std::isfinite(h.score));
+        }
+        CHECK(r[0].best().score >= r[0].hypotheses[r[0].hypotheses.size() - 1].score);
+      }
+    }
+  }
+}
+
+TEST_CASE("memory rule: header fields cannot make tern allocate beyond the budget") {
+  std::vector<uint8_t> b = ReadBytes(ModelPath("post-swish", "int8"));
+  SUBCASE("limits in the file that need a huge arena") {
+    auto* lim = fb::GetMutableModel(b.data())->mutable_limits();
+    REQUIRE(lim->mutate_max_batch(4096));
+    REQUIRE(lim->mutate_max_rows(1u << 20));
+    auto m = Model::FromBytes(b.data(), b.size(), "big-limits.tern");
+    REQUIRE(m.ok());
+    TranslatorConfig c;
+    c.max_beam = 64;
+    auto t = Translator::Create(m.value(), c);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.status().code() == StatusCode::kResourceExhausted);
+    CHECK(t.status().message().find("exceeds the memory budget of 2147483648 bytes (LoadOptions::memory_budget_bytes)") !=
+          std::string::npos);
+    // The same limits under a small budget are refused even for greedy; the default limits fit.
+    LoadOptions small;
+    small.memory_budget_bytes = 4 << 20;
+    auto m2 = Model::FromBytes(b.data(), b.size(), "big-limits.tern", small);
+    REQUIRE(m2.ok());
+    CHECK(Translator::Create(m2.value(), {}).status().code() == StatusCode::kResourceExhausted);
+    TranslatorConfig modest;
+    modest.max_batch = 1;
+    modest.max_beam = 1;
+    CHECK(Translator::Create(m2.value(), modest).ok());
+  }
+  SUBCASE("a position table sized by header fields") {
+    // A sinusoid model whose max_positions claims 2^20: 2^20 x 32 floats = 128 MiB of table, over a 64 MiB budget.
+    std::vector<uint8_t> s = ReadBytes(ModelPath("post-swish", "int8"));
+    REQUIRE(fb::GetMutableModel(s.data())->mutable_hparams()->mutate_max_positions(1u << 20));
+    LoadOptions o;
+    o.memory_budget_bytes = 64 << 20;
+    Status st = LoadImage(s, o);
+    CHECK(st.code() == StatusCode::kResourceExhausted);
+    CHECK(st.message().find("the position table (max_positions 1048576 x d_model 32 floats, 134217728 bytes) exceeds the "
+                            "memory budget of 67108864 bytes") != std::string::npos);
+  }
+}
+
+TEST_CASE("the arena bound used by the memory rule is never below the planned arena") {
+  for (const std::string& v : Variants()) {
+    for (uint32_t batch : {1u, 3u, 16u}) {
+      for (uint32_t beam : {1u, 4u, 12u}) {
+        auto m = LoadOrFail(ModelPath(v, "int8"));
+        TranslatorConfig c;
+        c.max_batch = batch;
+        c.max_beam = beam;
+        c.max_n_best = std::min(beam, 3u);
+        c.max_target_tokens = 17 + beam;
+        auto dims = ResolveDims(*m, c);
+        REQUIRE(dims.ok());
+        auto need = Translator::RequiredArenaBytes(*m, c);
+        REQUIRE(need.ok());
+        CHECK(ArenaUpperBound(dims.value()) >= need.value());
+        CHECK(ArenaUpperBound(dims.value()) <= 3 * need.value() + 65536);  // and not wildly above it
+      }
+    }
+  }
+}
+
+TEST_CASE("generation defaults from the file are range-checked at load") {
+  // Files written with out-of-range defaults (the writer stores what it is given; the loader refuses).
+  auto with = [](auto&& edit) {
+    convert::Checkpoint ck;
+    REQUIRE(convert::ReadMarianCheckpoint(ModelsDir() + "/post-swish", &ck).ok());
+    edit(ck.gen);
+    convert::WriteOptions opts;
+    opts.limits.max_source_tokens = std::min(opts.limits.max_source_tokens, ck.hp.max_positions);
+    opts.limits.max_target_tokens = std::min(opts.limits.max_target_tokens, ck.hp.max_positions - 1);
+    std::vector<uint8_t> image;
+    REQUIRE(convert::BuildTernImage(ck, opts, &image, nullptr).ok());
+    return LoadImage(image);
+  };
+  CHECK(with([](GenerationDefaults& g) { g.max_length_ratio = 1e30f; }).message().find(
+            "generation.max_length_ratio 1000000015047466219876688855040.000000 out of range (0..1000)") != std::string::npos);
+  CHECK(with([](GenerationDefaults& g) { g.beam_size = 1000000; }).message().find(
+            "generation.beam_size 1000000 out of range (1..64)") != std::string::npos);
+  CHECK(with([](GenerationDefaults& g) { g.length_penalty = 1e30f; }).message().find(
+            "generation.length_penalty must be finite") != std::string::npos);
+  CHECK(with([](GenerationDefaults& g) { g.max_length = 0; }).message().find("generation.max_length 0 out of range") !=
+        std::string::npos);
+}
+
+TEST_CASE("threads beyond the CPU's hardware threads are clamped") {
+  TranslatorConfig c;
+  c.threads = 1024;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), c);
+  CHECK(t->threads() == DescribeCpu().processors);
+  CHECK(t->threads() >= 1);
+}
+
+TEST_CASE("two threads on one Translator: the second call fails with kBusy, nothing is corrupted") {
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")));
+  const std::vector<uint32_t> src = {5, 6, 7, 0};
+  Span<const uint32_t> one(src.data(), src.size());
+  Span<const TranslationResult> r;
+  // Deterministic: a call is marked as running.
+  ImplOf(*t).busy = true;
+  Status s = t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r);
+  CHECK(s.code() == StatusCode::kBusy);
+  CHECK(s.message() == "Translator: a call is already running in another thread (use one Translator per thread)");
+  ImplOf(*t).busy = false;
+  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
+  const std::vector<uint32_t> want = ToVector(r[0].best().ids);
+  // Real contention (TSan in CI): every call either runs or reports kBusy. (A caller may not read a
+  // result while another thread calls: results live in the arena until the next call.)
+  std::atomic<int> busy{0}, ok{0}, other{0};
+  auto worker = [&] {
+    for (int i = 0; i < 200; ++i) {
+      Span<const TranslationResult> out;
+      Status st = t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &out);
+      if (st.code() == StatusCode::kBusy) ++busy;
+      else if (st.ok()) ++ok;
+      else ++other;
+    }
+  };
+  std::thread a(worker), b(worker);
+  a.join();
+  b.join();
+  CHECK(other.load() == 0);
+  CHECK(ok.load() + busy.load() == 400);
+  // And the Translator still translates as before.
+  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
+  CHECK(ToVector(r[0].best().ids) == want);
+  MESSAGE("calls: " << ok.load() << " ran, " << busy.load() << " were refused as busy");
+}
