@@ -9,6 +9,11 @@ dir=$1
 convert=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
+if [ ! -x "$convert" ]; then
+  echo "make-test-models: no tern-convert at $convert. Build it first: for a cross build, 'cmake --build --preset" \
+       "rpi-arm64' builds one for this machine (or 'cmake --workflow --preset default' the host build it uses)" >&2
+  exit 1
+fi
 mkdir -p "$dir"
 declare -A variants=(
   [post-swish]=""

@@ -115,6 +115,27 @@ check "no temporary output left" bash -c "! ls '$tmp'/keep.out.tmp.* > /dev/null
 tern translate -m "$models/post-swish.int8.tern" -i "$tmp/io.en" --threads 1000 -o "$tmp/t.out" 2> "$tmp/err"
 check "threads beyond the CPU: a warning" grep -q "warning: --threads 1000: this CPU has [0-9]* hardware threads; using [0-9]*" "$tmp/err"
 
+# --stream prints the same lines as without it
+printf 'A man in a blue shirt.\nTwo dogs play.\n' > "$tmp/st.en"
+tern translate -m "$models/post-rules.int8.tern" -i "$tmp/st.en" -o "$tmp/st.plain"
+tern translate -m "$models/post-rules.int8.tern" -i "$tmp/st.en" --stream > "$tmp/st.stream"
+check "--stream exit 0" test $? -eq 0
+check "--stream prints what translate prints" cmp -s "$tmp/st.plain" "$tmp/st.stream"
+
+# a model file truncated while --no-mmap translation runs: it goes on (with the default mapping the
+# file must not change in place: README "Using tern in an app")
+cp "$models/post-swish.int8.tern" "$tmp/moving.tern"
+lines=20000
+[ -n "${TERN_EMULATOR:-}" ] && lines=2000
+seq 1 $lines | sed 's/.*/A man in a blue shirt number &./' > "$tmp/many.en"
+tern translate -m "$tmp/moving.tern" --no-mmap --beam 1 -i "$tmp/many.en" -o "$tmp/many.out" &
+pid=$!
+sleep 1
+truncate -s 4096 "$tmp/moving.tern"
+wait $pid; rc=$?
+check "--no-mmap: truncating the model file mid-run does not stop it" test $rc -eq 0
+check "--no-mmap: every line translated" test "$(wc -l < "$tmp/many.out")" -eq $lines
+
 # converter interrupted while writing: no partial .tern, no temporary file
 TERN_CONVERT_TEST_PAUSE_MS=3000 ${TERN_EMULATOR:-} "$convert_bin" -q "$models/post-swish" "$tmp/int.tern" &
 pid=$!

@@ -1,10 +1,33 @@
-/* The C API compiles as C and translates: the usage example of tern.h, with assertions. */
+/* The C API compiles as C and translates: the usage example of tern.h, with assertions; streaming and
+ * cancellation through C callbacks; bad input on the device path (NULL handles and pointers, empty
+ * batches, an over-long line, invalid UTF-8). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tern/tern.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); return 1; } } while (0)
+
+/* Streaming: each sentence's texts appended in order; stop after `stop_after` events when > 0. */
+typedef struct {
+  char text[3][4096];
+  size_t len[3];
+  int lasts, events, stop_after;
+} Stream;
+
+static int on_token(const tern_token_event* e, void* user_data) {
+  Stream* s = (Stream*)user_data;
+  if (e->index < 3 && s->len[e->index] + e->text_len < sizeof s->text[0]) {
+    memcpy(s->text[e->index] + s->len[e->index], e->text, e->text_len);
+    s->len[e->index] += e->text_len;
+  }
+  s->lasts += e->last != 0;
+  ++s->events;
+  return s->stop_after <= 0 || s->events < s->stop_after;
+}
+
+static int abort_now(void* user_data) { return ++*(int*)user_data > 2; }
 
 int main(int argc, char** argv) {
   CHECK(argc == 2);
@@ -44,7 +67,77 @@ int main(int argc, char** argv) {
   size_t lens[] = {3};
   CHECK(tern_translate_ids(tr, srcs, lens, 1, &p, &err) == TERN_OK);
   CHECK(tern_result_ids(tr, 0, 0, &n) != NULL);
+
+  /* Streaming: the texts of each sentence, concatenated, are its result; one last event per sentence. */
+  const char* two[] = {"A man in a blue shirt.", "The dog runs."};
+  static Stream st;
+  memset(&st, 0, sizeof st);
+  p.beam_size = 1;
+  p.split_sentences = 0;
+  p.token_callback = on_token;
+  p.token_user_data = &st;
+  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_OK);
+  for (size_t i = 0; i < 2; ++i) {
+    const char* text = tern_result_text(tr, i, 0, &len);
+    CHECK(text != NULL && len == st.len[i] && memcmp(text, st.text[i], len) == 0);
+  }
+  CHECK(st.lasts == 2);
+  /* Cancellation from the token callback: TERN_CANCELLED, results still readable. */
+  memset(&st, 0, sizeof st);
+  st.stop_after = 2;
+  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_CANCELLED);
+  CHECK(st.events == 2);
+  CHECK(tern_result_count(tr) == 2);
+  {
+    int cancelled = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const tern_status_code c = tern_result_code(tr, i);
+      CHECK(c == TERN_OK || c == TERN_CANCELLED); /* a sentence may have ended with its first tokens */
+      if (c == TERN_CANCELLED) {
+        CHECK(strcmp(tern_result_error(tr, i), "cancelled by the caller") == 0);
+        ++cancelled;
+      }
+    }
+    CHECK(cancelled >= 1);
+  }
+  /* ... and from the abort callback, checked before each decoder step (beam search too). */
+  int steps = 0;
+  p.token_callback = NULL;
+  p.abort_callback = abort_now;
+  p.abort_user_data = &steps;
+  p.beam_size = 4;
+  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_CANCELLED);
+  CHECK(strstr(err.message, "cancelled") != NULL);
+  CHECK(steps == 3);
+  p.abort_callback = NULL;
+  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_OK); /* the translator works after a cancelled call */
+
+  /* Bad input on the device path. */
+  CHECK(tern_translate(NULL, two, 2, &p, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, NULL, 2, &p, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate_ids(tr, NULL, lens, 1, &p, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, NULL, 0, &p, &err) == TERN_OK); /* an empty batch */
+  CHECK(tern_result_count(tr) == 0);
+  CHECK(tern_translator_create(NULL, &tp, &err) == NULL);
+  CHECK(tern_model_load(NULL, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
+  CHECK(tern_result_text(NULL, 0, 0, &len) == NULL && tern_result_error(NULL, 0) == NULL && tern_result_count(NULL) == 0);
+  CHECK(tern_result_code(tr, 99) == TERN_INVALID_ARGUMENT);
+  size_t big = 200000;
+  char* long_line = (char*)malloc(big + 1);
+  CHECK(long_line != NULL);
+  for (size_t i = 0; i < big; ++i) long_line[i] = (i % 6 == 5) ? ' ' : 'a' + (char)(i % 5);
+  long_line[big] = 0;
+  const char* with_long[] = {long_line, "bad \xc3\x28 text", "The dog runs."};
+  p.beam_size = 1;
+  CHECK(tern_translate(tr, with_long, 3, &p, &err) == TERN_OK);
+  CHECK(tern_result_error(tr, 0) != NULL && strstr(tern_result_error(tr, 0), "exceed max_source_tokens") != NULL);
+  CHECK(tern_result_code(tr, 0) == TERN_RESOURCE_EXHAUSTED);
+  CHECK(strcmp(tern_result_error(tr, 1), "invalid UTF-8 at byte 4") == 0);
+  CHECK(tern_result_error(tr, 2) == NULL);
+  free(long_line);
   tern_translator_free(tr);
-  printf("1 passed, 0 failed\n");
+  tern_translator_free(NULL);
+  tern_model_free(NULL);
+  printf("c_api: all checks passed\n");
   return 0;
 }

@@ -125,3 +125,43 @@ TEST_CASE("the counting allocator sees allocations (the test above can fail)") {
   std::free(q);
   CHECK(g_allocations.load() >= 2);
 }
+
+TEST_CASE("streaming and cancelling allocate nothing either: the token callback path and a stopped call") {
+  TranslatorConfig c;
+  c.max_batch = 3;
+  c.max_beam = 4;
+  c.threads = 1;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("pre-relu", "int8")), c);
+  const std::vector<uint32_t> a = {5, 6, 7, 8, 0}, b = {9, 10, 0}, d = {11, 0};
+  const Span<const uint32_t> spans[] = {{a.data(), a.size()}, {b.data(), b.size()}, {d.data(), d.size()}};
+  struct Count {
+    size_t events = 0, bytes = 0, stop_after = 0;
+  };
+  auto on_token = [](const TokenEvent& e, void* user) {
+    auto& n = *static_cast<Count*>(user);
+    ++n.events;
+    n.bytes += e.text.size();
+    return n.stop_after == 0 || n.events < n.stop_after;
+  };
+  for (uint32_t beam : {1u, 4u}) {
+    for (size_t stop_after : {size_t{0}, size_t{2}}) {
+      Count count;  // the warm-up runs to the end
+      TranslateOptions o;
+      o.beam_size = beam;
+      o.max_length = 12;
+      o.on_token = on_token;
+      o.on_token_user_data = &count;
+      Span<const TranslationResult> r;
+      REQUIRE(t->TranslateIds(spans, o, &r).ok());  // warm-up
+      count = Count();
+      count.stop_after = stop_after;
+      g_allocations = 0;
+      g_counting = true;
+      Status s = t->TranslateIds(spans, o, &r);
+      g_counting = false;
+      CHECK((s.ok() || s.code() == StatusCode::kCancelled));
+      CHECK(g_allocations.load() == 0);
+      CHECK(count.events > 0);
+    }
+  }
+}

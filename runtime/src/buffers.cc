@@ -113,6 +113,7 @@ void PlanArena(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&s.cand_score, "search.cand_score", 2 * d.beam, kDec, kDec);
   plan->Add(&s.cand_token, "search.cand_token", 2 * d.beam, kDec, kDec);
   plan->Add(&s.cand_beam, "search.cand_beam", 2 * d.beam, kDec, kDec);
+  plan->Add(&s.stream_emitted, "search.stream_emitted", d.batch, kEnc, kDec);
   ResultBuffers& r = b->results;
   plan->Add(&r.out_ids, "results.ids", d.batch * d.n_best * d.tgt, kEnc, kDec);
   plan->Add(&r.out_errors, "results.errors", d.batch * kErrorBytes, kEnc, kDec);

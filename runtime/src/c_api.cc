@@ -40,9 +40,38 @@ tern_status_code Fail(tern_error* err, const tern::Status& s) {
   return static_cast<tern_status_code>(s.code());
 }
 
-tern::TranslateOptions Options(const tern_translate_params* p) {
+// The C callbacks behind the C++ ones: a per-call adapter on the caller's stack (no allocation).
+struct CallbackAdapter {
+  tern_token_callback token = nullptr;
+  void* token_data = nullptr;
+  tern_abort_callback abort = nullptr;
+  void* abort_data = nullptr;
+};
+
+bool TokenTrampoline(const tern::TokenEvent& e, void* user_data) {
+  const auto* a = static_cast<const CallbackAdapter*>(user_data);
+  tern_token_event ce;
+  ce.index = e.index;
+  ce.part = e.part;
+  ce.parts = e.parts;
+  ce.token = e.token;
+  ce.text = e.text.data();
+  ce.text_len = e.text.size();
+  ce.last = e.last ? 1 : 0;
+  return a->token(&ce, a->token_data) != 0;
+}
+
+bool AbortTrampoline(void* user_data) {
+  const auto* a = static_cast<const CallbackAdapter*>(user_data);
+  return a->abort(a->abort_data) != 0;
+}
+
+tern::TranslateOptions Options(const tern_translate_params* p, CallbackAdapter* adapter) {
   tern::TranslateOptions o;
   if (!p) return o;
+  *adapter = {p->token_callback, p->token_user_data, p->abort_callback, p->abort_user_data};
+  if (p->token_callback) o.on_token = TokenTrampoline, o.on_token_user_data = adapter;
+  if (p->abort_callback) o.abort = AbortTrampoline, o.abort_user_data = adapter;
   o.beam_size = p->beam_size;
   o.length_penalty = p->length_penalty;
   o.max_length = p->max_length;
@@ -87,16 +116,22 @@ extern "C" {
 tern_model_params tern_model_default_params(void) {
   tern_model_params p;
   p.memory_budget_bytes = tern::LoadOptions().memory_budget_bytes;
+  p.map_file = 0;  // the safe choice for apps: a file rewritten by an update cannot take pages away
   return p;
 }
 
-tern_model* tern_model_load(const char* path, tern_error* err) { return tern_model_load_with_params(path, nullptr, err); }
+tern_model* tern_model_load(const char* path, tern_error* err) {
+  const tern_model_params p = tern_model_default_params();
+  return tern_model_load_with_params(path, &p, err);
+}
 
 tern_model* tern_model_load_with_params(const char* path, const tern_model_params* params, tern_error* err) {
   return Guarded(err, static_cast<tern_model*>(nullptr), [&]() -> tern_model* {
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
     tern::LoadOptions options;
-    if (params) options.memory_budget_bytes = params->memory_budget_bytes;
+    const tern_model_params p = params ? *params : tern_model_default_params();
+    options.memory_budget_bytes = p.memory_budget_bytes;
+    options.map_file = p.map_file != 0;
     auto m = tern::Model::Load(path, options);
     if (!m.ok()) return Fail(err, m.status()), nullptr;
     auto* out = new tern_model{m.value(), {}};
@@ -169,10 +204,12 @@ tern_status_code tern_translate(tern_translator* t, const char* const* sentences
                                                                             std::to_string(t->texts.size())));
     for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
     t->results = {};
-    tern::Status s = t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), Options(params), &t->results);
-    if (!s.ok()) return Fail(err, s);
+    CallbackAdapter adapter;
+    tern::Status s =
+        t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), Options(params, &adapter), &t->results);
+    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
     KeepErrors(t);
-    return TERN_OK;
+    return s.ok() ? TERN_OK : Fail(err, s);
   });
 }
 
@@ -186,11 +223,12 @@ tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* s
                                                                             std::to_string(t->id_spans.size())));
     for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
     t->results = {};
+    CallbackAdapter adapter;
     tern::Status s = t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
-                                                 Options(params), &t->results);
-    if (!s.ok()) return Fail(err, s);
+                                                 Options(params, &adapter), &t->results);
+    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
     KeepErrors(t);
-    return TERN_OK;
+    return s.ok() ? TERN_OK : Fail(err, s);
   });
 }
 
@@ -199,6 +237,11 @@ size_t tern_result_count(const tern_translator* t) { return t ? t->results.size(
 const char* tern_result_error(const tern_translator* t, size_t i) {
   if (!t || i >= t->results.size() || t->results[i].ok()) return nullptr;
   return t->errors[i].c_str();
+}
+
+tern_status_code tern_result_code(const tern_translator* t, size_t i) {
+  if (!t || i >= t->results.size()) return TERN_INVALID_ARGUMENT;
+  return static_cast<tern_status_code>(t->results[i].error);
 }
 
 size_t tern_result_hypotheses(const tern_translator* t, size_t i) {

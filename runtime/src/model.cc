@@ -53,7 +53,7 @@ size_t Model::file_bytes() const { return data_->size(); }
 void Model::ReleasePages(const void* data, size_t bytes) const { data_->ReleasePages(data, bytes); }
 
 Result<std::shared_ptr<const Model>> Model::Load(const std::string& path, const LoadOptions& options) {
-  auto data = internal::ModelData::MapFile(path);
+  auto data = options.map_file ? internal::ModelData::MapFile(path) : internal::ModelData::ReadFile(path);
   if (!data.ok()) return data.status();
   return Create(std::move(data.value()), path, options);
 }

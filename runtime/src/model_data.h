@@ -16,6 +16,10 @@ class ModelData {
  public:
   /// Maps `path` read-only. Errors: kIoError (open, stat, not a regular file, mmap), kInvalidModel (size).
   static Result<std::unique_ptr<ModelData>> MapFile(const std::string& path);
+  /// Reads `path` into a 64-byte aligned heap buffer (read(2), no mapping: later changes to the file
+  /// cannot reach the running model). Errors as MapFile, plus kIoError when the file changes size while
+  /// it is read, kResourceExhausted (no memory).
+  static Result<std::unique_ptr<ModelData>> ReadFile(const std::string& path);
   /// Copies [data, data + size) into a 64-byte aligned buffer. Errors: kInvalidModel (size),
   /// kResourceExhausted (no memory for the copy).
   static Result<std::unique_ptr<ModelData>> CopyOf(const void* data, size_t size, const std::string& name);

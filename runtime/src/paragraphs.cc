@@ -77,13 +77,31 @@ Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const Transl
   hyps_.assign(n, {});
   errors_.assign(n, {});
   results_.assign(n, TranslationResult());
+  Status cancelled = Status::Ok();
   for (size_t start = 0; start < pieces_.size(); start += max_batch) {
     const size_t end = std::min(pieces_.size(), start + max_batch);
     chunk_.clear();
-    for (size_t k = start; k < end; ++k) chunk_.push_back(pieces_[k].sentence);
+    origins_.clear();
+    for (size_t k = start; k < end; ++k) {
+      chunk_.push_back(pieces_[k].sentence);
+      TokenStream::Origin o;
+      o.index = static_cast<uint32_t>(pieces_[k].text);
+      o.part = static_cast<uint32_t>(pieces_[k].index);
+      o.parts = static_cast<uint32_t>(pieces_[k].count);
+      origins_.push_back(o);
+    }
     Span<const TranslationResult> out;
-    TERN_RETURN_IF_ERROR(engine.TranslateSentences(Span<const std::string_view>(chunk_.data(), chunk_.size()), &out));
+    const Status st = engine.TranslateSentences(Span<const std::string_view>(chunk_.data(), chunk_.size()), origins_.data(), &out);
+    if (!st.ok() && st.code() != StatusCode::kCancelled) return st;
     for (size_t k = start; k < end; ++k) Add(pieces_[k], out[k - start]);
+    if (st.code() == StatusCode::kCancelled) {  // the sentences not translated yet fail as cancelled
+      cancelled = st;
+      TranslationResult not_run;
+      not_run.error = StatusCode::kCancelled;
+      not_run.error_message = "cancelled by the caller";
+      for (size_t k = end; k < pieces_.size(); ++k) Add(pieces_[k], not_run);
+      break;
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     TranslationResult& r = results_[i];
@@ -100,7 +118,7 @@ Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const Transl
     r.hypotheses = Span<const Hypothesis>(hyps_[i].data(), hyps_[i].size());
   }
   *results = Span<const TranslationResult>(results_.data(), n);
-  return Status::Ok();
+  return cancelled;
 }
 
 }  // namespace tern

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "search/token_stream.h"
 #include "sentence_splitter.h"
 #include "tern/translator.h"
 
@@ -23,11 +24,13 @@ namespace tern {
 
 class Paragraphs {
  public:
-  /// Translates a batch of sentences (at most max_batch), one result per sentence.
+  /// Translates a batch of sentences (at most max_batch), one result per sentence; origins[i] says which
+  /// text and part sentence i is (for streamed tokens). A kCancelled status still fills *out.
   class Engine {
    public:
     virtual ~Engine() = default;
-    virtual Status TranslateSentences(Span<const std::string_view> sentences, Span<const TranslationResult>* out) = 0;
+    virtual Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
+                                      Span<const TranslationResult>* out) = 0;
   };
 
   /// Splits `texts` (a text that SentenceSplitter::SurelyOneSentence accepts is not given to ICU; the
@@ -37,7 +40,8 @@ class Paragraphs {
   Result<bool> Prepare(std::string_view lang, Span<const std::string_view> texts);
 
   /// After Prepare returned true: translates every sentence through `engine` in chunks of max_batch and
-  /// joins them. *results: one per text, valid until the next Prepare.
+  /// joins them. *results: one per text, valid until the next Prepare. kCancelled (from the engine) stops
+  /// after that chunk; *results is still set, texts not finished failing with kCancelled.
   Status Translate(Engine& engine, size_t max_batch, Span<const TranslationResult>* results);
 
  private:
@@ -54,6 +58,7 @@ class Paragraphs {
   std::vector<SentenceSpan> spans_;
   std::vector<Piece> pieces_;
   std::vector<std::string_view> chunk_;
+  std::vector<TokenStream::Origin> origins_;
   // Per text: its hypotheses (texts, ids, scores), result, error text.
   std::vector<std::vector<std::string>> hyp_text_;
   std::vector<std::vector<std::vector<uint32_t>>> hyp_ids_;

@@ -15,6 +15,7 @@
 #include "profiler.h"
 #include "search/logits_processors.h"
 #include "search/search.h"
+#include "search/token_stream.h"
 #include "sentence_splitter.h"
 #include "tern/translator.h"
 #include "tokenizer.h"
@@ -35,6 +36,9 @@ struct Translator::Impl : public StepDecoder {
   Profiler prof;
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
   std::atomic<bool> busy{false};  // a Translate call is running (translator.cc, BusyGuard)
+  TokenStream stream;             // the call's token callback and abort check
+  bool streaming = false;         // this call has a token or abort callback
+  const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
 
   /// The decoder step for the search: logits of `rows` at `pos`.
   Result<float*> Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) override;

@@ -16,6 +16,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kResourceExhausted: return "resource exhausted";
     case StatusCode::kInternal: return "internal error";
     case StatusCode::kBusy: return "busy";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }

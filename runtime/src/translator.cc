@@ -35,8 +35,16 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, S
   }
   const size_t valid = PackBatch(t.dims, t.buf.batch, n, o.value());
   if (valid == 0) return Status::Ok();
+  // Streaming: each sentence's text so far goes to its first result text slot (rewritten at the end).
+  for (size_t i = 0; i < n; ++i) t.buf.search.stream_emitted[i] = 0;
+  t.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes, t.dims.text_bytes,
+                 t.buf.search.stream_emitted, t.buf.batch.order, t.origins);
+  t.streaming = options.on_token != nullptr || options.abort != nullptr;
   return t.TranslateStaged(valid, o.value());
 }
+
+// A status that still leaves *results filled: success, or a call the caller's callback stopped.
+bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 
 // One call at a time per Translator: a second thread's call fails with kBusy instead of sharing the arena
 // (an atomic exchange per call; the holder clears it on return).
@@ -73,7 +81,7 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores;
   SearchContext ctx{dims, buf.batch, buf.search, buf.results, processors, HypothesisStore(buf.search, o.beam, dims.tgt),
-                    prof, hp.eos_id, hp.decoder_start_id, opt, 0, nullptr, VocabMap()};
+                    prof, hp.eos_id, hp.decoder_start_id, opt, 0, nullptr, VocabMap(), streaming ? &stream : nullptr};
   ctx.vocab = dims.shortlist && o.use_shortlist
                   ? BuildShortlistMap(model->shortlist(), buf.batch, n_valid, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
@@ -151,7 +159,8 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   if (!busy.acquired()) return BusyError();
   const BatchBuffers& in = t.buf.batch;
   const ResultBuffers& out = t.buf.results;
-  TERN_RETURN_IF_ERROR(RunCall(t, sources.size(), options, [&](size_t i) {
+  t.origins = nullptr;
+  const Status st = RunCall(t, sources.size(), options, [&](size_t i) {
     const Span<const uint32_t>& s = sources[i];
     if (s.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
     if (s.size() > t.dims.src)
@@ -165,9 +174,10 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
     }
     std::memcpy(in.staged_ids + i * t.dims.src, s.data(), s.size() * sizeof(uint32_t));
     in.in_len[i] = static_cast<uint32_t>(s.size());
-  }));
+  });
+  if (!HasResults(st)) return st;
   *results = Span<const TranslationResult>(out.results, sources.size());
-  return Status::Ok();
+  return st;
 }
 
 Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
@@ -186,7 +196,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
                                                       code + " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
     }
   }
-  TERN_RETURN_IF_ERROR(RunCall(t, n, options, [&](size_t i) {
+  const Status st = RunCall(t, n, options, [&](size_t i) {
     if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
       // Nothing to translate: an empty translation, without running the model.
       Hypothesis& h = out.hypotheses[i * t.dims.n_best];
@@ -199,7 +209,8 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
     Status s = t.tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * t.dims.src, t.dims.src, &len);
     if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
     in.in_len[i] = static_cast<uint32_t>(len);
-  }));
+  });
+  if (!HasResults(st)) return st;
   // Detokenize every hypothesis into the arena's text buffer.
   for (size_t i = 0; i < n; ++i) {
     TranslationResult& r = out.results[i];
@@ -212,7 +223,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
     }
   }
   *results = Span<const TranslationResult>(out.results, n);
-  return Status::Ok();
+  return st;
 }
 
 namespace {
@@ -221,8 +232,12 @@ namespace {
 class SentenceEngine : public Paragraphs::Engine {
  public:
   SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o) { o_.split_sentences = false; }
-  Status TranslateSentences(Span<const std::string_view> sentences, Span<const TranslationResult>* out) override {
-    return t_.TranslateTexts(sentences, o_, out);
+  Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
+                            Span<const TranslationResult>* out) override {
+    t_.origins = origins;
+    const Status s = t_.TranslateTexts(sentences, o_, out);
+    t_.origins = nullptr;
+    return s;
   }
 
  private:
@@ -240,6 +255,7 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   if (texts.size() > t.dims.batch)
     return Status(StatusCode::kInvalidArgument,
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(t.dims.batch));
+  t.origins = nullptr;
   if (options.split_sentences && SentenceSplitter::Available()) {
     auto several = t.paragraphs.Prepare(t.model->source_lang(), texts);
     if (!several.ok()) return several.status();

@@ -1,7 +1,7 @@
 // tern: the desktop command line.
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
-//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile]
-//                  [--target-lang LANG] [--no-split]
+//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap]
+//                  [--no-split] [--no-shortlist] [--target-lang LANG]
 //   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
 // Errors are one line on stderr and a non-zero exit.
@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");
   tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
   tr->add_flag("--no-shortlist", ta.no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
+  tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
+  tr->add_flag("--stream", ta.stream,
+               "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 
   tern::cli::TokenizeArgs tk;
   tk.model = ta.model;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -29,6 +30,36 @@ struct Line {
   std::vector<uint32_t> ids;
   std::string parse_error;  // --ids: what was wrong with the line
 };
+
+// --stream: prints streamed text as it comes. The sentences of one line (when it is split) are printed in
+// order: a later sentence's text waits until the earlier ones are complete, and they are joined by one
+// space (the final result joins them with the whitespace between them in the input).
+struct StreamPrinter {
+  std::ostream* out = nullptr;
+  std::vector<std::string> pending;
+  std::vector<bool> complete;
+  size_t current = 0;
+
+  void Reset() { pending.clear(), complete.clear(), current = 0; }
+  static bool OnToken(const TokenEvent& e, void* self) {
+    auto& p = *static_cast<StreamPrinter*>(self);
+    if (p.pending.size() < e.parts) p.pending.resize(e.parts), p.complete.resize(e.parts, false);
+    if (e.part == p.current) {
+      *p.out << e.text << std::flush;
+    } else {
+      p.pending[e.part].append(e.text);
+    }
+    if (e.last) p.complete[e.part] = true;
+    while (p.current < p.complete.size() && p.complete[p.current]) {  // the next sentence's turn
+      if (++p.current < p.pending.size()) *p.out << " " << p.pending[p.current] << std::flush, p.pending[p.current].clear();
+    }
+    return true;
+  }
+};
+
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void OnInterrupt(int) { g_interrupted = 1; }
+bool Interrupted(void*) { return g_interrupted != 0; }
 
 bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
   std::istringstream in(s);
@@ -115,7 +146,9 @@ void PrintProfile(const Profile& p, std::ostream& err) {
 
 int RunTranslate(const TranslateArgs& args) {
   const auto t_load = std::chrono::steady_clock::now();
-  auto model = Model::Load(args.model);
+  LoadOptions load;
+  load.map_file = !args.no_mmap;
+  auto model = Model::Load(args.model, load);
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";
     return 2;
@@ -158,7 +191,7 @@ int RunTranslate(const TranslateArgs& args) {
   }
   std::ostream* out = &output.stream();
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
-  const size_t batch = interactive ? 1 : t.max_batch();
+  const size_t batch = interactive || args.stream ? 1 : t.max_batch();
 
   TranslateOptions opt;
   opt.beam_size = args.beam;
@@ -168,6 +201,15 @@ int RunTranslate(const TranslateArgs& args) {
   opt.target_lang = args.target_lang;
   opt.split_sentences = !args.no_split;
   opt.use_shortlist = !args.no_shortlist;
+  StreamPrinter printer;
+  printer.out = out;
+  if (args.stream) {
+    opt.on_token = StreamPrinter::OnToken;
+    opt.on_token_user_data = &printer;
+    opt.abort = Interrupted;  // Ctrl-C stops the line being translated
+    std::signal(SIGINT, OnInterrupt);
+  }
+  bool cancelled = false;
   const auto& langs = model.value()->language_tokens();
   if (args.target_lang.empty() && !langs.empty() && !args.ids) {
     std::string have;
@@ -195,11 +237,16 @@ int RunTranslate(const TranslateArgs& args) {
     Span<const TranslationResult> results;
     Status st;
     const auto t0 = std::chrono::steady_clock::now();
+    printer.Reset();
     if (!index.empty()) {
       st = args.ids ? t.TranslateIds(Span<const Span<const uint32_t>>(idspans.data(), idspans.size()), opt, &results)
                     : t.Translate(Span<const std::string_view>(texts.data(), texts.size()), opt, &results);
     }
     translate_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (st.code() == StatusCode::kCancelled) {  // results are still there; the line was cut short
+      cancelled = true;
+      st = Status::Ok();
+    }
     size_t k = 0;
     for (size_t i = 0; i < lines.size(); ++i) {
       const Line& l = lines[i];
@@ -222,7 +269,9 @@ int RunTranslate(const TranslateArgs& args) {
         if (n < r->hypotheses.size()) {
           const Hypothesis& h = r->hypotheses[n];
           tokens += h.ids.size() + 1;
-          if (args.ids) {
+          if (args.stream && n == 0) {
+            // already printed, word by word
+          } else if (args.ids) {
             for (size_t j = 0; j < h.ids.size(); ++j) *out << (j ? " " : "") << h.ids[j];
           } else {
             *out << h.text;
@@ -245,7 +294,7 @@ int RunTranslate(const TranslateArgs& args) {
 
   std::string s;
   if (interactive) std::cerr << "> " << std::flush;
-  while (std::getline(*in, s)) {
+  while (!cancelled && std::getline(*in, s)) {
     ++line_no;
     Line l{line_no, s, {}, {}};
     if (args.ids && !ParseIds(s, &l.ids, &l.parse_error)) {}
@@ -277,6 +326,10 @@ int RunTranslate(const TranslateArgs& args) {
     PrintFloor(*model.value(), t.profile(), std::cerr);
   }
   if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";
+  if (cancelled) {
+    std::cerr << "tern: interrupted\n";
+    return 130;
+  }
   return failed ? 1 : 0;
 }
 

@@ -22,6 +22,8 @@ struct TranslateArgs {
   std::string target_lang;  // multilingual models: ">>lang<<" first in every source
   bool no_split = false;    // translate each line as one sentence
   bool no_shortlist = false;  // ignore the model's shortlist
+  bool no_mmap = false;     // read the model into memory instead of mapping it
+  bool stream = false;      // print each line's words as they are generated (one line per call)
 };
 
 struct TokenizeArgs {

@@ -138,8 +138,17 @@ struct ShortlistView {
 /// budget). Not counted: the file itself (mapped, paged in on demand; FromBytes copies it once), and
 /// allocations proportional to the vocabulary and tokenizer blobs (piece views, SentencePiece's own
 /// tables: a few times the blob sizes).
+///
+/// map_file: Load maps the file read-only (fast, and the pages of packed weights are given back, so the
+/// resident set holds one copy of each weight). The file must then not change in place while the Model
+/// lives: truncating or rewriting it under a mapping makes the next read of a lost page raise SIGBUS.
+/// Replacing it by rename (write a new file, rename it over the old one, as tern-convert does) is safe:
+/// the mapping keeps the old file. With map_file = false the file is read into memory once (read(2)) and
+/// later changes cannot reach the Model; it costs the file's size in resident memory. The C API and JNI
+/// default to false.
 struct LoadOptions {
   uint64_t memory_budget_bytes = uint64_t{2} << 30;  // 2 GiB: half of a 4 GB device
+  bool map_file = true;
 };
 
 namespace internal {

@@ -22,6 +22,7 @@ enum class StatusCode : int {
   kResourceExhausted = 6, // the input does not fit the arena limits, or memory could not be obtained
   kInternal = 7,          // an XNNPACK or pthreadpool call failed
   kBusy = 8,              // the Translator is already running a call in another thread (one call at a time)
+  kCancelled = 9,         // the caller's token or abort callback stopped the call
 };
 
 /// Outcome of an operation: ok, or a code with a one-line message. Ignoring a returned Status is a

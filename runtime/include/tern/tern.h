@@ -49,7 +49,8 @@ typedef enum tern_status_code {
   TERN_UNSUPPORTED = 5,
   TERN_RESOURCE_EXHAUSTED = 6,
   TERN_INTERNAL = 7,
-  TERN_BUSY = 8 /* the translator is running a call in another thread */
+  TERN_BUSY = 8, /* the translator is running a call in another thread */
+  TERN_CANCELLED = 9 /* the token or abort callback stopped the call */
 } tern_status_code;
 
 /* A failure: code and a NUL-terminated one-line message (cut to fit). */
@@ -62,11 +63,15 @@ typedef struct tern_model tern_model;
 typedef struct tern_translator tern_translator;
 
 /* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
+/* Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
 
 /* Load-time options (tern::LoadOptions): what the file may make tern allocate. */
 typedef struct tern_model_params {
   uint64_t memory_budget_bytes; /* tables + packed weights + one translator's arena; default 2 GiB */
+  int map_file;                 /* 0 (default): read the file into memory, so an app update that rewrites
+                                   or truncates it cannot crash a running model; nonzero: map it (less
+                                   memory; the file must then only be replaced by rename) */
 } tern_model_params;
 TERN_API tern_model_params tern_model_default_params(void);
 /* tern_model_load with params (NULL: the defaults). TERN_RESOURCE_EXHAUSTED when the file needs more. */
@@ -96,6 +101,23 @@ TERN_API void tern_translator_free(tern_translator* translator);
 /* Arena size in bytes. */
 TERN_API size_t tern_translator_arena_bytes(const tern_translator* translator);
 
+/* One streamed token (tern::TokenEvent): greedy search streams every token as it is chosen, beam search
+ * a sentence's best hypothesis when it finishes. `text` (text_len bytes, not NUL-terminated, valid during
+ * the callback) is what the sentence's text gains: the concatenated texts of a sentence are its result. */
+typedef struct tern_token_event {
+  size_t index;       /* the input sentence (as results are indexed) */
+  size_t part;        /* its sentence within that text when texts are split, else 0 */
+  size_t parts;       /* sentences in that text */
+  uint32_t token;     /* the generated id */
+  const char* text;
+  size_t text_len;
+  int last;           /* nonzero: the sentence is complete */
+} tern_token_event;
+/* Return nonzero to go on, 0 to stop the call (it returns TERN_CANCELLED). */
+typedef int (*tern_token_callback)(const tern_token_event* event, void* user_data);
+/* Checked before each decoder step: return nonzero to stop the call (TERN_CANCELLED). */
+typedef int (*tern_abort_callback)(void* user_data);
+
 /* Per-call options; 0 (or a negative ratio / the default length penalty) = the file's default. */
 typedef struct tern_translate_params {
   uint32_t beam_size;       /* 1 = greedy */
@@ -107,12 +129,20 @@ typedef struct tern_translate_params {
   const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
   int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
   int use_shortlist;        /* nonzero (default): a model with a lexical shortlist scores only its tokens */
+  /* Streaming and cancellation (as whisper.h's callbacks): called on the translating thread, which they
+   * must not re-enter. A stopped call returns TERN_CANCELLED with results for the sentences that finished
+   * (the others report "cancelled by the caller"). NULL: none. */
+  tern_token_callback token_callback;
+  void* token_user_data;
+  tern_abort_callback abort_callback;
+  void* abort_user_data;
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
 
-/* Translates n UTF-8 sentences (NUL-terminated). A failing sentence gets its own error (see
- * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options). */
+/* Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text). A failing sentence gets
+ * its own error (see tern_result_error); the call fails only when it is wrong as a whole (n > max_batch,
+ * bad options), or TERN_CANCELLED (results are still readable), or TERN_BUSY (another thread's call). */
 TERN_API tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
                                 const tern_translate_params* params, tern_error* err);
 
@@ -124,6 +154,8 @@ TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const 
 TERN_API size_t tern_result_count(const tern_translator* translator);
 /* NULL if sentence i succeeded, else its NUL-terminated error message. */
 TERN_API const char* tern_result_error(const tern_translator* translator, size_t i);
+/* Status of sentence i: TERN_OK, or its error's code (TERN_CANCELLED for a sentence a callback stopped). */
+TERN_API tern_status_code tern_result_code(const tern_translator* translator, size_t i);
 /* Hypotheses of sentence i (0 if it failed). */
 TERN_API size_t tern_result_hypotheses(const tern_translator* translator, size_t i);
 /* Text of hypothesis k of sentence i (not NUL-terminated; *length bytes), NULL if absent. */

@@ -62,6 +62,28 @@ struct TranslatorConfig {
 };
 
 /// Per-call options. 0 / negative means "the file's default".
+/// One generated token, as it is streamed to TranslateOptions::on_token.
+///  - greedy search: every token of every sentence, as it is chosen (sentences of a batch interleave, each
+///    in order);
+///  - beam search: when a sentence finishes, its best hypothesis (the result's first), token by token.
+/// `text` is what the sentence's text gained with this token: the detokenized text up to its last space
+/// while the sentence runs (a word is complete only when the next one starts, and transformers'
+/// clean-up may still join it to what follows), the rest with the last token. So the concatenated
+/// `text` of one sentence equals its result's text (with split_sentences, the text of that sentence:
+/// the result joins the parts with the whitespace between them). Views are valid during the call only.
+struct TokenEvent {
+  size_t index = 0;       // the input (text or id list) the token belongs to, as results are indexed
+  size_t part = 0;        // its sentence within that text (split_sentences), else 0
+  size_t parts = 1;       // sentences in that text
+  uint32_t token = 0;     // the generated id (eos_id with the last event when the sentence ended with </s>)
+  std::string_view text;  // the text it adds (may be empty)
+  bool last = false;      // the sentence is complete: no more events for it
+};
+/// Return true to go on, false to stop the call (it returns kCancelled).
+using TokenCallback = bool (*)(const TokenEvent& event, void* user_data);
+/// Checked before each decoder step; return true to stop the call (it returns kCancelled).
+using AbortCallback = bool (*)(void* user_data);
+
 struct TranslateOptions {
   uint32_t beam_size = 0;          // 1 = greedy (argmax; Hugging Face greedy search semantics)
   float length_penalty = -1e30f;   // < -1e29: file default. score = sum_logprob / generated_len ^ length_penalty
@@ -80,6 +102,14 @@ struct TranslateOptions {
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;
+  /// Streaming and cancellation (whisper.cpp's callbacks with user_data). Called on the translating
+  /// thread; they must not call the Translator. A stopped call returns kCancelled and still fills
+  /// *results: sentences that finished have their results, the others the error kCancelled. Nothing is
+  /// allocated on the callback path.
+  TokenCallback on_token = nullptr;
+  void* on_token_user_data = nullptr;
+  AbortCallback abort = nullptr;
+  void* abort_user_data = nullptr;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.

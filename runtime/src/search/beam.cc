@@ -89,6 +89,18 @@ void ProcessCandidates(SearchContext& c, size_t b, size_t nc, size_t pos) {
   }
 }
 
+// A finished sentence's best hypothesis to the token stream (beam search streams whole hypotheses).
+void StreamBest(SearchContext& c, size_t b) {
+  const uint32_t count = c.hyps.count(b);
+  if (count == 0) return;
+  uint32_t idx[64];  // count <= beam <= 64
+  c.hyps.Ranked(b, idx);
+  const uint32_t len = c.hyps.length(b, idx[0]);
+  const uint32_t* ids = c.hyps.tokens(b, idx[0]);
+  // Shorter than the cap: it ended with </s>.
+  c.stream->Hypothesis(b, ids, len, len < c.in.max_len[b] ? c.eos : (len ? ids[len - 1] : c.eos));
+}
+
 }  // namespace
 
 void BeamStep(SearchContext& c, size_t n, size_t pos) {
@@ -116,6 +128,7 @@ void BeamStep(SearchContext& c, size_t n, size_t pos) {
     c.prof.Tock(t0, &c.prof.profile.softmax_topk_ms);
     t0 = c.prof.Tick();
     ProcessCandidates(c, b, nc, pos);
+    if (S.done[b] && c.stream) StreamBest(c, b);
     i0 += live;
     c.prof.Tock(t0, &c.prof.profile.beam_bookkeeping_ms);
     t0 = c.prof.Tick();

@@ -28,8 +28,10 @@ void GreedyStep(SearchContext& c, size_t n, size_t pos) {
     S.tokens[slot * T + pos] = best;
     S.anc[slot * T + pos] = static_cast<uint32_t>(slot);
     const bool last = pos + 1 >= ctx.max_len;
+    const uint32_t len = static_cast<uint32_t>(best == c.eos ? pos : pos + 1);
+    if (c.stream) c.stream->Token(b, best, S.tokens + slot * T, len, best == c.eos || last);
     if (best == c.eos || last) {
-      c.hyps.Add(b, S.tokens + slot * T, static_cast<uint32_t>(best == c.eos ? pos : pos + 1), S.beam_scores[slot]);
+      c.hyps.Add(b, S.tokens + slot * T, len, S.beam_scores[slot]);
       S.done[b] = 1;
     }
   }

@@ -1,5 +1,7 @@
 #include "search/search.h"
 
+#include "batch.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -58,6 +60,7 @@ Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder) {
       }
     }
     if (n == 0) break;
+    if (c.stream && c.stream->Stopped()) break;  // the token callback or the abort callback
     StepRows rows;
     rows.n = n;
     rows.slots = S.active;
@@ -74,6 +77,11 @@ Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder) {
     }
   }
   Finish(c, ns);
+  if (c.stream && c.stream->stopped()) {
+    for (size_t b = 0; b < ns; ++b)
+      if (!S.done[b]) SetSentenceError(c.out, c.in, c.in.order[b], StatusCode::kCancelled, "cancelled by the caller");
+    return Status(StatusCode::kCancelled, "cancelled");  // short: no allocation (small-string)
+  }
   return Status::Ok();
 }
 

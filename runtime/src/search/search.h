@@ -17,6 +17,7 @@
 #include "profiler.h"
 #include "search/hypotheses.h"
 #include "search/logits_processors.h"
+#include "search/token_stream.h"
 
 namespace tern {
 
@@ -50,6 +51,7 @@ struct SearchContext {
   size_t n_sentences = 0;   // in this search (set by RunSearch)
   float* logits = nullptr;  // of the current step: [rows, vocab.size]
   VocabMap vocab;           // the columns of the logits (identity, or the call's shortlist)
+  TokenStream* stream = nullptr;  // the call's token stream and abort check (nullptr: neither)
 
   /// What the logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
   RowContext Row(size_t slot, size_t b, size_t pos) const {
@@ -65,7 +67,8 @@ struct SearchContext {
 };
 
 /// Searches n_sentences sentences (prepared in ctx.in) and writes their results (ctx.out, by input index).
-/// Errors: those of the decoder (kInternal).
+/// Errors: those of the decoder (kInternal); kCancelled when ctx.stream stopped the call (results are
+/// written for the sentences that finished; the others get the error kCancelled).
 Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder);
 
 /// Greedy step for the n active rows at `pos`: the token mask and the processors on the raw logits,

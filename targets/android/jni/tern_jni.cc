@@ -23,6 +23,31 @@ void Throw(JNIEnv* env, const char* message) {
   if (cls) env->ThrowNew(cls, message);
 }
 
+// A Java TokenListener behind the C API's token callback. Each event becomes a byte[] and a call of
+// Translator.dispatchToken (which makes the String and calls the listener). A Java exception stops the call
+// and stays pending, so the Java caller sees it.
+struct JavaListener {
+  JNIEnv* env;
+  jclass translator_class;
+  jmethodID dispatch;
+  jobject listener;
+  jint index_offset;
+};
+
+int OnToken(const tern_token_event* e, void* user_data) {
+  auto* l = static_cast<JavaListener*>(user_data);
+  JNIEnv* env = l->env;
+  jbyteArray text = env->NewByteArray(static_cast<jsize>(e->text_len));
+  if (!text) return 0;  // OutOfMemoryError pending
+  if (e->text_len) env->SetByteArrayRegion(text, 0, static_cast<jsize>(e->text_len), reinterpret_cast<const jbyte*>(e->text));
+  const jboolean go = env->CallStaticBooleanMethod(l->translator_class, l->dispatch, l->listener,
+                                                   static_cast<jint>(e->index) + l->index_offset, static_cast<jint>(e->part),
+                                                   static_cast<jint>(e->token), text, e->last ? JNI_TRUE : JNI_FALSE);
+  env->DeleteLocalRef(text);
+  if (env->ExceptionCheck()) return 0;
+  return go ? 1 : 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -48,13 +73,14 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   return reinterpret_cast<jlong>(s);
 }
 
-JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
-                                                                jint beam, jint max_length, jfloat length_penalty,
-                                                                jstring target_lang, jboolean split_sentences, jboolean use_shortlist,
-                                                                jobjectArray texts, jfloatArray scores, jobjectArray errors) {
+JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
+    JNIEnv* env, jclass cls, jlong handle, jobjectArray sentences, jint beam, jint max_length, jfloat length_penalty,
+    jstring target_lang, jboolean split_sentences, jboolean use_shortlist, jobject listener, jint index_offset,
+    jobjectArray texts, jfloatArray scores, jobjectArray errors, jintArray codes) {
   auto* s = reinterpret_cast<Session*>(handle);
+  if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
   const jsize n = env->GetArrayLength(sentences);
-  if (static_cast<size_t>(n) > s->inputs.size()) return Throw(env, "more sentences than max_batch");
+  if (static_cast<size_t>(n) > s->inputs.size()) return Throw(env, "more sentences than max_batch"), JNI_FALSE;
   for (jsize i = 0; i < n; ++i) {
     auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(sentences, i));
     const jsize len = env->GetArrayLength(bytes);
@@ -72,16 +98,26 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jcl
   std::string lang;
   if (target_lang) {
     const char* l = env->GetStringUTFChars(target_lang, nullptr);
-    if (!l) return;
+    if (!l) return JNI_FALSE;
     lang = l;
     env->ReleaseStringUTFChars(target_lang, l);
     p.target_lang = lang.c_str();
   }
+  JavaListener java{env, cls, nullptr, listener, index_offset};
+  if (listener) {
+    java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
+    if (!java.dispatch) return JNI_FALSE;  // NoSuchMethodError pending
+    p.token_callback = OnToken;
+    p.token_user_data = &java;
+  }
   tern_error err;
-  if (tern_translate(s->translator, s->pointers.data(), static_cast<size_t>(n), &p, &err) != TERN_OK)
-    return Throw(env, err.message);
+  const tern_status_code rc = tern_translate(s->translator, s->pointers.data(), static_cast<size_t>(n), &p, &err);
+  if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
+  if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
   std::vector<jfloat> sc(static_cast<size_t>(n), 0.f);
+  std::vector<jint> cd(static_cast<size_t>(n), 0);
   for (jsize i = 0; i < n; ++i) {
+    cd[static_cast<size_t>(i)] = static_cast<jint>(tern_result_code(s->translator, static_cast<size_t>(i)));
     if (const char* e = tern_result_error(s->translator, static_cast<size_t>(i))) {
       jstring msg = env->NewStringUTF(e);
       env->SetObjectArrayElement(errors, i, msg);
@@ -91,21 +127,25 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jcl
     size_t len = 0;
     const char* text = tern_result_text(s->translator, static_cast<size_t>(i), 0, &len);
     jbyteArray out = env->NewByteArray(static_cast<jsize>(len));
-    if (!out) return;
+    if (!out) return JNI_FALSE;
     env->SetByteArrayRegion(out, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
     env->SetObjectArrayElement(texts, i, out);
     env->DeleteLocalRef(out);
     sc[static_cast<size_t>(i)] = tern_result_score(s->translator, static_cast<size_t>(i), 0);
   }
   env->SetFloatArrayRegion(scores, 0, n, sc.data());
+  env->SetIntArrayRegion(codes, 0, n, cd.data());
+  return rc == TERN_CANCELLED ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeArenaBytes(JNIEnv*, jclass, jlong handle) {
-  return static_cast<jlong>(tern_translator_arena_bytes(reinterpret_cast<Session*>(handle)->translator));
+  auto* s = reinterpret_cast<Session*>(handle);
+  return s ? static_cast<jlong>(tern_translator_arena_bytes(s->translator)) : 0;
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeClose(JNIEnv*, jclass, jlong handle) {
   auto* s = reinterpret_cast<Session*>(handle);
+  if (!s) return;
   tern_translator_free(s->translator);
   delete s;
 }

@@ -38,6 +38,69 @@ public class TranslatorTest {
       Translator.Result[] g = t.translate(new String[] {in[0]}, greedy);
       check(g[0].ok(), "greedy");
       System.out.println("en: " + in[0] + "\nout: " + r[0].text + "  (score " + r[0].score + ")");
+
+      // Streaming: the texts of each sentence, in order, make up its translation.
+      final StringBuilder[] streamed = {new StringBuilder(), new StringBuilder()};
+      final int[] lasts = {0};
+      Translator.Result[] s = t.translate(new String[] {in[0], in[2]}, greedy, (index, part, token, text, last) -> {
+        streamed[index].append(text);
+        if (last) ++lasts[0];
+        return true;
+      });
+      check(s[0].ok() && streamed[0].toString().equals(s[0].text), "streamed text 0 equals the result: " + streamed[0]);
+      check(s[1].ok() && streamed[1].toString().equals(s[1].text), "streamed text 1 equals the result");
+      check(lasts[0] == 2, "one last event per sentence");
+      Translator.Options beam4 = new Translator.Options();
+      beam4.beamSize = 4;
+      final StringBuilder beamText = new StringBuilder();
+      Translator.Result[] b = t.translate(new String[] {in[0]}, beam4, (index, part, token, text, last) -> {
+        beamText.append(text);
+        return true;
+      });
+      check(b[0].ok() && beamText.toString().equals(b[0].text), "beam search streams its best hypothesis");
+
+      // Cancellation: the listener stops after 2 tokens; a later native batch is not started.
+      final int[] seen = {0};
+      Translator.Result[] c = t.translate(new String[] {in[0], in[2], in[3]}, greedy, (index, part, token, text, last) -> ++seen[0] < 2);
+      check(c.length == 3, "results for every sentence of a cancelled call");
+      check(c[0].cancelled && c[1].cancelled && c[2].cancelled, "unfinished sentences are cancelled");
+      check(c[0].error != null && c[0].error.contains("cancelled"), "the cancelled sentence's error says so");
+      check(seen[0] == 2, "no event after the listener said stop");
+
+      // A listener that throws: the exception reaches the caller, the VM and the session survive.
+      try {
+        t.translate(new String[] {in[0]}, greedy, (index, part, token, text, last) -> {
+          throw new IllegalStateException("listener failed");
+        });
+        check(false, "the listener's exception is rethrown");
+      } catch (IllegalStateException e) {
+        check(e.getMessage().equals("listener failed"), "the listener's own exception");
+      }
+      check(t.translate(new String[] {in[0]}, greedy)[0].ok(), "the session works after a throwing listener");
+
+      // Bad input through JNI: a null sentence, an empty batch, an over-long sentence.
+      try {
+        t.translate(new String[] {"ok", null}, greedy);
+        check(false, "a null sentence throws");
+      } catch (TernException e) {
+        check(e.getMessage().contains("sentence 1 is null"), "a null sentence names its index");
+      }
+      check(t.translate(new String[0], greedy).length == 0, "an empty batch gives no results");
+      StringBuilder longLine = new StringBuilder();
+      for (int i = 0; i < 2000; ++i) longLine.append("word").append(i).append(' ');
+      Translator.Options noSplit = new Translator.Options();
+      noSplit.splitSentences = false;
+      Translator.Result[] lr = t.translate(new String[] {longLine.toString(), in[2]}, noSplit);
+      check(!lr[0].ok() && lr[0].error.contains("max_source_tokens"), "an over-long sentence fails alone: " + lr[0].error);
+      check(lr[1].ok(), "the other sentence is translated");
+    }
+    try {
+      Translator closed = new Translator(model, 1, 2);
+      closed.close();
+      closed.translate(new String[] {"x"}, new Translator.Options());
+      check(false, "a closed translator throws");
+    } catch (TernException e) {
+      check(e.getMessage().contains("closed"), "a closed translator says so");
     }
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);

@@ -12,7 +12,15 @@ import java.nio.charset.StandardCharsets;
  * }
  * </pre>
  *
- * One Translator is used by one thread at a time. Text crosses JNI as UTF-8 bytes.
+ * Streaming and cancellation: pass a {@link TokenListener}; return false from it to stop the call.
+ *
+ * <pre>
+ * Translator.Result[] r = t.translate(new String[] {"A dog runs."}, new Translator.Options(),
+ *     (index, part, token, text, last) -> { System.out.print(text); return !userPressedStop; });
+ * </pre>
+ *
+ * One Translator is used by one thread at a time. Text crosses JNI as UTF-8 bytes. The model file is read
+ * into memory (tern_model_load's default), so an app update that rewrites it cannot crash a session.
  */
 public final class Translator implements AutoCloseable {
   static {
@@ -29,16 +37,36 @@ public final class Translator implements AutoCloseable {
     public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
   }
 
+  /**
+   * Receives generated text as it is produced (tern::TokenEvent): greedy search, every token as it is
+   * chosen; beam search, a sentence's best hypothesis when it finishes. The texts of one sentence, in
+   * order, make up its translation. Called on the translating thread.
+   */
+  public interface TokenListener {
+    /**
+     * @param index the input sentence
+     * @param part its sentence within that text when texts are split, else 0
+     * @param token the generated token id
+     * @param text what the sentence's translation gains (may be empty)
+     * @param last the sentence is complete
+     * @return true to go on, false to stop the call (the results of finished sentences are returned; the
+     *     others are cancelled)
+     */
+    boolean onToken(int index, int part, int token, String text, boolean last);
+  }
+
   /** One sentence's outcome: text and score, or the error for that sentence alone. */
   public static final class Result {
     public final String text;   // null if the sentence failed
     public final float score;
     public final String error;  // null if the sentence was translated
+    public final boolean cancelled;  // a TokenListener stopped the call before this sentence finished
 
-    Result(String text, float score, String error) {
+    Result(String text, float score, String error, boolean cancelled) {
       this.text = text;
       this.score = score;
       this.error = error;
+      this.cancelled = cancelled;
     }
 
     public boolean ok() {
@@ -62,23 +90,52 @@ public final class Translator implements AutoCloseable {
 
   /** Translates every sentence; a failing sentence gets its own error, the others are translated. */
   public Result[] translate(String[] sentences, Options options) throws TernException {
+    return translate(sentences, options, null);
+  }
+
+  /**
+   * The same, streaming to {@code listener} (may be null). When the listener stops the call, the
+   * sentences that finished have their results and the others {@code cancelled}; later native batches of
+   * a long array are not started. An exception the listener throws stops the call and is rethrown.
+   */
+  public Result[] translate(String[] sentences, Options options, TokenListener listener) throws TernException {
     if (handle == 0) throw new TernException("translator is closed");
+    if (sentences == null) throw new TernException("sentences is null");
+    if (options == null) options = new Options();
     Result[] out = new Result[sentences.length];
+    boolean stopped = false;
     for (int start = 0; start < sentences.length; start += maxBatch) {
       int n = Math.min(maxBatch, sentences.length - start);
+      if (stopped) {
+        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true);
+        continue;
+      }
       byte[][] in = new byte[n][];
-      for (int i = 0; i < n; ++i) in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < n; ++i) {
+        if (sentences[start + i] == null) throw new TernException("sentence " + (start + i) + " is null");
+        in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
+      }
       byte[][] texts = new byte[n][];
       float[] scores = new float[n];
       String[] errors = new String[n];
-      nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty, options.targetLang,
-          options.splitSentences, options.useShortlist, texts, scores, errors);
+      int[] codes = new int[n];
+      final int offset = start;
+      boolean cancelled = nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty,
+          options.targetLang, options.splitSentences, options.useShortlist, listener, offset, texts, scores, errors, codes);
       for (int i = 0; i < n; ++i) {
         String text = texts[i] == null ? null : new String(texts[i], StandardCharsets.UTF_8);
-        out[start + i] = new Result(text, scores[i], errors[i]);
+        out[start + i] = new Result(text, scores[i], errors[i], codes[i] == CANCELLED);
       }
+      stopped = cancelled;
     }
     return out;
+  }
+
+  private static final int CANCELLED = 9;  // TERN_CANCELLED
+
+  // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
+  private static boolean dispatchToken(TokenListener listener, int index, int part, int token, byte[] text, boolean last) {
+    return listener.onToken(index, part, token, new String(text, StandardCharsets.UTF_8), last);
   }
 
   /** Bytes of the translator's arena. */
@@ -96,9 +153,10 @@ public final class Translator implements AutoCloseable {
 
   private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
 
-  private static native void nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
-      float lengthPenalty, String targetLang, boolean splitSentences, boolean useShortlist, byte[][] texts, float[] scores,
-      String[] errors) throws TernException;
+  // Returns true when the listener stopped the call.
+  private static native boolean nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
+      float lengthPenalty, String targetLang, boolean splitSentences, boolean useShortlist, TokenListener listener,
+      int indexOffset, byte[][] texts, float[] scores, String[] errors, int[] codes) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 
