@@ -3,10 +3,10 @@
 #
 # Usage: sudo scripts/setup.sh        (idempotent; does nothing when all packages are present)
 #
-# On bookworm, five libraries come from trixie: the trixie source is added with pin priority 100
-# (so nothing else is ever upgraded from it) and only those packages are installed with
-# `apt-get install -t trixie`. This pulls about 40 upgrades (libc6, libstdc++6, gcc runtimes);
-# it never runs a dist-upgrade.
+# On bookworm, five libraries (with doctest, FlatBuffers' compiler and qemu-user-static 10) come from
+# trixie: the trixie source is added with pin priority 100 (so nothing else is ever upgraded from it) and
+# only those packages are installed with `apt-get install -t trixie`. This pulls about 40 upgrades (libc6,
+# libstdc++6, gcc runtimes); it never runs a dist-upgrade.
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -22,20 +22,24 @@ codename="${VERSION_CODENAME:-}"
 
 # Libraries that must be trixie's versions (XNNPACK snapshot 2024-11-08 with the qd8/qc8w kernels,
 # FlatBuffers 23.5 whose flatc must match the headers used by the cross sysroots).
-trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev flatbuffers-compiler doctest-dev)
+trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev flatbuffers-compiler doctest-dev
+             qemu-user-static)  # qemu 10: emulates MIDR_EL1, so cpuinfo names the Pi core (7.2 does not)
 # Everything else from the host's own release.
 host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
            libsentencepiece-dev nlohmann-json3-dev libcli11-dev libicu-dev
            python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
-           libclang-rt-14-dev default-jdk-headless mmdebstrap qemu-user-static python3-matplotlib)
+           libclang-rt-14-dev default-jdk-headless mmdebstrap python3-matplotlib)
 
 missing=()
 for p in "${trixie_pkgs[@]}" "${host_pkgs[@]}" "$@"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# libxnnpack-dev must be the 2024-11-08 snapshot (bookworm has none at all).
+# libxnnpack-dev must be the 2024-11-08 snapshot (bookworm has none at all); qemu-user-static 10 or newer.
 if ! dpkg-query -W -f='${Version}' libxnnpack-dev 2>/dev/null | grep -q '^0.0~git2024'; then
   missing+=(libxnnpack-dev)
+fi
+if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' qemu-user-static 2>/dev/null || echo 0)" ge 1:10; then
+  missing+=(qemu-user-static)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
@@ -65,7 +69,13 @@ PIN
     ;;
   trixie|forky|sid|"")
     retry "$attempts" 20 apt-get update -q
-    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "${trixie_pkgs[@]}" "$@"
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "$@"
+    # A host set up from bookworm keeps bookworm's sources at a higher priority: name trixie for these.
+    if apt-cache policy | grep -q 'n=trixie'; then
+      retry "$attempts" 20 apt-get install -y -q --no-install-recommends -t trixie "${trixie_pkgs[@]}"
+    else
+      retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${trixie_pkgs[@]}"
+    fi
     ;;
   *)
     echo "setup: unsupported release '$codename' (need Debian 12 bookworm or 13 trixie)" >&2

@@ -16,6 +16,12 @@ check() {  # check NAME CONDITION...
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $name" >&2; fi
 }
 
+# the core cpuinfo detected (under qemu the test preset names the core it emulates)
+if [ -n "${TERN_EXPECT_CORE:-}" ]; then
+  echo "A dog." | tern translate -m "$models/post-swish.int8.tern" --verbose > /dev/null 2> "$tmp/verbose"
+  check "--verbose names the core ($TERN_EXPECT_CORE)" grep -q "^tern: cpu: .*($TERN_EXPECT_CORE" "$tmp/verbose"
+fi
+
 # inspect
 tern inspect --json "$models/post-swish.int8.tern" > "$tmp/inspect.json"
 check "inspect --json exit 0" test $? -eq 0

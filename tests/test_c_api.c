@@ -13,7 +13,7 @@
 typedef struct {
   char text[3][4096];
   size_t len[3];
-  int lasts, events, stop_after;
+  int lasts, events, stop_after, null_texts;
 } Stream;
 
 static int on_token(const tern_token_event* e, void* user_data) {
@@ -23,6 +23,7 @@ static int on_token(const tern_token_event* e, void* user_data) {
     s->len[e->index] += e->text_len;
   }
   s->lasts += e->last != 0;
+  s->null_texts += e->text == NULL; /* never NULL, even when empty */
   ++s->events;
   return s->stop_after <= 0 || s->events < s->stop_after;
 }
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
     CHECK(text != NULL && len == st.len[i] && memcmp(text, st.text[i], len) == 0);
   }
   CHECK(st.lasts == 2);
+  CHECK(st.null_texts == 0);
   /* Cancellation from the token callback: TERN_CANCELLED, results still readable. */
   memset(&st, 0, sizeof st);
   st.stop_after = 2;

@@ -55,7 +55,7 @@ bool TokenTrampoline(const tern::TokenEvent& e, void* user_data) {
   ce.part = e.part;
   ce.parts = e.parts;
   ce.token = e.token;
-  ce.text = e.text.data();
+  ce.text = e.text.empty() ? "" : e.text.data();  // never NULL: C callers may memcpy(dst, text, 0)
   ce.text_len = e.text.size();
   ce.last = e.last ? 1 : 0;
   return a->token(&ce, a->token_data) != 0;
@@ -251,7 +251,8 @@ size_t tern_result_hypotheses(const tern_translator* t, size_t i) {
 const char* tern_result_text(const tern_translator* t, size_t i, size_t k, size_t* length) {
   const tern::Hypothesis* h = Hyp(t, i, k);
   if (length) *length = h ? h->text.size() : 0;
-  return h ? h->text.data() : nullptr;
+  if (!h) return nullptr;
+  return h->text.empty() ? "" : h->text.data();  // an empty translation is "", not the NULL of a failure
 }
 
 const uint32_t* tern_result_ids(const tern_translator* t, size_t i, size_t k, size_t* count) {

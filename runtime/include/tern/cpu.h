@@ -9,7 +9,11 @@
 namespace tern {
 
 struct CpuDescription {
-  std::string name;              // package name, e.g. "AMD EPYC" or "Cortex-A76" ("unknown" if cpuinfo has none)
+  std::string name;              // package name, e.g. "AMD EPYC" ("unknown" if cpuinfo has none)
+  std::string core;              // the first core's microarchitecture as cpuinfo names it from CPUID/MIDR,
+                                 // e.g. "Cortex-A53", "Zen 4" ("unknown" when cpuinfo cannot tell): the
+                                 // core XNNPACK tunes its kernels for
+  uint32_t midr = 0;             // ARM: the first core's MIDR_EL1 (0 elsewhere or when not exposed)
   uint32_t cores = 1;            // physical cores
   uint32_t processors = 1;       // logical processors (hardware threads): the most threads a Translator uses
   uint32_t performance_cores = 1;// cores outside the slowest cluster of a big.LITTLE SoC; all cores elsewhere
@@ -27,7 +31,7 @@ TERN_API const CpuDescription& DescribeCpu();
 /// Falls back to ru_maxrss where /proc is unavailable.
 TERN_API double PeakRssMiB();
 
-/// One line for --verbose and benchmarks: "AMD EPYC, 2 cores (2 performance), AVX2 AVX512F AVX512-VNNI".
+/// One line for --verbose and benchmarks: "AMD EPYC (Zen 4), 2 cores (2 performance), ... AVX2 AVX512F".
 TERN_API std::string CpuSummary();
 
 }  // namespace tern

@@ -102,8 +102,8 @@ TERN_API void tern_translator_free(tern_translator* translator);
 TERN_API size_t tern_translator_arena_bytes(const tern_translator* translator);
 
 /* One streamed token (tern::TokenEvent): greedy search streams every token as it is chosen, beam search
- * a sentence's best hypothesis when it finishes. `text` (text_len bytes, not NUL-terminated, valid during
- * the callback) is what the sentence's text gains: the concatenated texts of a sentence are its result. */
+ * a sentence's best hypothesis when it finishes. `text` (text_len bytes, not NUL-terminated, never NULL:
+ * "" when text_len is 0; valid during the callback) is what the sentence's text gains: the concatenated texts of a sentence are its result. */
 typedef struct tern_token_event {
   size_t index;       /* the input sentence (as results are indexed) */
   size_t part;        /* its sentence within that text when texts are split, else 0 */
