@@ -190,14 +190,16 @@ TEST_CASE("Result::value() on an error stops the program with the status message
     _exit(0);
   }
   close(fds[1]);
-  char buf[256] = {};
-  const ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  std::string err;
+  char buf[256];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGABRT);
-  CHECK(std::string(buf, n > 0 ? n : 0) == "tern: Result::value() called on an error: no such thing\n");
+  // The message is the first line; under qemu-user the emulator adds its own line about the signal.
+  CHECK(err.substr(0, err.find('\n') + 1) == "tern: Result::value() called on an error: no such thing\n");
   Result<int> ok = 3;
   CHECK(ok.ok());
   CHECK(ok.value() == 3);

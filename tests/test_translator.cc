@@ -116,7 +116,8 @@ TEST_CASE("a caller-provided arena gives the same results as an owned one") {
   c.threads = 1;
   auto need = Translator::RequiredArenaBytes(*m, c);
   REQUIRE(need.ok());
-  void* mem = std::aligned_alloc(64, (need.value() + 63) / 64 * 64);
+  void* mem = nullptr;  // posix_memalign: Android before API 28 has no aligned_alloc
+  REQUIRE(posix_memalign(&mem, 64, (need.value() + 63) / 64 * 64) == 0);
   TranslatorConfig c2 = c;
   c2.arena = mem;
   c2.arena_bytes = need.value();

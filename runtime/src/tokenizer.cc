@@ -43,7 +43,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   const bool source = side == Side::kSource;
   const std::string_view proto = source ? model.source_spm() : model.target_spm();
   t->spm_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  auto st = t->spm_->LoadFromSerializedProto(proto);
+  // {data, size}: SentencePiece 0.1.97 upstream takes its own absl::string_view shim, Debian's std::string_view.
+  auto st = t->spm_->LoadFromSerializedProto({proto.data(), proto.size()});
   if (!st.ok())
     return Status(StatusCode::kInvalidModel, model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ") +
                                                  st.ToString());
@@ -93,7 +94,7 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     code_id = id_of(code);
   }
   std::vector<std::string> pieces;
-  auto st = spm_->Encode(text, &pieces);
+  auto st = spm_->Encode({text.data(), text.size()}, &pieces);
   if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
   const size_t total = (has_code ? 1 : 0) + pieces.size() + 1;
   if (total > capacity)

@@ -42,6 +42,7 @@ case "$arch" in
 esac
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/retry.sh"
+. "$here/scripts/cache-entry.sh"
 dir=${2:-"$here/build-sysroots/$arch"}
 suites=(${TERN_SYSROOT_SUITES:-trixie forky sid})
 mirror=${TERN_SYSROOT_MIRROR:-http://deb.debian.org/debian}
@@ -68,20 +69,9 @@ key=$(printf '%s\n' "layout=$layout" "arch=$arch" "${packages[@]}" | sha256sum |
 
 log() { echo "make-sysroot: $*" >&2; }
 
-# The file list an entry must match: type, size (or link target) and path, in a stable order.
-manifest_of() {
-  (cd "$1" && find . -path ./.tern-sysroot-manifest -prune -o -path ./.tern-sysroot-info -prune -o \
-     \( -type f -printf 'f %s %P\n' \) -o \( -type l -printf 'l %l %P\n' \) | LC_ALL=C sort)
-}
-
-# True when $1 is a complete sysroot: its info names the manifest's hash and the manifest matches.
+# True when $1 is a complete sysroot (scripts/cache-entry.sh) with XNNPACK in it.
 valid_sysroot() {
-  local d=$1 want
-  [ -f "$d/.tern-sysroot-info" ] && [ -f "$d/.tern-sysroot-manifest" ] || return 1
-  want=$(sed -n 's/^manifest_sha256=//p' "$d/.tern-sysroot-info")
-  [ -n "$want" ] && [ "$(sha256sum < "$d/.tern-sysroot-manifest" | cut -d' ' -f1)" = "$want" ] || return 1
-  [ -f "$d/usr/lib/$triple/libXNNPACK.so" ] || return 1
-  cmp -s <(manifest_of "$d") "$d/.tern-sysroot-manifest"
+  entry_valid "$1" sysroot && [ -f "$1/usr/lib/$triple/libXNNPACK.so" ]
 }
 
 info_value() { sed -n "s/^$2=//p" "$1/.tern-sysroot-info" 2>/dev/null; }
@@ -123,7 +113,7 @@ build_suite() {
   if [ ! -f "$out/usr/lib/$triple/libXNNPACK.so" ]; then
     log "suite '$suite': libXNNPACK.so missing in $out"; return 1
   fi
-  manifest_of "$out" > "$out/.tern-sysroot-manifest"
+  entry_manifest "$out" sysroot > "$out/.tern-sysroot-manifest"
   {
     echo "suite=$suite"
     echo "mirror=$mirror"

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Builds the prefix that the android-arm64-test preset (toolchains/android-arm64-test.cmake) compiles
+# tern against, without the Android NDK:
+#   sysroot/      the bionic aarch64/API-26 test sysroot (../shared/android/, see its README), plus
+#                 libc++, libc++abi and libunwind (LLVM 14, namespace __ndk1 as in the NDK, static),
+#                 empty libpthread.a/librt.a (bionic has both in libc) and a liblog.a stub for static
+#                 executables (the API-26 liblog.so stub serves shared libraries);
+#   clang/        a clang resource directory: Debian clang-14's headers and compiler-rt's builtins built
+#                 for aarch64-linux-android (emutls included: API < 29 has no ELF TLS);
+#   lib/, include/  cpuinfo, pthreadpool (+ FXdiv), XNNPACK (KleidiAI off, production microkernels only,
+#                 compiled against the same cpuinfo.h it links with), SentencePiece (static, its own
+#                 protobuf-lite), and the build machine's header-only FlatBuffers, nlohmann-json, CLI11
+#                 and doctest with their CMake config files.
+#
+#   targets/android/build-test-deps.sh [DIR]      (default DIR: build-android-deps)
+#
+# Sources are Debian's source packages' upstream tarballs (.orig.tar.*), fetched from the Debian archive
+# (TERN_DEB_MIRROR, default http://deb.debian.org/debian), each checked against the SHA-256 that Debian's
+# Sources index lists, and kept in TERN_CACHE_DIR/src (default ~/.cache/tern/src). Where more than one
+# version works, they are tried in order: a mirror in mid-sync that 404s one version (it happened to
+# cpuinfo 0.0~git20250327 and sentencepiece 0.2.0) does not stop the build. Each download is retried
+# TERN_ANDROID_ATTEMPTS times (default 4) with backoff from TERN_ANDROID_BACKOFF s (default 15).
+#
+# Cache. The finished prefix is TERN_CACHE_DIR/android/KEY, KEY a hash of this script, the toolchain
+# file, the sysroot tarball and the compiler version; DIR becomes a link to it. An entry is used only if
+# its .tern-android-info exists (written last) and its manifest (type, size, path of every file)
+# matches (scripts/cache-entry.sh); otherwise it is deleted and rebuilt. Entries of other keys unused
+# for 14 days are deleted. TERN_ANDROID_REFRESH=1 rebuilds. Cold, with the sources downloaded: 161-166 s
+# on 2 cores (AMD EPYC Zen 4); warm: under a second.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/scripts/retry.sh"
+. "$here/scripts/cache-entry.sh"
+dir=${1:-"$here/build-android-deps"}
+cache_root=${TERN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tern}
+mirror=${TERN_DEB_MIRROR:-http://deb.debian.org/debian}
+attempts=${TERN_ANDROID_ATTEMPTS:-4}
+backoff=${TERN_ANDROID_BACKOFF:-15}
+refresh=${TERN_ANDROID_REFRESH:-0}
+tarball=${TERN_ANDROID_SYSROOT:-"$here/../shared/android/bionic-arm64-api26-sysroot.tar.xz"}
+toolchain="$here/toolchains/android-arm64-test.cmake"
+jobs=${TERN_ANDROID_JOBS:-$(nproc)}
+triple=aarch64-linux-android
+log() { echo "build-test-deps: $*" >&2; }
+
+# Source tarballs: "package pool-dir file sha256", alternatives for one package in order of preference.
+sources=(
+  "llvm llvm-toolchain-14 llvm-toolchain-14_14.0.6.orig.tar.xz d9bce5f42381d781e273c724db1ab0acd66259bf2782b79891664dbf1953d22c"
+  "cpuinfo cpuinfo cpuinfo_0.0~git20250905.877328f.orig.tar.xz 557ca404a3836b9f335a3a06b65ff9fe9dbaaefab7fb5c0185f53d9f33615a10"
+  "cpuinfo cpuinfo cpuinfo_0.0~git20250327.39ea79a.orig.tar.xz 2a10028948f7f0663c56cc34405484391ee3d7ccdf09fe51d73897937b99d9d4"
+  "pthreadpool pthreadpool pthreadpool_0.0~git20240616.560c60d.orig.tar.xz 4cc3cbd933b28131d2a34edc54f76af9fb41bc490af5eae1a5bd3cd07ea90708"
+  "fxdiv fxdiv fxdiv_0.0~git20200417.b408327.orig.tar.xz 7953482badaf4cb34026c3487c257b8e4ab2df061c019bd6fabbbc12ad52c44b"
+  "xnnpack xnnpack xnnpack_0.0~git20241108.4ea82e5.orig.tar.xz 90bde2caef0f880f627bab0dc805a86c4b8070cd98e3243db3046ab3f3be1a99"
+  "sentencepiece sentencepiece sentencepiece_0.1.97.orig.tar.gz 56430381f45dc6debfd2e0cbde4f039f9499c49ca825af184b0cbf318c17a18f"
+  "sentencepiece sentencepiece sentencepiece_0.2.0.orig.tar.gz d72556a0cb343d6ea23264ecdbc0ff04dfecd879be4d2d7a7026b9de1af2e4d1"
+)
+
+[ -f "$tarball" ] || { log "no Android sysroot at $tarball (../shared/android/bionic-arm64-api26-sysroot.tar.xz)"; exit 1; }
+for tool in clang-14 clang++-14 ld.lld-14 llvm-ar-14 llvm-ranlib-14 llvm-nm-14 cmake ninja curl sha256sum flatc; do
+  command -v "$tool" > /dev/null || { log "$tool missing (scripts/setup.sh installs it)"; exit 1; }
+done
+resource=$(clang-14 -print-resource-dir)
+layout=1   # bump when the prefix layout changes
+key=$( { echo "layout=$layout"; cat "$0" "$toolchain"; sha256sum < "$tarball"; clang-14 --version | head -n 1; } | sha256sum | cut -c1-16)
+
+# fetch PACKAGE: prints the path of a verified tarball of PACKAGE (the first alternative that can be had).
+fetch() {
+  local want=$1 line pkg pool file sum path url tried=()
+  mkdir -p "$cache_root/src"
+  for line in "${sources[@]}"; do
+    read -r pkg pool file sum <<< "$line"
+    [ "$pkg" = "$want" ] || continue
+    path="$cache_root/src/$file"
+    if [ -f "$path" ] && [ "$(sha256sum < "$path" | cut -d' ' -f1)" = "$sum" ]; then echo "$path"; return 0; fi
+    rm -f "$path"
+    url="$mirror/pool/main/${pool:0:1}/$pool/$file"
+    if retry "$attempts" "$backoff" curl -fsSL --connect-timeout 20 -o "$path.part" "$url" &&
+       [ "$(sha256sum < "$path.part" | cut -d' ' -f1)" = "$sum" ]; then
+      mv "$path.part" "$path"; echo "$path"; return 0
+    fi
+    rm -f "$path.part"
+    log "$file: not available from $mirror (or its SHA-256 differs); trying the next version"
+    tried+=("$file")
+  done
+  log "no source of $want could be fetched (tried: ${tried[*]})"
+  return 1
+}
+
+# unpack TARBALL DEST [MEMBERS...]: DEST is the source tree (tarballs with or without a top directory).
+unpack() {
+  local t=$1 d=$2; shift 2
+  rm -rf "$d.x" && mkdir -p "$d.x"
+  tar -xf "$t" -C "$d.x" "$@"
+  local top=("$d.x"/*)
+  if [ ${#top[@]} -eq 1 ] && [ -d "${top[0]}" ]; then mv "${top[0]}" "$d"; rmdir "$d.x"; else mv "$d.x" "$d"; fi
+}
+
+# cmake_build NAME SOURCE_DIR [ARGS...]: configure, build and install one dependency into the prefix.
+cmake_build() {
+  local name=$1 src=$2; shift 2
+  log "building $name"
+  cmake -S "$src" -B "$work/b-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_ANDROID_DEPS="$P" -DCMAKE_INSTALL_PREFIX="$P" \
+        -DCMAKE_INSTALL_LIBDIR=lib "$@" > "$work/$name.log" 2>&1 \
+    && cmake --build "$work/b-$name" -j "$jobs" >> "$work/$name.log" 2>&1 \
+    && cmake --install "$work/b-$name" >> "$work/$name.log" 2>&1 \
+    || { log "$name failed; the last lines of $work/$name.log:"; tail -n 30 "$work/$name.log" >&2; return 1; }
+}
+
+build() {
+  P=$1
+  work="$P/src"
+  mkdir -p "$P/sysroot" "$P/clang" "$work"
+  local llvm cpuinfo pthreadpool fxdiv xnnpack spm
+  llvm=$(fetch llvm); cpuinfo=$(fetch cpuinfo); pthreadpool=$(fetch pthreadpool); fxdiv=$(fetch fxdiv)
+  xnnpack=$(fetch xnnpack); spm=$(fetch sentencepiece)
+
+  tar -xf "$tarball" -C "$P/sysroot"
+  [ -f "$P/sysroot/usr/include/android/api-level.h" ] || { log "$tarball is not the bionic sysroot (no usr/include/android)"; return 1; }
+  cp -r "$resource/include" "$P/clang/include"
+  local L="$work/llvm"
+  local top
+  top=$(basename "$llvm" .orig.tar.xz)   # the tarball's top directory: llvm-toolchain-14_14.0.6
+  unpack "$llvm" "$L" "$top/compiler-rt" "$top/libcxx" "$top/libcxxabi" "$top/libunwind" "$top/runtimes" \
+         "$top/llvm/cmake" "$top/llvm/utils/llvm-lit" "$top/cmake"
+
+  # compiler-rt builtins (standalone), installed as the Android builtins of the resource directory.
+  cmake_build builtins "$L/compiler-rt/lib/builtins" -DTERN_ANDROID_BOOTSTRAP=ON \
+      -DCOMPILER_RT_BUILD_BUILTINS=ON -DCOMPILER_RT_DEFAULT_TARGET_ONLY=ON -DCOMPILER_RT_STANDALONE_BUILD=ON \
+      -DCOMPILER_RT_BAREMETAL_BUILD=OFF -DLLVM_CMAKE_DIR="$L/llvm/cmake/modules" \
+      -DCMAKE_C_COMPILER_WORKS=ON -DCMAKE_ASM_COMPILER_WORKS=ON -DCMAKE_INSTALL_PREFIX="$work/builtins-install"
+  mkdir -p "$P/clang/lib/linux"
+  cp "$(find "$work/builtins-install" -name 'libclang_rt.builtins*.a' | head -n 1)" \
+     "$P/clang/lib/linux/libclang_rt.builtins-aarch64-android.a"
+
+  # libc++ / libc++abi / libunwind, static, the NDK's ABI namespace.
+  local libdir="$P/sysroot/usr/lib/$triple"
+  cmake_build runtimes "$L/runtimes" -DTERN_ANDROID_BOOTSTRAP=ON \
+      -DLLVM_ENABLE_RUNTIMES="libunwind;libcxxabi;libcxx" -DCMAKE_INSTALL_PREFIX="$P/sysroot/usr" \
+      -DLIBCXX_ABI_NAMESPACE=__ndk1 -DLIBCXX_ENABLE_SHARED=OFF -DLIBCXX_ENABLE_STATIC_ABI_LIBRARY=ON \
+      -DLIBCXX_INCLUDE_TESTS=OFF -DLIBCXX_INCLUDE_BENCHMARKS=OFF -DLIBCXXABI_ENABLE_SHARED=OFF \
+      -DLIBCXXABI_USE_LLVM_UNWINDER=ON -DLIBCXXABI_ENABLE_STATIC_UNWINDER=ON -DLIBUNWIND_ENABLE_SHARED=OFF \
+      -DLIBCXX_INSTALL_LIBRARY_DIR="$libdir" -DLIBCXXABI_INSTALL_LIBRARY_DIR="$libdir" \
+      -DLIBUNWIND_INSTALL_LIBRARY_DIR="$libdir"
+  [ -f "$P/sysroot/usr/include/c++/v1/vector" ] && [ -f "$libdir/libc++.a" ] || { log "libc++ was not installed where expected"; return 1; }
+
+  # bionic has pthread and rt in libc; cpuinfo and SentencePiece log through liblog.
+  llvm-ar-14 rc "$libdir/libpthread.a"; llvm-ar-14 rc "$libdir/librt.a"
+  cat > "$work/log_stub.c" <<'C'
+/* liblog for static test executables: Android's logging calls write to stderr. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+int __android_log_write(int prio, const char* tag, const char* text) { return fprintf(stderr, "%s: %s\n", tag ? tag : "", text ? text : ""); }
+int __android_log_vprint(int prio, const char* tag, const char* fmt, va_list ap) {
+  fprintf(stderr, "%s: ", tag ? tag : ""); int n = vfprintf(stderr, fmt, ap); fputc('\n', stderr); return n; }
+int __android_log_print(int prio, const char* tag, const char* fmt, ...) {
+  va_list ap; va_start(ap, fmt); int n = __android_log_vprint(prio, tag, fmt, ap); va_end(ap); return n; }
+void __android_log_assert(const char* cond, const char* tag, const char* fmt, ...) {
+  fprintf(stderr, "%s: assertion %s\n", tag ? tag : "", cond ? cond : ""); abort(); }
+C
+  clang-14 --target=${triple}26 --sysroot="$P/sysroot" -resource-dir="$P/clang" -O2 -fPIC -c "$work/log_stub.c" -o "$work/log_stub.o"
+  llvm-ar-14 rc "$libdir/liblog.a" "$work/log_stub.o"
+
+  # cpuinfo. Built as "Linux", its CMake leaves out src/arm/android/properties.c, which the __ANDROID__
+  # code paths call: it is compiled and added to the archive.
+  unpack "$cpuinfo" "$work/cpuinfo"
+  cmake_build cpuinfo "$work/cpuinfo" -DCPUINFO_LIBRARY_TYPE=static -DCPUINFO_BUILD_TOOLS=OFF \
+      -DCPUINFO_BUILD_UNIT_TESTS=OFF -DCPUINFO_BUILD_MOCK_TESTS=OFF -DCPUINFO_BUILD_BENCHMARKS=OFF -DCPUINFO_BUILD_PKG_CONFIG=ON
+  clang-14 --target=${triple}26 --sysroot="$P/sysroot" -resource-dir="$P/clang" -O2 -fPIC -D_GNU_SOURCE=1 \
+      -DCPUINFO_LOG_LEVEL=2 -DCPUINFO_LOG_TO_STDIO=1 -I"$work/cpuinfo/include" -I"$work/cpuinfo/src" \
+      -c "$work/cpuinfo/src/arm/android/properties.c" -o "$work/properties.o"
+  llvm-ar-14 rs "$P/lib/libcpuinfo.a" "$work/properties.o" 2> /dev/null
+
+  unpack "$fxdiv" "$work/fxdiv"
+  unpack "$pthreadpool" "$work/pthreadpool"
+  cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
+      -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
+  cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
+
+  unpack "$xnnpack" "$work/xnnpack"
+  cmake_build xnnpack "$work/xnnpack" -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF \
+      -DXNNPACK_BUILD_BENCHMARKS=OFF -DXNNPACK_BUILD_ALL_MICROKERNELS=OFF -DXNNPACK_ENABLE_KLEIDIAI=OFF \
+      -DXNNPACK_USE_SYSTEM_LIBS=ON -DCPUINFO_SOURCE_DIR="$P" -DPTHREADPOOL_SOURCE_DIR="$P" -DFXDIV_SOURCE_DIR="$P"
+
+  unpack "$spm" "$work/sentencepiece"
+  cmake_build sentencepiece "$work/sentencepiece" -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF \
+      -DSPM_BUILD_TEST=OFF -DCMAKE_INSTALL_LIBDIR=lib
+
+  # Header-only libraries of the build machine, with their CMake configs (relocatable).
+  local h
+  for h in flatbuffers nlohmann CLI doctest; do cp -r "/usr/include/$h" "$P/include/"; done
+  mkdir -p "$P/share/cmake" "$P/lib/cmake"
+  cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$P/share/cmake/"
+  cp -r /usr/lib/cmake/doctest "$P/lib/cmake/"
+
+  rm -rf "$work"   # sources and build trees: ~1.5 GB; the prefix is ~150 MB
+  entry_manifest "$P" android > "$P/.tern-android-manifest"
+  {
+    echo "key=$key"
+    echo "created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "sysroot=$(basename "$tarball") $(sha256sum < "$tarball" | cut -c1-16)"
+    echo "compiler=$(clang-14 --version | head -n 1)"
+    echo "sources=$(basename "$llvm") $(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
+    echo "manifest_sha256=$(sha256sum < "$P/.tern-android-manifest" | cut -d' ' -f1)"
+  } > "$P/.tern-android-info.tmp"
+  mv "$P/.tern-android-info.tmp" "$P/.tern-android-info"   # written last: the entry is complete
+}
+
+announce() { log "$dir -> $(readlink -f "$1"): $(sed -n 's/^sources=//p' "$1/.tern-android-info")"; }
+
+cache="$cache_root/android"
+mkdir -p "$cache"
+exec 9> "$cache/.lock"
+flock 9   # one builder at a time; a second run waits, then finds the entry
+entry="$cache/$key"
+if [ "$refresh" != 1 ] && [ -e "$entry" ]; then
+  if entry_valid "$entry" android; then ln -sfn "$entry" "$dir"; announce "$entry"; exit 0; fi
+  log "cache entry $entry is incomplete or damaged: deleting it"
+fi
+rm -rf "$entry"
+start=$(date +%s)
+# (Not `if build`: set -e does not apply inside a function called as a condition.)
+trap 'rc=$?; [ $rc -eq 0 ] || log "failed (exit $rc); the partial entry $entry is kept for inspection and rebuilt on the next run"' EXIT
+build "$entry"
+rm -rf "$dir"; ln -sfn "$entry" "$dir"
+# Entries of other keys (older versions of this script or the toolchain) untouched for 14 days go.
+find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -mtime +14 -exec rm -rf {} + 2> /dev/null || true
+log "built in $(( $(date +%s) - start )) s"
+announce "$entry"
