@@ -95,7 +95,16 @@ inline float ExpNonPositive(float x) {
 // compiled three times, for AVX-512, AVX2 and the baseline, and the loader picks the one the CPU runs
 // (GCC/Clang function multi-versioning: an ifunc resolved at load time). None of them uses FMA, so all
 // three compute the same floats.
-#if defined(__x86_64__) && defined(__linux__) && !defined(__ANDROID__)
+// Not under ThreadSanitizer: it instruments the ifunc resolver, which the dynamic loader runs before
+// TSan's runtime is initialized (the test executable died with SIGSEGV in the resolver at load).
+#if defined(__SANITIZE_THREAD__)
+#define TERN_NO_IFUNC 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TERN_NO_IFUNC 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__linux__) && !defined(__ANDROID__) && !defined(TERN_NO_IFUNC)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 void ExpShifted(const float* x, size_t n, float m, float* e) {
