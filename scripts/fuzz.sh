@@ -33,7 +33,7 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_loader fuzz_model_translate fuzz_translate fuzz_converter_parsers)
 
 cmake --preset fuzz > /dev/null
-cmake --build --preset fuzz
+cmake --build --preset fuzz --target "${targets[@]}"
 models=build-fuzz/test-models
 [ -f "$models/pre-relu.int8-shortlist.tern" ] || scripts/make-test-models.sh "$models" build/converter/tern-convert > /dev/null
 corpus=build-fuzz/corpus

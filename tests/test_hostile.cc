@@ -2,14 +2,11 @@
 // the fixture's tiny models: a .tern with a damaged tokenizer blob, a model whose vocabulary is smaller
 // than the beam, files whose header fields ask for more memory than the budget, generation defaults that
 // do not fit, too many threads, two threads on one Translator.
-#include <atomic>
 #include <cstring>
-#include <thread>
 
 #include "buffers.h"
 #include "marian_checkpoint.h"
 #include "sentencepiece_check.h"
-#include "session.h"
 #include "tern/cpu.h"
 #include "tern_generated.h"
 #include "tern_writer.h"
@@ -17,10 +14,6 @@
 
 using namespace tern;
 using namespace tern::test;
-
-namespace tern {
-Translator::Impl& ImplOf(Translator& t);
-}
 
 namespace {
 
@@ -230,38 +223,3 @@ TEST_CASE("threads beyond the CPU's hardware threads are clamped") {
   CHECK(t->threads() >= 1);
 }
 
-TEST_CASE("two threads on one Translator: the second call fails with kBusy, nothing is corrupted") {
-  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")));
-  const std::vector<uint32_t> src = {5, 6, 7, 0};
-  Span<const uint32_t> one(src.data(), src.size());
-  Span<const TranslationResult> r;
-  // Deterministic: a call is marked as running.
-  ImplOf(*t).busy = true;
-  Status s = t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r);
-  CHECK(s.code() == StatusCode::kBusy);
-  CHECK(s.message() == "Translator: a call is already running in another thread (use one Translator per thread)");
-  ImplOf(*t).busy = false;
-  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
-  const std::vector<uint32_t> want = ToVector(r[0].best().ids);
-  // Real contention (TSan in CI): every call either runs or reports kBusy. (A caller may not read a
-  // result while another thread calls: results live in the arena until the next call.)
-  std::atomic<int> busy{0}, ok{0}, other{0};
-  auto worker = [&] {
-    for (int i = 0; i < 200; ++i) {
-      Span<const TranslationResult> out;
-      Status st = t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &out);
-      if (st.code() == StatusCode::kBusy) ++busy;
-      else if (st.ok()) ++ok;
-      else ++other;
-    }
-  };
-  std::thread a(worker), b(worker);
-  a.join();
-  b.join();
-  CHECK(other.load() == 0);
-  CHECK(ok.load() + busy.load() == 400);
-  // And the Translator still translates as before.
-  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
-  CHECK(ToVector(r[0].best().ids) == want);
-  MESSAGE("calls: " << ok.load() << " ran, " << busy.load() << " were refused as busy");
-}

@@ -1,7 +1,6 @@
 // The Translator API on text and ids: per-sentence errors, options, limits, arena, threads.
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "test_util.h"
 
@@ -162,38 +161,6 @@ TEST_CASE("max_length and max_length_ratio cap the generated tokens") {
   o.max_length_ratio = 1.0f;  // ceil(1.0 * 2) + 10 = 12
   REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&s, 1), o, &r).ok());
   CHECK(r[0].best().ids.size() <= 11);
-}
-
-TEST_CASE("one Model shared by several Translators in several threads gives the serial results") {
-  auto m = Tiny("int8");
-  std::string_view in[] = {"A man in a blue shirt is standing on a ladder.", "Two young children are playing in the sand.",
-                           "A woman with a red hat rides a bicycle.", "The dog runs through the green grass."};
-  TranslateOptions o;
-  o.beam_size = 2;
-  std::vector<std::string> serial;
-  {
-    auto t = MakeTranslator(m);
-    Span<const TranslationResult> r;
-    REQUIRE(t->Translate(in, o, &r).ok());
-    for (const auto& x : r) serial.emplace_back(x.best().text);
-  }
-  constexpr int kThreads = 3;
-  std::vector<std::vector<std::string>> got(kThreads);
-  std::vector<std::thread> threads;
-  for (int k = 0; k < kThreads; ++k) {
-    threads.emplace_back([&, k] {
-      auto t = Translator::Create(m, TranslatorConfig{0, 0, 1, 0, 0, 1, nullptr, 0});
-      if (!t.ok()) return;
-      for (int rep = 0; rep < 3; ++rep) {
-        Span<const TranslationResult> r;
-        if (!t.value()->Translate(in, o, &r).ok()) return;
-        got[k].clear();
-        for (const auto& x : r) got[k].emplace_back(x.best().text);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int k = 0; k < kThreads; ++k) CHECK(got[k] == serial);
 }
 
 TEST_CASE("released weight pages read back the file's bytes; Translators made after a release translate the same") {
