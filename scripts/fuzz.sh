@@ -71,8 +71,9 @@ run() {  # run TARGET: prints "fuzz: TARGET: N executions in S s"
     > "$log" 2>&1
   local rc=$?
   set -e
-  # With -jobs, each worker logs to fuzz-N.log in the current directory.
-  [ "$jobs" -gt 1 ] && cat fuzz-*.log >> "$log" 2>/dev/null && rm -f fuzz-*.log
+  # With -jobs, each worker logs to fuzz-N.log in the current directory, and libFuzzer copies each one
+  # into its own output when the worker exits: the log already holds every worker's figures once.
+  [ "$jobs" -gt 1 ] && rm -f fuzz-*.log
   local execs
   execs=$(grep -h '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
   echo "fuzz: $target: $execs executions"
