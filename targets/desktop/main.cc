@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "inspect.h"
+#include "tokenize_cmd.h"
 #include "translate_cmd.h"
 
 #ifndef TERN_DEFAULT_MODEL

@@ -26,20 +26,9 @@ struct TranslateArgs {
   bool stream = false;      // print each line's words as they are generated (one line per call)
 };
 
-struct TokenizeArgs {
-  std::string model;
-  std::string input;        // empty: stdin
-  bool target = false;      // the target side's SentencePiece model and vocabulary
-  std::string target_lang;
-};
-
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each
 /// failure printed as "tern: line N: message" on stderr, an empty line written in its place), 2 if the
 /// model or a file could not be opened.
 int RunTranslate(const TranslateArgs& args);
-
-/// `tern tokenize`: prints the token ids of each input line (what the model sees: MarianTokenizer's
-/// rules, </s> included), space-separated, one line per input line. Exit codes as RunTranslate.
-int RunTokenize(const TokenizeArgs& args);
 
 }  // namespace tern::cli

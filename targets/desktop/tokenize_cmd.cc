@@ -1,0 +1,47 @@
+#include "tokenize_cmd.h"
+
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "cli_io.h"
+#include "tern/model.h"
+#include "tern/tokenize.h"
+
+namespace tern::cli {
+
+int RunTokenize(const TokenizeArgs& args) {
+  auto model = Model::Load(args.model);
+  if (!model.ok()) {
+    std::cerr << "tern: " << model.status().message() << "\n";
+    return 2;
+  }
+  auto tok = TextTokenizer::Create(model.value(), args.target ? TextTokenizer::Side::kTarget : TextTokenizer::Side::kSource);
+  if (!tok.ok()) {
+    std::cerr << "tern: " << tok.status().message() << "\n";
+    return 2;
+  }
+  std::ifstream fin;
+  std::istream* in = nullptr;
+  if (Status st = OpenInput(args.input, &fin, &in); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
+  }
+  size_t line_no = 0, failed = 0;
+  std::vector<uint32_t> ids;
+  for (std::string s; std::getline(*in, s);) {
+    ++line_no;
+    Status st = tok.value()->Encode(s, args.target_lang, &ids);
+    if (!st.ok()) {
+      std::cerr << "tern: line " << line_no << ": " << st.message() << "\n";
+      ++failed;
+      std::cout << "\n";
+      continue;
+    }
+    for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
+    std::cout << "\n";
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace tern::cli
