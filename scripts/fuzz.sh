@@ -12,20 +12,24 @@
 # by the next run. A crash leaves its input in build-fuzz/crashes/ and fails the script: turn it into a fix
 # and a regression file.
 #
-# Usage: scripts/fuzz.sh [SECONDS]                  each target SECONDS (default 60; what CI runs)
+# Usage: scripts/fuzz.sh --ci                       what CI runs: each target 30,000 executions from seed 1
+#                                                   on a fresh corpus (about the same inputs on any machine,
+#                                                   whatever its speed), at most 180 s each
+#        scripts/fuzz.sh [SECONDS]                  each target SECONDS (default 60), random seed
 #        scripts/fuzz.sh --minutes N [--jobs J] [--target NAME]...
 #                                                   long runs: N minutes per target, J parallel workers
 # (needs the default build for tern-convert and the test models)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=60 jobs=1 targets=()
+seconds=60 jobs=1 targets=() ci=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) seconds=$(( $2 * 60 )); shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --target) targets+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --ci) ci=1 seconds=180; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     [0-9]*) seconds=$1; shift ;;
     *) echo "fuzz: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -37,6 +41,7 @@ cmake --build --preset fuzz --target "${targets[@]}"
 models=build-fuzz/test-models
 [ -f "$models/pre-relu.int8-shortlist.tern" ] || scripts/make-test-models.sh "$models" build/converter/tern-convert > /dev/null
 corpus=build-fuzz/corpus
+if [ $ci -eq 1 ]; then corpus=build-fuzz/corpus-ci; rm -rf "$corpus"; fi
 mkdir -p "$corpus"/{loader,translate,parsers} build-fuzz/crashes
 # Seeds (copied over whatever the corpus already holds: files with the same name are the same seed).
 cp "$models"/*.tern "$corpus/loader/"
@@ -62,9 +67,10 @@ kind_of() {
 }
 run() {  # run TARGET: prints "fuzz: TARGET: N executions in S s"
   local target=$1 log=build-fuzz/$1.log
-  echo "fuzz: $target for ${seconds}s ($jobs worker(s))"
+  if [ $ci -eq 1 ]; then echo "fuzz: $target: 30000 executions from seed 1 (at most ${seconds}s)"; else echo "fuzz: $target for ${seconds}s ($jobs worker(s))"; fi
   local extra=()
   [ "$jobs" -gt 1 ] && extra=(-jobs="$jobs" -workers="$jobs")
+  [ $ci -eq 1 ] && extra=(-seed=1 -runs=30000)
   set +e
   build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=1200000 -timeout=60 \
     -artifact_prefix=build-fuzz/crashes/"$target"- -print_final_stats=1 "${extra[@]}" "$corpus/$(kind_of "$target")" \
@@ -77,7 +83,13 @@ run() {  # run TARGET: prints "fuzz: TARGET: N executions in S s"
   local execs
   execs=$(grep -h '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
   echo "fuzz: $target: $execs executions"
-  grep -E '^(==[0-9]+==ERROR|SUMMARY)' "$log" || true
+  # What failed, with its stack: sanitizer reports (==N==ERROR), libFuzzer's (==N== ERROR: deadly signal,
+  # after an uncaught exception's "terminate called ..."), UBSan's "runtime error".
+  if [ $rc -ne 0 ]; then
+    grep -a -m1 -A40 -E '^(==[0-9]+== ?ERROR|terminate called|.*: runtime error:)' "$log" | head -60
+    # The failing input itself, so a CI log alone reproduces it: base64 -d > crash; TARGET crash
+    grep -a -E '^(SUMMARY|Base64: |artifact_prefix=)' "$log" || true
+  fi
   return $rc
 }
 status=0

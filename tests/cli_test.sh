@@ -34,6 +34,16 @@ check "inspect prints the arena plan" grep -q '^arena_plan.decoder.self_k (KV ca
 tern inspect /nonexistent.tern 2> "$tmp/err"; rc=$?
 check "inspect of a missing file exits 2" test $rc -eq 2
 check "inspect error is one line" test "$(wc -l < "$tmp/err")" -eq 1
+# A string in the file (provenance.converter_version) that is not UTF-8: printed with U+FFFD, never
+# std::terminate in the JSON writer (this aborted with exit 134 before).
+cp "$models/post-swish.int8.tern" "$tmp/bad-utf8.tern"
+at=$(LC_ALL=C grep -obaF 'tern-convert ' "$tmp/bad-utf8.tern" | head -1 | cut -d: -f1)
+printf '\xff\xfe\xc3' | dd of="$tmp/bad-utf8.tern" bs=1 seek="$at" conv=notrunc status=none
+tern inspect --json "$tmp/bad-utf8.tern" > "$tmp/bad-utf8.json"; rc=$?
+check "inspect --json of a string that is not UTF-8 exits 0" test $rc -eq 0
+check "inspect --json prints it with U+FFFD" grep -q $'"converter_version": "\xef\xbf\xbd' "$tmp/bad-utf8.json"
+tern inspect "$tmp/bad-utf8.tern" > /dev/null; rc=$?
+check "inspect (text) of a string that is not UTF-8 exits 0" test $rc -eq 0
 
 # translate --ids with a failing line in the middle: output stays aligned, exit 1.
 printf '5 6 0\n5 x 0\n7 8 9 0\n' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 > "$tmp/out" 2> "$tmp/err"; rc=$?

@@ -165,7 +165,14 @@ TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, a
     CHECK(ParseGenerationConfig(R"({"repetition_penalty": 0})", "g.json", 0, 100, &g).message() ==
           "g.json: \"repetition_penalty\" must be > 0");
     CHECK(ParseGenerationConfig(R"({"max_length": -3})", "g.json", 0, 100, &g).message() ==
-          "g.json: \"max_length\" must be a non-negative integer, is -3");
+          "g.json: \"max_length\" must be a non-negative integer, is -3");    // A long string cut for the message inside a UTF-8 sequence: nlohmann's dump() threw type_error 316
+    // (std::terminate in the converter; found by fuzz_converter_parsers in CI). Cut at the sequence start.
+    const std::string sixty_three_a(63, 'a');
+    CHECK(ParseGenerationConfig("{\"do_sample\": \"" + sixty_three_a + "\xc3\xa9\"}", "g.json", 0, 100, &g).message() ==
+          "g.json: \"do_sample\" \"" + sixty_three_a + "\"... is not supported by tern");
+    CHECK(QuotedForMessage("ab\xe2\x82\xac", 3) == "\"ab\"...");
+    CHECK(QuotedForMessage("ab\xff", 8) == "\"ab\xef\xbf\xbd\"");  // not UTF-8: U+FFFD
+    CHECK(QuotedForMessage("", 8) == "\"\"");
   }
   SUBCASE("behaviour tern does not implement is refused, not ignored") {
     for (const char* text : {R"({"do_sample": true})", R"({"early_stopping": true})", R"({"num_beam_groups": 2})",

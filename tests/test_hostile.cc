@@ -99,6 +99,35 @@ TEST_CASE("the charsmap check: each way out of bounds is named; real normalizers
   CHECK(format::CheckSentencePieceModel("", "m").message() == "m: empty SentencePiece model");
 }
 
+TEST_CASE("SentencePiece pieces that darts-clone cannot take (empty, or holding a NUL byte) are refused") {
+  // SentencePiece builds darts-clone tries from the pieces as C strings; darts-clone throws on an empty
+  // key or one cut short by a NUL, and the exception ended the process (std::terminate: found by
+  // fuzz_converter_parsers). Before this check such a model passed tern's verifier.
+  const std::vector<uint8_t> bytes = ReadBytes(ModelsDir() + "/post-swish/source.spm");
+  const std::string proto(bytes.begin(), bytes.end());
+  REQUIRE(format::CheckSentencePieceModel(proto, "m").ok());
+  const auto [at, size] = FindPieceText(proto, 5);
+  REQUIRE(size > 0);
+  std::string nul = proto;
+  nul[at] = '\0';
+  CHECK(format::CheckSentencePieceModel(nul, "m").message() == "m: piece 5 holds a NUL byte (at byte 0 of its text)");
+  // ModelProto { pieces { piece: "" } }
+  CHECK(format::CheckSentencePieceModel(std::string("\x0a\x02\x0a\x00", 4), "m").message() == "m: piece 0 is empty");
+  CHECK(format::CheckSentencePieceModel(std::string("\x0a\x02\x10\x01", 4), "m").message() == "m: piece 0 has no text");
+
+  // The same bytes inside a .tern: refused when the model loads, before SentencePiece sees them.
+  std::vector<uint8_t> b = ReadBytes(ModelPath("post-swish", "int8"));
+  const auto* spm = fb::GetModel(b.data())->tokenizer()->target_spm();
+  const std::string embedded(reinterpret_cast<const char*>(spm->data()), spm->size());
+  const auto [piece_at, piece_size] = FindPieceText(embedded, 5);
+  REQUIRE(piece_size > 0);
+  b[static_cast<size_t>(spm->data() - b.data()) + piece_at] = 0;
+  Status s = LoadImage(b);
+  CHECK(s.code() == StatusCode::kInvalidModel);
+  CHECK_MESSAGE(s.message() == "hostile.tern: semantic check: tokenizer.target_spm: piece 5 holds a NUL byte (at byte 0 of its text)",
+                s.message());
+}
+
 TEST_CASE("beams wider than the vocabulary: every beam slot holds real tokens (no crash, no uninitialised read)") {
   // Run under ASan in CI (and valgrind-clean): before, an empty beam slot was decoded with garbage ids.
   for (uint32_t vocab : {4u, 16u}) {

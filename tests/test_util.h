@@ -68,10 +68,10 @@ inline std::vector<uint32_t> Ids(const nlohmann::json& j) { return j.get<std::ve
 inline std::vector<uint32_t> ToVector(Span<const uint32_t> s) { return std::vector<uint32_t>(s.begin(), s.end()); }
 
 
-/// The byte range [offset, offset + size) of the normalizer's precompiled_charsmap inside a serialized
-/// SentencePiece ModelProto (field 3, then its field 2), found by walking the protobuf wire format; size 0
-/// when there is none. For tests that damage it.
-inline std::pair<size_t, size_t> FindPrecompiledCharsMap(const std::string& proto) {
+/// The payload range [offset, offset + size) of the `nth` length-delimited field number `want` in the
+/// protobuf message proto[begin, end), found by walking the wire format; {0, 0} when there is none.
+inline std::pair<size_t, size_t> FindProtoField(const std::string& proto, size_t begin, size_t end, uint64_t want,
+                                                size_t nth = 0) {
   auto varint = [&](size_t& p, uint64_t& v) {
     v = 0;
     for (int shift = 0; p < proto.size() && shift < 64; shift += 7) {
@@ -81,29 +81,38 @@ inline std::pair<size_t, size_t> FindPrecompiledCharsMap(const std::string& prot
     }
     return false;
   };
-  // Fields of [begin, end): returns the payload range of field `want` (length-delimited).
-  auto find = [&](size_t begin, size_t end, uint64_t want) -> std::pair<size_t, size_t> {
-    size_t p = begin;
-    while (p < end) {
-      uint64_t key, v;
-      if (!varint(p, key)) break;
-      switch (key & 7) {
-        case 0: varint(p, v); break;
-        case 1: p += 8; break;
-        case 5: p += 4; break;
-        case 2:
-          varint(p, v);
-          if ((key >> 3) == want) return {p, static_cast<size_t>(v)};
-          p += v;
-          break;
-        default: return {0, 0};
-      }
+  size_t p = begin;
+  while (p < end) {
+    uint64_t key, v;
+    if (!varint(p, key)) break;
+    switch (key & 7) {
+      case 0: varint(p, v); break;
+      case 1: p += 8; break;
+      case 5: p += 4; break;
+      case 2:
+        varint(p, v);
+        if ((key >> 3) == want && nth-- == 0) return {p, static_cast<size_t>(v)};
+        p += v;
+        break;
+      default: return {0, 0};
     }
-    return {0, 0};
-  };
-  const auto spec = find(0, proto.size(), 3);
+  }
+  return {0, 0};
+}
+
+/// The byte range of the normalizer's precompiled_charsmap inside a serialized SentencePiece ModelProto
+/// (field 3, then its field 2); size 0 when there is none. For tests that damage it.
+inline std::pair<size_t, size_t> FindPrecompiledCharsMap(const std::string& proto) {
+  const auto spec = FindProtoField(proto, 0, proto.size(), 3);
   if (spec.second == 0) return {0, 0};
-  return find(spec.first, spec.first + spec.second, 2);
+  return FindProtoField(proto, spec.first, spec.first + spec.second, 2);
+}
+
+/// The byte range of the text of piece `index` (ModelProto field 1, then its field 1).
+inline std::pair<size_t, size_t> FindPieceText(const std::string& proto, size_t index) {
+  const auto piece = FindProtoField(proto, 0, proto.size(), 1, index);
+  if (piece.second == 0) return {0, 0};
+  return FindProtoField(proto, piece.first, piece.first + piece.second, 1);
 }
 
 /// `proto` with every unit of its charsmap trie set to 0xffffffff (SentencePiece follows the root's

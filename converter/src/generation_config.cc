@@ -4,16 +4,6 @@
 
 namespace tern::convert {
 
-std::string BriefJson(const nlohmann::json& v) {
-  if (v.is_array()) return v.empty() ? "[]" : "a list of " + std::to_string(v.size());
-  if (v.is_object()) return "an object";
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    return nlohmann::json(s.size() > 64 ? s.substr(0, 64) + "..." : s).dump();
-  }
-  return v.dump();
-}
-
 namespace {
 
 using nlohmann::json;

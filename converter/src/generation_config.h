@@ -10,12 +10,9 @@
 
 #include "tern/model.h"
 #include "tern/status.h"
+#include "json_message.h"
 
 namespace tern::convert {
-
-/// A JSON value for an error message: scalars as JSON (strings cut to 64 bytes), containers by kind and
-/// size only, so a value nested 100,000 deep is never walked (nlohmann's dump() recurses).
-std::string BriefJson(const nlohmann::json& v);
 
 /// Where the generation keys come from; the defaults of absent keys differ.
 enum class GenerationSource {

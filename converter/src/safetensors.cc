@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "half.h"
+#include "json_message.h"
 #include "read_file.h"
 
 namespace tern::convert {
@@ -69,7 +70,7 @@ Status ParseSafeTensors(std::vector<uint8_t> bytes, const std::string& name, Saf
                  ") outside the " + std::to_string(data_bytes) + "-byte data section");
     const size_t es = ElementSize(t.dtype);
     if (es == 0)  // checked before anything is sized by the shape
-      return bad("tensor '" + key + "': dtype " + nlohmann::json(t.dtype.substr(0, 16)).dump() +
+      return bad("tensor '" + key + "': dtype " + QuotedForMessage(t.dtype, 16) +
                  " is not one tern reads (F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL)");
     if (e - b != numel * es)
       return bad("tensor '" + key + "': " + std::to_string(e - b) + " bytes, shape and dtype " + t.dtype +

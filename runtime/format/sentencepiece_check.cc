@@ -74,6 +74,31 @@ Status CheckNormalizerSpec(std::string_view spec, const std::string& what) {
   return Status::Ok();
 }
 
+// One ModelProto.pieces entry (SentencePiece message: piece = 1, score = 2, type = 3). SentencePiece hands
+// the piece strings to darts-clone as C strings (unigram::Model::BuildTrie and the normalizer's
+// PrefixMatcher pass no lengths), and darts-clone throws Darts::Details::Exception ("zero-length key",
+// "invalid null character", "wrong key order") on a key that is empty or shortened by a NUL byte:
+// through SentencePiece's C++ API that exception ends the process. So a piece must be non-empty and hold
+// no NUL byte, which every model SentencePiece's trainer writes satisfies.
+Status CheckPiece(std::string_view entry, uint64_t index, const std::string& what) {
+  Wire w{reinterpret_cast<const uint8_t*>(entry.data()), reinterpret_cast<const uint8_t*>(entry.data()) + entry.size()};
+  bool has_piece = false;
+  while (w.p < w.end) {
+    uint32_t number, type;
+    std::string_view bytes;
+    if (!w.Next(&number, &type, &bytes)) return Bad(what, "piece " + std::to_string(index) + ": malformed protobuf field");
+    if (number != 1) continue;
+    if (type != 2) return Bad(what, "piece " + std::to_string(index) + ": its text is not a string field");
+    if (bytes.empty()) return Bad(what, "piece " + std::to_string(index) + " is empty");
+    if (bytes.find('\0') != std::string_view::npos)
+      return Bad(what, "piece " + std::to_string(index) + " holds a NUL byte (at byte " +
+                           std::to_string(bytes.find('\0')) + " of its text)");
+    has_piece = true;
+  }
+  if (!has_piece) return Bad(what, "piece " + std::to_string(index) + " has no text");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckPrecompiledCharsMap(std::string_view blob, const std::string& what) {
@@ -115,12 +140,17 @@ Status CheckPrecompiledCharsMap(std::string_view blob, const std::string& what) 
 Status CheckSentencePieceModel(std::string_view proto, const std::string& what) {
   if (proto.empty()) return Bad(what, "empty SentencePiece model");
   Wire w{reinterpret_cast<const uint8_t*>(proto.data()), reinterpret_cast<const uint8_t*>(proto.data()) + proto.size()};
+  uint64_t pieces = 0;
   while (w.p < w.end) {
     const size_t at = static_cast<size_t>(w.p - reinterpret_cast<const uint8_t*>(proto.data()));
     uint32_t number, type;
     std::string_view bytes;
     if (!w.Next(&number, &type, &bytes))
       return Bad(what, "not a SentencePiece model: malformed protobuf field at byte " + std::to_string(at));
+    if (number == 1) {  // pieces
+      if (type != 2) return Bad(what, "piece " + std::to_string(pieces) + " is not a message");
+      TERN_RETURN_IF_ERROR(CheckPiece(bytes, pieces++, what));
+    }
     if (number == 3 || number == 5) {  // normalizer_spec, denormalizer_spec
       if (type != 2) return Bad(what, "normalizer spec is not a message");
       TERN_RETURN_IF_ERROR(CheckNormalizerSpec(bytes, what + (number == 3 ? ".normalizer_spec" : ".denormalizer_spec")));

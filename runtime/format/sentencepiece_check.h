@@ -11,6 +11,9 @@
 //     trie for every byte of input (darts-clone's commonPrefixSearch: next = (i ^ offset) ^ byte);
 //   - for every unit with a leaf, the leaf's value indexes the strings, which end with a NUL.
 // Units are read as darts-clone does (darts.h: has_leaf, value, label, offset).
+// It also checks every piece's text: non-empty and free of NUL bytes, because SentencePiece builds
+// darts-clone tries from the pieces as C strings and darts-clone throws (std::terminate through
+// SentencePiece) on an empty key or one a NUL byte cuts short.
 #pragma once
 
 #include <string>
@@ -20,8 +23,9 @@
 
 namespace tern::format {
 
-/// kInvalidModel naming `what` (e.g. "tokenizer.source_spm") and the fault (field, unit index, offset)
-/// when the blob is not a well-formed ModelProto or a charsmap could make SentencePiece read outside it.
+/// kInvalidModel naming `what` (e.g. "tokenizer.source_spm") and the fault (field, piece or unit index,
+/// offset) when the blob is not a well-formed ModelProto, a piece is empty or holds a NUL byte, or a
+/// charsmap could make SentencePiece read outside it.
 Status CheckSentencePieceModel(std::string_view proto, const std::string& what);
 
 /// The check of one precompiled_charsmap blob (exposed for tests).

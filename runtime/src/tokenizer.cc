@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,17 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   const std::string_view proto = source ? model.source_spm() : model.target_spm();
   t->spm_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
   // {data, size}: SentencePiece 0.1.97 upstream takes its own absl::string_view shim, Debian's std::string_view.
-  auto st = t->spm_->LoadFromSerializedProto({proto.data(), proto.size()});
-  if (!st.ok())
-    return Status(StatusCode::kInvalidModel, model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ") +
-                                                 st.ToString());
+  const std::string where = model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ");
+  sentencepiece::util::Status st;
+  // The verifier (format::CheckSentencePieceModel) already refused what is known to make SentencePiece or
+  // its darts-clone tries throw; an exception that still comes out of that C++ library is this model's
+  // error, never the process's end.
+  try {
+    st = t->spm_->LoadFromSerializedProto({proto.data(), proto.size()});
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidModel, where + "SentencePiece failed to load it: " + e.what());
+  }
+  if (!st.ok()) return Status(StatusCode::kInvalidModel, where + st.ToString());
   model.ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
   // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
   const auto& vocab = source ? model.source_vocab() : model.target_vocab();

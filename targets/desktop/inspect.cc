@@ -86,7 +86,7 @@ static void Flatten(const nlohmann::json& j, const std::string& prefix, std::ost
     } else if (it->is_object()) {
       Flatten(*it, key, o);
     } else {
-      o << key << ": " << (it->is_string() ? it->get<std::string>() : it->dump()) << "\n";
+      o << key << ": " << (it->is_string() ? it->get<std::string>() : it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
     }
   }
 }

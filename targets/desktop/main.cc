@@ -18,7 +18,7 @@
 #define TERN_DEFAULT_MODEL "models/en-de/en-de.int8.tern"
 #endif
 
-int main(int argc, char** argv) {
+static int Run(int argc, char** argv) {
   CLI::App app{"tern: int8 Transformer translation on small devices"};
   app.require_subcommand(1);
 
@@ -68,6 +68,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   const nlohmann::json d = tern::cli::Describe(*model.value());
-  std::cout << (json ? d.dump(2) + "\n" : tern::cli::DescribeText(d));
+  std::cout << (json ? d.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : tern::cli::DescribeText(d));
   return 0;
+}
+
+// The last line of defence, as tern-convert's: every input error is a Status with its own message; an
+// exception that still escapes (a bug, or memory exhausted) ends the run with one line and exit 3, never
+// an abort; output files are written to a temporary and renamed only on success.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "tern: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "tern: internal error\n";
+  }
+  return 3;
 }

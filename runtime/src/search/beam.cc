@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "kernels.h"
 #include "search/search.h"
@@ -10,7 +9,6 @@
 namespace tern {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kAbsentBeamScore = -1e9f;  // transformers' score of beams that do not exist yet
 
 // Top k = 2 x beam scores over a sentence's `live` consecutive rows into cand_* (descending; equal scores
