@@ -21,7 +21,7 @@
 # (needs the default build for tern-convert and the test models)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=60 jobs=1 targets=() ci=0
+seconds=60 jobs=1 targets=() ci=0 ci_runs=30000
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) seconds=$(( $2 * 60 )); shift 2 ;;
@@ -65,12 +65,16 @@ kind_of() {
     *) echo parsers ;;
   esac
 }
-run() {  # run TARGET: prints "fuzz: TARGET: N executions in S s"
+run() {  # run TARGET: prints "fuzz: TARGET: N executions", and on a failure the report and the input
   local target=$1 log=build-fuzz/$1.log
-  if [ $ci -eq 1 ]; then echo "fuzz: $target: 30000 executions from seed 1 (at most ${seconds}s)"; else echo "fuzz: $target for ${seconds}s ($jobs worker(s))"; fi
   local extra=()
-  [ "$jobs" -gt 1 ] && extra=(-jobs="$jobs" -workers="$jobs")
-  [ $ci -eq 1 ] && extra=(-seed=1 -runs=30000)
+  if [ $ci -eq 1 ]; then
+    echo "fuzz: $target: $ci_runs executions from seed 1 (at most ${seconds}s)"
+    extra=(-seed=1 -runs="$ci_runs")
+  else
+    echo "fuzz: $target for ${seconds}s ($jobs worker(s))"
+    [ "$jobs" -gt 1 ] && extra=(-jobs="$jobs" -workers="$jobs")
+  fi
   set +e
   build-fuzz/tests/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=1200000 -timeout=60 \
     -artifact_prefix=build-fuzz/crashes/"$target"- -print_final_stats=1 "${extra[@]}" "$corpus/$(kind_of "$target")" \

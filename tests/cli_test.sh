@@ -34,6 +34,11 @@ check "inspect prints the arena plan" grep -q '^arena_plan.decoder.self_k (KV ca
 tern inspect /nonexistent.tern 2> "$tmp/err"; rc=$?
 check "inspect of a missing file exits 2" test $rc -eq 2
 check "inspect error is one line" test "$(wc -l < "$tmp/err")" -eq 1
+tern translate --beam x < /dev/null 2> "$tmp/err"; rc=$?
+check "a bad argument exits 2 (CLI11 alone gave 104)" test $rc -eq 2
+check "a bad argument names it" grep -q -- '--beam' "$tmp/err"
+tern translate --help > /dev/null; rc=$?
+check "--help exits 0" test $rc -eq 0
 # A string in the file (provenance.converter_version) that is not UTF-8: printed with U+FFFD, never
 # std::terminate in the JSON writer (this aborted with exit 134 before).
 cp "$models/post-swish.int8.tern" "$tmp/bad-utf8.tern"

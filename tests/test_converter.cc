@@ -165,8 +165,9 @@ TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, a
     CHECK(ParseGenerationConfig(R"({"repetition_penalty": 0})", "g.json", 0, 100, &g).message() ==
           "g.json: \"repetition_penalty\" must be > 0");
     CHECK(ParseGenerationConfig(R"({"max_length": -3})", "g.json", 0, 100, &g).message() ==
-          "g.json: \"max_length\" must be a non-negative integer, is -3");    // A long string cut for the message inside a UTF-8 sequence: nlohmann's dump() threw type_error 316
-    // (std::terminate in the converter; found by fuzz_converter_parsers in CI). Cut at the sequence start.
+          "g.json: \"max_length\" must be a non-negative integer, is -3");
+    // A long string cut for the message inside a UTF-8 sequence: nlohmann's dump() threw type_error 316
+    // (found by fuzz_converter_parsers in CI; tern-convert printed "internal error"). Cut at the sequence start.
     const std::string sixty_three_a(63, 'a');
     CHECK(ParseGenerationConfig("{\"do_sample\": \"" + sixty_three_a + "\xc3\xa9\"}", "g.json", 0, 100, &g).message() ==
           "g.json: \"do_sample\" \"" + sixty_three_a + "\"... is not supported by tern");

@@ -1,7 +1,7 @@
 // Issue 18: hostile and broken inputs reaching the runtime. Every input is built here, at test time, from
-// the fixture's tiny models: a .tern with a damaged tokenizer blob, a model whose vocabulary is smaller
-// than the beam, files whose header fields ask for more memory than the budget, generation defaults that
-// do not fit, too many threads, two threads on one Translator.
+// the fixture's tiny models: a .tern with a damaged tokenizer blob (normalizer trie, pieces), a model whose
+// vocabulary is smaller than the beam, files whose header fields ask for more memory than the budget,
+// generation defaults that do not fit, too many threads. (Two threads on one Translator: test_threads.cc.)
 #include <cstring>
 
 #include "buffers.h"

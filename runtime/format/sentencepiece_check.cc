@@ -90,9 +90,8 @@ Status CheckPiece(std::string_view entry, uint64_t index, const std::string& wha
     if (number != 1) continue;
     if (type != 2) return Bad(what, "piece " + std::to_string(index) + ": its text is not a string field");
     if (bytes.empty()) return Bad(what, "piece " + std::to_string(index) + " is empty");
-    if (bytes.find('\0') != std::string_view::npos)
-      return Bad(what, "piece " + std::to_string(index) + " holds a NUL byte (at byte " +
-                           std::to_string(bytes.find('\0')) + " of its text)");
+    if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+      return Bad(what, "piece " + std::to_string(index) + " holds a NUL byte (at byte " + std::to_string(nul) + " of its text)");
     has_piece = true;
   }
   if (!has_piece) return Bad(what, "piece " + std::to_string(index) + " has no text");

@@ -59,7 +59,13 @@ static int Run(int argc, char** argv) {
   in->add_option("MODEL", inspect_model, "the .tern file")->required();
   in->add_flag("--json", json, "print JSON");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints the message (or --help) and gives each kind of parse error its own code; tern's
+    // contract is 0 for --help and 2 for any bad argument, as for a model that cannot be opened.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (tr->parsed()) return tern::cli::RunTranslate(ta);
   if (tok->parsed()) return tern::cli::RunTokenize(tk);
   auto model = tern::Model::Load(inspect_model);

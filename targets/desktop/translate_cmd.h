@@ -28,7 +28,7 @@ struct TranslateArgs {
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each
 /// failure printed as "tern: line N: message" on stderr, an empty line written in its place), 2 if the
-/// model or a file could not be opened.
+/// model or a file could not be opened, 130 if Ctrl-C (SIGINT) stopped a --stream run.
 int RunTranslate(const TranslateArgs& args);
 
 }  // namespace tern::cli
