@@ -143,6 +143,91 @@ tern translate -m "$models/post-rules.int8.tern" -i "$tmp/st.en" --stream > "$tm
 check "--stream exit 0" test $? -eq 0
 check "--stream prints what translate prints" cmp -s "$tmp/st.plain" "$tmp/st.stream"
 
+# --- hostile input, round two (issue 25) ---
+# --beam 0 and --max-length 0 were taken as the model's default: a range error now, exit 2.
+for opt in "--beam 0" "--beam 65" "--max-length 0"; do
+  tern translate -m "$models/post-swish.int8.tern" $opt < /dev/null 2> "$tmp/err"; rc=$?
+  check "$opt exits 2" test $rc -eq 2
+  check "$opt names the option" grep -q -- "${opt% *}" "$tmp/err"
+done
+# --ids --stream printed text: it prints ids, as --ids without --stream does.
+printf '5 6 7 0\n9 12 0\n' > "$tmp/ids.in"
+tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 -i "$tmp/ids.in" -o "$tmp/ids.plain"
+tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --stream -i "$tmp/ids.in" > "$tmp/ids.stream"
+check "--ids --stream prints the ids --ids prints" cmp -s "$tmp/ids.plain" "$tmp/ids.stream"
+tern translate -m "$models/post-swish.int8.tern" --ids --beam 4 --stream -i "$tmp/ids.in" > "$tmp/ids.stream4"
+tern translate -m "$models/post-swish.int8.tern" --ids --beam 4 -i "$tmp/ids.in" > "$tmp/ids.plain4"
+check "--ids --stream with beam 4 too" cmp -s "$tmp/ids.plain4" "$tmp/ids.stream4"
+# --stream: a line whose second sentence is too long printed the first one's translation: an empty line.
+long=$(for i in $(seq 300); do printf 'word%d ' $i; done)
+printf 'A man in a blue shirt. Then %s.\nTwo dogs play.\n' "$long" > "$tmp/toolong.en"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/toolong.en" --stream > "$tmp/toolong.stream" 2> "$tmp/err"; rc=$?
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/toolong.en" > "$tmp/toolong.plain" 2> /dev/null
+check "--stream: a line that fails exits 1" test $rc -eq 1
+check "--stream: a failing line is an empty line" test -z "$(sed -n 1p "$tmp/toolong.stream")"
+check "--stream prints what translate prints when a line fails" cmp -s "$tmp/toolong.plain" "$tmp/toolong.stream"
+check "--stream: the error names sentence 2 of 2" grep -q "^tern: line 1: sentence 2 of 2: .*exceed max_source_tokens" "$tmp/err"
+# A line longer than the reader's bound (1 MiB) fails alone; memory stays bounded.
+{ echo "A dog."; head -c 1500000 /dev/zero | tr '\0' 'a'; echo; echo "A cat."; } > "$tmp/huge.en"
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/huge.en" -o "$tmp/huge.out" 2> "$tmp/err"; rc=$?
+check "an over-long line: exit 1" test $rc -eq 1
+check "an over-long line is named" grep -q "^tern: line 2: line longer than 1048576 bytes (skipped)" "$tmp/err"
+check "an over-long line keeps the output aligned" test "$(wc -l < "$tmp/huge.out")" -eq 3
+# A device as --input is refused (it can have no end); a FIFO is read.
+tern translate -m "$models/post-swish.int8.tern" -i /dev/zero 2> "$tmp/err"; rc=$?
+check "--input /dev/zero is refused" test $rc -eq 2
+check "--input /dev/zero: the message says why" grep -q "/dev/zero: not a regular file or a pipe" "$tmp/err"
+mkfifo "$tmp/in.fifo"
+(printf 'A dog.\n' > "$tmp/in.fifo") &
+tern translate -m "$models/post-swish.int8.tern" -i "$tmp/in.fifo" > "$tmp/fifo.out"; rc=$?
+check "--input FIFO is read" test $rc -eq 0 -a "$(wc -l < "$tmp/fifo.out")" -eq 1
+# The model file as --output is refused before anything is written.
+cp "$models/post-swish.int8.tern" "$tmp/self.tern"
+printf 'A dog.\n' | tern translate -m "$tmp/self.tern" -o "$tmp/self.tern" 2> "$tmp/err"; rc=$?
+check "the model as output is refused" test $rc -eq 2
+check "the model as output: named" grep -q "is the model" "$tmp/err"
+check "the model is untouched" cmp -s "$models/post-swish.int8.tern" "$tmp/self.tern"
+# tern-convert never writes over an input, a device or a FIFO (CKPT/vocab.json was replaced before).
+mkdir "$tmp/ck2" && cp "$models/post-swish/"* "$tmp/ck2/"
+cp "$tmp/ck2/vocab.json" "$tmp/vocab.before"
+convert "$tmp/ck2" "$tmp/ck2/vocab.json" 2> "$tmp/err"; rc=$?
+check "convert: an input as output exits 1" test $rc -eq 1
+check "convert: an input as output is named" grep -q "is an input of this conversion" "$tmp/err"
+check "convert: the input is untouched" cmp -s "$tmp/vocab.before" "$tmp/ck2/vocab.json"
+mkfifo "$tmp/out.fifo"
+convert "$tmp/ck2" "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
+check "convert: a FIFO as output is refused" test $rc -eq 1 -a -p "$tmp/out.fifo"
+convert "$tmp/ck2" /dev/null 2> "$tmp/err"; rc=$?
+check "convert: /dev/null as output is refused" test $rc -eq 1 -a -c /dev/null
+check "convert: /dev/null: the message says why" grep -q "/dev/null: not a regular file" "$tmp/err"
+# tern-convert --shortlist-marian /dev/zero grew to gigabytes: refused before reading.
+convert "$tmp/ck2" "$tmp/z.tern" --shortlist-marian /dev/zero 2> "$tmp/err"; rc=$?
+check "convert --shortlist-marian /dev/zero is refused" test $rc -eq 1
+check "convert --shortlist-marian /dev/zero: named" grep -q "/dev/zero: not a regular file" "$tmp/err"
+convert "$tmp/ck2" "$tmp/z.tern" --shortlist /dev/zero /dev/zero 2> "$tmp/err"; rc=$?
+check "convert --shortlist /dev/zero is refused" test $rc -eq 1
+# --stream --output, interrupted (Ctrl-C while it waits for the next line, with two lines translated):
+# the old output file is kept (it was replaced by the lines written so far), tern ends with 130 (it went
+# on waiting, and dropped the next line as "cancelled by the caller").
+mkfifo "$tmp/sig.fifo"
+exec 7<>"$tmp/sig.fifo"
+echo "old output" > "$tmp/sig.out"
+( exec ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.int8.tern" --stream -o "$tmp/sig.out" < "$tmp/sig.fifo" 2> "$tmp/sig.err" ) &
+pid=$!
+( sleep 60; kill -9 $pid 2> /dev/null ) > /dev/null 2>&1 &
+watchdog=$!
+printf 'A man in a blue shirt.\nTwo dogs play.\n' >&7
+for _ in $(seq 200); do [ "$(cat "$tmp"/sig.out.tmp.* 2> /dev/null | wc -l)" -ge 2 ] && break; sleep 0.05; done
+check "--stream --output: the lines so far are in the temporary file" test "$(cat "$tmp"/sig.out.tmp.* 2> /dev/null | wc -l)" -eq 2
+kill -INT $pid
+wait $pid; rc=$?
+kill $watchdog 2> /dev/null
+exec 7>&-
+check "--stream: Ctrl-C while waiting for input exits 130" test $rc -eq 130
+check "--stream: Ctrl-C says so" grep -q "^tern: interrupted" "$tmp/sig.err"
+check "--stream --output: Ctrl-C keeps the old output" test "$(cat "$tmp/sig.out")" = "old output"
+check "--stream --output: no temporary file left" bash -c "! ls '$tmp'/sig.out.tmp.* > /dev/null 2>&1"
+
 # a model file truncated while --no-mmap translation runs: it goes on (with the default mapping the
 # file must not change in place: README "Using tern in an app")
 cp "$models/post-swish.int8.tern" "$tmp/moving.tern"

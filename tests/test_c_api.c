@@ -46,28 +46,30 @@ int main(int argc, char** argv) {
   CHECK(tr != NULL);
   tern_model_free(model); /* the translator keeps it alive */
   CHECK(tern_translator_arena_bytes(tr) > 0);
+  tern_results* res = tern_results_create();
+  CHECK(res != NULL);
 
   const char* in[] = {"A man in a blue shirt.", "bad \xff", "The dog runs."};
   tern_translate_params p = tern_translate_default_params();
-  CHECK(tern_translate(tr, in, 3, &p, &err) == TERN_OK);
-  CHECK(tern_result_count(tr) == 3);
+  CHECK(tern_translate(tr, in, 3, &p, res, &err) == TERN_OK);
+  CHECK(tern_result_count(res) == 3);
   size_t len = 0, n = 0;
-  CHECK(tern_result_text(tr, 0, 0, &len) != NULL);
-  CHECK(tern_result_error(tr, 0) == NULL);
-  CHECK(tern_result_ids(tr, 0, 0, &n) != NULL);
-  CHECK(tern_result_text(tr, 1, 0, &len) == NULL);
-  CHECK(strcmp(tern_result_error(tr, 1), "invalid UTF-8 at byte 4") == 0);
-  CHECK(tern_result_hypotheses(tr, 2) == 1);
+  CHECK(tern_result_text(res, 0, 0, &len) != NULL);
+  CHECK(tern_result_error(res, 0) == NULL);
+  CHECK(tern_result_ids(res, 0, 0, &n) != NULL);
+  CHECK(tern_result_text(res, 1, 0, &len) == NULL);
+  CHECK(strcmp(tern_result_error(res, 1), "invalid UTF-8 at byte 4") == 0);
+  CHECK(tern_result_hypotheses(res, 2) == 1);
 
   const char* four[] = {"a", "b", "c", "d"};
-  CHECK(tern_translate(tr, four, 4, &p, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(strcmp(err.message, "4 sentences exceed max_batch 3") == 0);
 
   uint32_t ids[] = {5, 6, 0};
   const uint32_t* srcs[] = {ids};
   size_t lens[] = {3};
-  CHECK(tern_translate_ids(tr, srcs, lens, 1, &p, &err) == TERN_OK);
-  CHECK(tern_result_ids(tr, 0, 0, &n) != NULL);
+  CHECK(tern_translate_ids(tr, srcs, lens, 1, &p, res, &err) == TERN_OK);
+  CHECK(tern_result_ids(res, 0, 0, &n) != NULL);
 
   /* Streaming: the texts of each sentence, concatenated, are its result; one last event per sentence. */
   const char* two[] = {"A man in a blue shirt.", "The dog runs."};
@@ -77,9 +79,9 @@ int main(int argc, char** argv) {
   p.split_sentences = 0;
   p.token_callback = on_token;
   p.token_user_data = &st;
-  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_OK);
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
   for (size_t i = 0; i < 2; ++i) {
-    const char* text = tern_result_text(tr, i, 0, &len);
+    const char* text = tern_result_text(res, i, 0, &len);
     CHECK(text != NULL && len == st.len[i] && memcmp(text, st.text[i], len) == 0);
   }
   CHECK(st.lasts == 2);
@@ -87,16 +89,16 @@ int main(int argc, char** argv) {
   /* Cancellation from the token callback: TERN_CANCELLED, results still readable. */
   memset(&st, 0, sizeof st);
   st.stop_after = 2;
-  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_CANCELLED);
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_CANCELLED);
   CHECK(st.events == 2);
-  CHECK(tern_result_count(tr) == 2);
+  CHECK(tern_result_count(res) == 2);
   {
     int cancelled = 0;
     for (size_t i = 0; i < 2; ++i) {
-      const tern_status_code c = tern_result_code(tr, i);
+      const tern_status_code c = tern_result_code(res, i);
       CHECK(c == TERN_OK || c == TERN_CANCELLED); /* a sentence may have ended with its first tokens */
       if (c == TERN_CANCELLED) {
-        CHECK(strcmp(tern_result_error(tr, i), "cancelled by the caller") == 0);
+        CHECK(strcmp(tern_result_error(res, i), "cancelled by the caller") == 0);
         ++cancelled;
       }
     }
@@ -108,22 +110,22 @@ int main(int argc, char** argv) {
   p.abort_callback = abort_now;
   p.abort_user_data = &steps;
   p.beam_size = 4;
-  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_CANCELLED);
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_CANCELLED);
   CHECK(strstr(err.message, "cancelled") != NULL);
   CHECK(steps == 3);
   p.abort_callback = NULL;
-  CHECK(tern_translate(tr, two, 2, &p, &err) == TERN_OK); /* the translator works after a cancelled call */
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK); /* the translator works after a cancelled call */
 
   /* Bad input on the device path. */
-  CHECK(tern_translate(NULL, two, 2, &p, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(tern_translate(tr, NULL, 2, &p, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(tern_translate_ids(tr, NULL, lens, 1, &p, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(tern_translate(tr, NULL, 0, &p, &err) == TERN_OK); /* an empty batch */
-  CHECK(tern_result_count(tr) == 0);
+  CHECK(tern_translate(NULL, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, NULL, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate_ids(tr, NULL, lens, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, NULL, 0, &p, res, &err) == TERN_OK); /* an empty batch */
+  CHECK(tern_result_count(res) == 0);
   CHECK(tern_translator_create(NULL, &tp, &err) == NULL);
   CHECK(tern_model_load(NULL, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
   CHECK(tern_result_text(NULL, 0, 0, &len) == NULL && tern_result_error(NULL, 0) == NULL && tern_result_count(NULL) == 0);
-  CHECK(tern_result_code(tr, 99) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_result_code(res, 99) == TERN_INVALID_ARGUMENT);
   size_t big = 200000;
   char* long_line = (char*)malloc(big + 1);
   CHECK(long_line != NULL);
@@ -131,12 +133,17 @@ int main(int argc, char** argv) {
   long_line[big] = 0;
   const char* with_long[] = {long_line, "bad \xc3\x28 text", "The dog runs."};
   p.beam_size = 1;
-  CHECK(tern_translate(tr, with_long, 3, &p, &err) == TERN_OK);
-  CHECK(tern_result_error(tr, 0) != NULL && strstr(tern_result_error(tr, 0), "exceed max_source_tokens") != NULL);
-  CHECK(tern_result_code(tr, 0) == TERN_RESOURCE_EXHAUSTED);
-  CHECK(strcmp(tern_result_error(tr, 1), "invalid UTF-8 at byte 4") == 0);
-  CHECK(tern_result_error(tr, 2) == NULL);
+  CHECK(tern_translate(tr, with_long, 3, &p, res, &err) == TERN_OK);
+  CHECK(tern_result_error(res, 0) != NULL && strstr(tern_result_error(res, 0), "exceed max_source_tokens") != NULL);
+  CHECK(tern_result_code(res, 0) == TERN_RESOURCE_EXHAUSTED);
+  CHECK(strcmp(tern_result_error(res, 1), "invalid UTF-8 at byte 4") == 0);
+  CHECK(tern_result_error(res, 2) == NULL);
   free(long_line);
+  /* A NULL result set is refused; a failed call leaves the set empty. */
+  CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+  tern_results_free(res);
+  tern_results_free(NULL);
   tern_translator_free(tr);
   tern_translator_free(NULL);
   tern_model_free(NULL);

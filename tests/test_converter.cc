@@ -11,8 +11,15 @@
 #include "marian_checkpoint.h"
 #include "quantize.h"
 #include "safetensors.h"
+#include "read_file.h"
 #include "sentencepiece_check.h"
+#include "shortlist.h"
+#include "tern_writer.h"
 #include "test_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fstream>
 
 using namespace tern;
 using namespace tern::convert;
@@ -90,7 +97,8 @@ TEST_CASE("float16 conversion rounds to nearest even") {
 TEST_CASE("config.json errors name the key") {
   Hyperparameters hp;
   Status s = ParseMarianConfig(R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
-    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9, "activation_function": "tanh"})", "config.json", &hp);
+    "decoder_attention_heads": 4, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9,
+    "activation_function": "tanh"})", "config.json", &hp);
   CHECK(s.code() == StatusCode::kUnsupported);
   CHECK(s.message() == "config.json: activation_function \"tanh\" (relu, swish, gelu)");
   s = ParseMarianConfig(R"({"encoder_layers": 2})", "config.json", &hp);
@@ -100,11 +108,69 @@ TEST_CASE("config.json errors name the key") {
   s = ParseMarianConfig(R"({"model_type": "bart"})", "config.json", &hp);
   CHECK(s.code() == StatusCode::kUnsupported);
   s = ParseMarianConfig(R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
-    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9, "normalize_embedding": true})", "c.json", &hp);
+    "decoder_attention_heads": 4, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9,
+    "normalize_embedding": true})", "c.json", &hp);
   CHECK(s.message() == "c.json: \"normalize_embedding\": true is not supported");
   s = ParseMarianConfig(R"({"d_model": 30, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
-    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9})", "c.json", &hp);
+    "decoder_attention_heads": 4, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9})", "c.json", &hp);
   CHECK(s.message().find("d_model 30 is not divisible by encoder_attention_heads 4") != std::string::npos);
+}
+
+TEST_CASE("config.json: a null for a typed key is refused, and absent keys take MarianConfig's defaults") {
+  // "activation_function": null was taken as absent and swish was built, where transformers cannot load
+  // the config; and an absent activation gave swish where MarianConfig defaults to gelu.
+  const std::string base = R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "decoder_attention_heads": 4, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9)";
+  Hyperparameters hp;
+  Status s = ParseMarianConfig(base + R"(, "activation_function": null})", "config.json", &hp);
+  CHECK(s.code() == StatusCode::kInvalidModel);
+  CHECK(s.message() == "config.json: key \"activation_function\" is null; it must be a string (transformers cannot build "
+                       "MarianConfig from it)");
+  for (const char* key : {"scale_embedding", "share_encoder_decoder_embeddings", "tie_word_embeddings"}) {
+    s = ParseMarianConfig(base + ", \"" + key + "\": null}", "config.json", &hp);
+    CHECK(s.message() == "config.json: key \"" + std::string(key) + "\" is null; it must be true or false (transformers "
+                         "cannot build MarianConfig from it)");
+  }
+  for (const char* key : {"d_model", "max_position_embeddings", "eos_token_id", "decoder_start_token_id", "vocab_size"}) {
+    s = ParseMarianConfig(base + ", \"" + key + "\": null}", "config.json", &hp);
+    CHECK(s.message().find("key \"" + std::string(key) + "\" is null; it must be an integer") != std::string::npos);
+  }
+  // MarianConfig accepts None for these two.
+  REQUIRE(ParseMarianConfig(base + R"(, "decoder_vocab_size": null})", "config.json", &hp).ok());
+  CHECK(hp.target_vocab_size == 10);
+  // Absent keys: MarianConfig's defaults.
+  REQUIRE(ParseMarianConfig(base + "}", "config.json", &hp).ok());
+  CHECK(hp.activation == Activation::kGelu);
+  CHECK(hp.max_positions == 1024);
+  CHECK(hp.eos_id == 0);
+  CHECK(hp.decoder_start_id == 58100);
+  CHECK(hp.embedding_scale == 1.f);
+  CHECK(hp.shared_embeddings);
+  CHECK(hp.tied_output_projection);
+  s = ParseMarianConfig(R"({"d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "encoder_ffn_dim": 64, "vocab_size": 10, "pad_token_id": 9})", "config.json", &hp);
+  CHECK(s.code() == StatusCode::kUnsupported);  // absent decoder heads / ffn are MarianConfig's 16 and 4096
+  CHECK(s.message().find("decoder: 16 heads, ffn_dim 4096") != std::string::npos);
+  // In a checkpoint: an absent decoder_start_token_id is 58100, outside a small vocabulary, unless
+  // generation_config.json names it (transformers 5.x takes the generation config's).
+  CheckpointCopy c("post-swish");
+  auto j = nlohmann::json::parse(c.Read("config.json"));
+  j.erase("decoder_start_token_id");
+  c.Write("config.json", j.dump());
+  auto g = nlohmann::json::parse(c.Read("generation_config.json"));
+  g.erase("decoder_start_token_id");
+  c.Write("generation_config.json", g.dump());
+  Checkpoint ck;
+  s = ReadMarianCheckpoint(c.dir.string(), &ck);
+  CHECK(s.code() == StatusCode::kInvalidModel);
+  CHECK(s.message().find("\"decoder_start_token_id\" 58100 is outside the vocabulary") != std::string::npos);
+  g["decoder_start_token_id"] = j["pad_token_id"];
+  c.Write("generation_config.json", g.dump());
+  REQUIRE(ReadMarianCheckpoint(c.dir.string(), &ck).ok());
+  CHECK(ck.hp.decoder_start_id == j["pad_token_id"].get<uint32_t>());
+  g["eos_token_id"] = 3;
+  c.Write("generation_config.json", g.dump());
+  CHECK(ReadMarianCheckpoint(c.dir.string(), &ck).code() == StatusCode::kUnsupported);
 }
 
 TEST_CASE("vocab.json must map pieces to 0..n-1") {
@@ -116,7 +182,7 @@ TEST_CASE("vocab.json must map pieces to 0..n-1") {
   CHECK(ParseVocab(R"({"a": "x"})", "vocab.json", &pieces).message().find("not a non-negative integer") != std::string::npos);
 }
 
-TEST_CASE("generation_config.json: HF max_length counts the start token; forced eos; bad words") {
+TEST_CASE("generation_config.json: HF max_length counts the start token, and forced eos, and bad words") {
   GenerationDefaults g;
   REQUIRE(ParseGenerationConfig(R"({"num_beams": 6, "max_length": 512, "forced_eos_token_id": 0,
     "bad_words_ids": [[58100]], "length_penalty": 0.6})", "g.json", 0, 58101, &g).ok());
@@ -370,4 +436,62 @@ TEST_CASE("hostile checkpoints: a directory for a file, an unknown dtype with a 
     CHECK_MESSAGE(s.message().find("tensor 'decoder.layers.1.fc2.weight' holds " + std::string(std::isnan(bad) ? "NaN" : "an infinity") +
                                    " at element 70 (row 1, column 6)") != std::string::npos, s.message());
   }
+}
+
+TEST_CASE("tern-convert never writes over one of its inputs, a device or a FIFO") {
+  // `tern-convert CKPT CKPT/vocab.json` exited 0 and replaced the checkpoint's own vocab.json; an output
+  // that is a device or a FIFO was replaced by a regular file (as root, /dev/null itself).
+  CheckpointCopy c("post-swish");
+  const std::vector<std::string> inputs = CheckpointFiles(c.dir.string());
+  Status s = CheckOutputPath(c.path("vocab.json"), inputs);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == c.path("vocab.json") + ": is an input of this conversion (" + c.path("vocab.json") +
+                           "); write the output elsewhere");
+  // The same file under another name (a hard link) is still an input.
+  std::filesystem::create_hard_link(c.path("config.json"), c.path("alias.tern"));
+  CHECK(CheckOutputPath(c.path("alias.tern"), inputs).code() == StatusCode::kInvalidArgument);
+  s = CheckOutputPath("/dev/null", inputs);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "/dev/null: not a regular file (a device or socket); tern-convert writes a new file and never "
+                       "replaces anything else");
+  const std::string fifo = c.path("fifo.tern");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(CheckOutputPath(fifo, inputs).message().find("not a regular file (a FIFO)") != std::string::npos);
+  CHECK(CheckOutputPath(c.dir.string(), inputs).message().find("(a directory)") != std::string::npos);
+  CHECK(CheckOutputPath(c.path("new.tern"), inputs).ok());
+  // The writer itself refuses a device even when no input list is given.
+  CHECK(WriteFileAtomically("/dev/null", std::vector<uint8_t>(16, 0), nullptr).code() == StatusCode::kInvalidArgument);
+  CHECK(std::filesystem::is_character_file("/dev/null"));
+}
+
+TEST_CASE("shortlist readers: only regular files, bounded lines, and over-long pairs left out, linear work") {
+  auto model = LoadOrFail(ModelPath("post-swish", "int8"));
+  ShortlistTables t;
+  ShortlistParams p;
+  // /dev/zero grew tern-convert to gigabytes within seconds (a line never ends): refused before reading.
+  Status s = ReadMarianShortlist(*model, "/dev/zero", p, &t);
+  CHECK(s.code() == StatusCode::kIoError);
+  CHECK(s.message() == "shortlist: /dev/zero: not a regular file (a device, FIFO or directory is not read)");
+  CHECK(BuildShortlist(model, "/dev/zero", "/dev/zero", p, &t).message().find("/dev/zero: not a regular file") !=
+        std::string::npos);
+  // A regular file with a line longer than the bound: an error naming the file and line.
+  const auto dir = std::filesystem::temp_directory_path() / ("tern-sl-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string lex = (dir / "lex.s2t").string();
+  { std::ofstream(lex) << "a b 0.5\n" << std::string(kMaxLineBytes + 1, 'x') << "\n"; }
+  s = ReadMarianShortlist(*model, lex, p, &t);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == lex + ":2: line longer than 1048576 bytes");
+  // One line pair of 2,500 words took 23 s and 462 MiB (quadratic in the line): such pairs are left out.
+  const std::string src = (dir / "c.en").string(), tgt = (dir / "c.de").string();
+  {
+    std::ofstream a(src), b(tgt);
+    for (int i = 0; i < 50; ++i) a << "A man in a blue shirt.\n", b << "Ein Mann in einem blauen Hemd.\n";
+    for (int i = 0; i < 2500; ++i) a << "dog ", b << "Hund ";
+    a << "\n", b << "\n";
+  }
+  REQUIRE(BuildShortlist(model, src, tgt, p, &t).ok());
+  CHECK(t.warning == "1 line pair(s) longer than 200 tokens on a side left out");
+  CHECK(t.method.find("over 50 sentence pairs") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

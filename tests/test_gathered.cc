@@ -147,7 +147,7 @@ TEST_CASE("gathered projection: the portable kernel agrees with XNNPACK's full q
     for (size_t k = 0; k < tokens.size(); ++k) CHECK(compact[r * tokens.size() + k] == full[r * V + tokens[k]]);
 }
 
-TEST_CASE("gathered projection: threads split the tokens without changing a bit; other formats are unavailable") {
+TEST_CASE("gathered projection: threads split the tokens without changing a bit, and other formats are unavailable") {
   REQUIRE(InitXnnpack().ok());
   const size_t V = 5000, d = 64, rows = 4;
   Case c = MakeCase(V, d, rows, 9);

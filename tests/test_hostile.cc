@@ -3,11 +3,15 @@
 // vocabulary is smaller than the beam, files whose header fields ask for more memory than the budget,
 // generation defaults that do not fit, too many threads. (Two threads on one Translator: test_threads.cc.)
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "buffers.h"
 #include "marian_checkpoint.h"
 #include "sentencepiece_check.h"
 #include "tern/cpu.h"
+#include "tern/tern.h"
 #include "tern_generated.h"
 #include "tern_writer.h"
 #include "test_util.h"
@@ -68,7 +72,7 @@ TEST_CASE("a .tern whose SentencePiece normalizer is broken is refused by the ve
                                  "trie unit 0 leads to units") != std::string::npos, s.message());
 }
 
-TEST_CASE("the charsmap check: each way out of bounds is named; real normalizers pass") {
+TEST_CASE("the charsmap check: each way out of bounds is named, and real normalizers pass") {
   const std::vector<uint8_t> bytes = ReadBytes(ModelsDir() + "/post-swish/source.spm");
   const std::string proto(bytes.begin(), bytes.end());
   const auto [at, size] = FindPrecompiledCharsMap(proto);
@@ -166,7 +170,7 @@ TEST_CASE("memory rule: header fields cannot make tern allocate beyond the budge
   SUBCASE("limits in the file that need a huge arena") {
     auto* lim = fb::GetMutableModel(b.data())->mutable_limits();
     REQUIRE(lim->mutate_max_batch(4096));
-    REQUIRE(lim->mutate_max_rows(1u << 20));
+    REQUIRE(lim->mutate_max_rows(kMaxBatch * kMaxBeam));
     auto m = Model::FromBytes(b.data(), b.size(), "big-limits.tern");
     REQUIRE(m.ok());
     TranslatorConfig c;
@@ -195,8 +199,39 @@ TEST_CASE("memory rule: header fields cannot make tern allocate beyond the budge
     o.memory_budget_bytes = 64 << 20;
     Status st = LoadImage(s, o);
     CHECK(st.code() == StatusCode::kResourceExhausted);
-    CHECK(st.message().find("the position table (max_positions 1048576 x d_model 32 floats, 134217728 bytes) exceeds the "
-                            "memory budget of 67108864 bytes") != std::string::npos);
+    CHECK(st.message().find("the position table, max_positions 1048576 x d_model 32 floats, 134217728 bytes") != std::string::npos);
+    CHECK(st.message().find("over the memory budget of 67108864 bytes (LoadOptions::memory_budget_bytes)") != std::string::npos);
+  }
+  SUBCASE("limits.max_batch 2^26: refused by the verifier; the C API sizes nothing by a file limit") {
+    // This edit verified before, and tern_translator_create(model, NULL) then sized its per-sentence arrays
+    // (texts, id spans, error copies) by the file's max_batch: about 2 GiB under a 64 MiB budget.
+    std::vector<uint8_t> s = ReadBytes(ModelPath("post-swish", "int8"));
+    REQUIRE(fb::GetMutableModel(s.data())->mutable_limits()->mutate_max_batch(1u << 26));
+    Status st = LoadImage(s, {});
+    CHECK(st.code() == StatusCode::kInvalidModel);
+    CHECK(st.message().find("limits.max_batch 67108864 (at most 4096) or limits.max_rows 32") != std::string::npos);
+    // The largest file limit allowed: a C translator made with the file's defaults takes the resolved batch
+    // (max_rows 32 / beam 4 = 8 sentences), and a call of 9 is refused before anything is read.
+    REQUIRE(fb::GetMutableModel(s.data())->mutable_limits()->mutate_max_batch(kMaxBatch));
+    const std::string path = (std::filesystem::temp_directory_path() / ("tern-maxbatch-" + std::to_string(getpid()) + ".tern")).string();
+    { std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(s.data()), static_cast<std::streamsize>(s.size())); }
+    tern_model_params mp = tern_model_default_params();
+    mp.memory_budget_bytes = 64 << 20;
+    tern_error err;
+    tern_model* model = tern_model_load_with_params(path.c_str(), &mp, &err);
+    std::filesystem::remove(path);
+    REQUIRE_MESSAGE(model != nullptr, err.message);
+    tern_translator* tr = tern_translator_create(model, nullptr, &err);
+    tern_model_free(model);
+    REQUIRE_MESSAGE(tr != nullptr, err.message);
+    std::vector<const char*> many(9, "A dog.");
+    tern_results* r = tern_results_create();
+    CHECK(tern_translate(tr, many.data(), many.size(), nullptr, r, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(std::string(err.message) == "9 sentences exceed max_batch 8");
+    CHECK(tern_translate(tr, many.data(), 8, nullptr, r, &err) == TERN_OK);
+    CHECK(tern_result_count(r) == 8);
+    tern_results_free(r);
+    tern_translator_free(tr);
   }
 }
 

@@ -87,7 +87,7 @@ TEST_CASE("streaming: each sentence's texts make up its translation, tokens in o
   }
 }
 
-TEST_CASE("streaming split texts: each part streams its sentence; the parts joined make the result") {
+TEST_CASE("streaming split texts: each part streams its sentence, and the parts joined make the result") {
   auto t = MakeTranslator(LoadOrFail(BundledModel()));
   if (!t->splits_sentences()) return;  // a build without ICU
   const std::vector<std::string> in = {"A dog runs. Two children play with a ball.", "A woman reads."};
@@ -173,11 +173,13 @@ TEST_CASE("C API: a token callback that throws never lets the exception cross in
   const char* in[] = {"A dog runs."};
   tern_translate_params p = tern_translate_default_params();
   p.token_callback = [](const tern_token_event*, void*) -> int { throw std::runtime_error("callback failed"); };
-  CHECK(tern_translate(tr, in, 1, &p, &err) == TERN_INTERNAL);
+  tern_results* res = tern_results_create();
+  CHECK(tern_translate(tr, in, 1, &p, res, &err) == TERN_INTERNAL);
   CHECK(std::string(err.message).find("callback failed") != std::string::npos);
   p.token_callback = nullptr;
-  CHECK(tern_translate(tr, in, 1, &p, &err) == TERN_OK);  // the translator works afterwards
-  CHECK(tern_result_error(tr, 0) == nullptr);
+  CHECK(tern_translate(tr, in, 1, &p, res, &err) == TERN_OK);  // the translator works afterwards
+  CHECK(tern_result_error(res, 0) == nullptr);
+  tern_results_free(res);
   tern_translator_free(tr);
 }
 
@@ -206,4 +208,31 @@ TEST_CASE("a model read into memory survives its file being truncated and rewrit
   REQUIRE(t2->Translate(Span<const std::string_view>(texts.data(), 1), TranslateOptions(), &r2).ok());
   CHECK(std::string(r2[0].best().text) == want);
   std::filesystem::remove(copy);
+}
+
+TEST_CASE("streaming a text whose later sentence fails: nothing of it is streamed or decoded, it fails whole") {
+  // With --stream the first sentence's translation was printed although the line then failed (its second
+  // sentence is longer than max_source_tokens): a text of several sentences is now checked first.
+  if (!Translator::Create(LoadOrFail(ModelPath("post-swish", "int8")), {}).value()->splits_sentences()) return;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), TranslatorConfig{4, 4, 1, 24, 32, 1, nullptr, 0});
+  std::string long_sentence = "Then";
+  for (int i = 0; i < 40; ++i) long_sentence += " a man runs";
+  long_sentence += ".";
+  const std::string doomed = "A dog runs. " + long_sentence;
+  for (uint32_t beam : {1u, 4u}) {
+    CAPTURE(beam);
+    Recorder rec;
+    std::string_view in[] = {"A man in a blue shirt.", doomed, "Two dogs play. They run."};
+    t->ResetProfile();
+    Span<const TranslationResult> r;
+    REQUIRE(t->Translate(in, Streaming(rec, beam), &r).ok());
+    CHECK(r[0].ok());
+    CHECK(r[2].ok());
+    REQUIRE_FALSE(r[1].ok());
+    CHECK(r[1].error == StatusCode::kResourceExhausted);
+    CHECK(std::string(r[1].error_message).rfind("sentence 2 of 2: ", 0) == 0);
+    for (const auto& [key, text] : rec.text) CHECK(key.first != 1);  // no event of the failing text
+    CHECK(rec.lasts[{0, 0}] == 1);
+    CHECK(rec.lasts[{2, 1}] == 1);
+  }
 }

@@ -134,3 +134,31 @@ TEST_CASE("clean_up_tokenization: transformers' rules, in order, over the whole 
   CHECK(clean("a  .") == "a .");  // one space removed per match, as str.replace
   CHECK(clean("") == "");
 }
+
+TEST_CASE("a line that starts with a language code gives the code to each of its sentences") {
+  // ">>por<< A cat sleeps. A dog runs." was split and only the first sentence got the code: the second
+  // was translated into the default language. Each sentence must translate as it does alone with the code.
+  if (!SentenceSplitter::Available()) return;
+  auto m = LoadOrFail(ModelPath("post-rules", "int8"));
+  auto t = MakeTranslator(m);
+  TranslateOptions o;
+  o.beam_size = 1;
+  std::vector<uint32_t> want;
+  for (std::string_view part : {">>por<< A cat sleeps.", ">>por<< A dog runs in the park."}) {
+    std::string_view one[] = {part};
+    Span<const TranslationResult> r;
+    REQUIRE(t->Translate(one, o, &r).ok());
+    REQUIRE(r[0].ok());
+    want.insert(want.end(), r[0].best().ids.begin(), r[0].best().ids.end());
+  }
+  std::string_view line[] = {">>por<< A cat sleeps. A dog runs in the park."};
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(line, o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(ToVector(r[0].best().ids) == want);
+  // The same with the option instead of the code: identical.
+  o.target_lang = "por";
+  std::string_view plain[] = {"A cat sleeps. A dog runs in the park."};
+  REQUIRE(t->Translate(plain, o, &r).ok());
+  CHECK(ToVector(r[0].best().ids) == want);
+}

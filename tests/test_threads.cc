@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "session.h"
+#include "tern/tern.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -81,4 +82,62 @@ TEST_CASE("two threads on one Translator: the second call fails with kBusy, noth
   REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
   CHECK(ToVector(r[0].best().ids) == want);
   MESSAGE("calls: " << ok.load() << " ran, " << busy.load() << " were refused as busy");
+}
+
+// The C API from two threads on one translator (issue: the C wrapper wrote its per-call buffers before the
+// busy check, so a call could translate the other thread's text, and its error copies raced to a SIGSEGV).
+// Each thread calls 2,000 times with a valid and an invalid-UTF-8 sentence: every call is TERN_BUSY or
+// returns that thread's own translation and error, read from its own result set after the call.
+TEST_CASE("C API: two threads x 2,000 calls on one translator, each call TERN_BUSY or its own translation") {
+  tern_error err;
+  tern_model* model = tern_model_load(ModelPath("post-swish", "int8").c_str(), &err);
+  REQUIRE_MESSAGE(model != nullptr, err.message);
+  tern_translator_params tp = tern_translator_default_params();
+  tp.threads = 1;
+  tp.max_batch = 2;
+  tern_translator* tr = tern_translator_create(model, &tp, &err);
+  REQUIRE_MESSAGE(tr != nullptr, err.message);
+  tern_model_free(model);
+  tern_translate_params p = tern_translate_default_params();
+  p.beam_size = 1;
+  const char* in[2][2] = {{"A man in a blue shirt is standing on a ladder.", "bad \xff one"},
+                          {"Two young children are playing in the sand.", "worse \xc3\x28 two"}};
+  std::string want[2], want_error[2];
+  tern_results* r = tern_results_create();
+  for (int k = 0; k < 2; ++k) {
+    REQUIRE(tern_translate(tr, in[k], 2, &p, r, &err) == TERN_OK);
+    size_t len = 0;
+    const char* text = tern_result_text(r, 0, 0, &len);
+    REQUIRE(text != nullptr);
+    want[k].assign(text, len);
+    want_error[k] = tern_result_error(r, 1);
+  }
+  tern_results_free(r);
+  REQUIRE(want[0] != want[1]);
+  std::atomic<int> busy{0}, own{0}, wrong{0};
+  auto worker = [&](int k) {
+    tern_results* mine = tern_results_create();
+    for (int i = 0; i < 2000; ++i) {
+      tern_error e;
+      const tern_status_code rc = tern_translate(tr, in[k], 2, &p, mine, &e);
+      if (rc == TERN_BUSY) {
+        ++busy;
+        if (tern_result_count(mine) != 0) ++wrong;  // a refused call leaves the set empty
+        continue;
+      }
+      size_t len = 0;
+      const char* text = rc == TERN_OK ? tern_result_text(mine, 0, 0, &len) : nullptr;
+      const char* error = rc == TERN_OK ? tern_result_error(mine, 1) : nullptr;
+      if (text && std::string(text, len) == want[k] && error && want_error[k] == error) ++own;
+      else ++wrong;
+    }
+    tern_results_free(mine);
+  };
+  std::thread a(worker, 0), b(worker, 1);
+  a.join();
+  b.join();
+  CHECK(wrong.load() == 0);
+  CHECK(own.load() + busy.load() == 4000);
+  MESSAGE("C API calls: " << own.load() << " returned their own translation, " << busy.load() << " were TERN_BUSY");
+  tern_translator_free(tr);
 }

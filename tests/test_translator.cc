@@ -163,7 +163,7 @@ TEST_CASE("max_length and max_length_ratio cap the generated tokens") {
   CHECK(r[0].best().ids.size() <= 11);
 }
 
-TEST_CASE("released weight pages read back the file's bytes; Translators made after a release translate the same") {
+TEST_CASE("released weight pages read back the file's bytes, and Translators made after a release translate the same") {
   // Model::ReleasePages drops mapped pages from the resident set (what the Translator does once XNNPACK
   // has packed a weight). The tiny models' tensors are smaller than a page, so release the span of the
   // whole weight segment here and check that every byte comes back and decoding is unchanged.

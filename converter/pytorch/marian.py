@@ -81,10 +81,26 @@ class MarianConfig:
         })
         return d
 
+    # What transformers' MarianConfig takes for a key config.json lacks (configuration_marian.py); the
+    # dataclass defaults above are tern's training defaults, not these. The converter uses the same.
+    HF_DEFAULTS = {"vocab_size": 58101, "decoder_vocab_size": None, "max_position_embeddings": 1024,
+                   "decoder_attention_heads": 16, "decoder_ffn_dim": 4096, "activation_function": "gelu",
+                   "scale_embedding": False, "pad_token_id": 58100, "eos_token_id": 0,
+                   "decoder_start_token_id": 58100, "forced_eos_token_id": 0, "share_encoder_decoder_embeddings": True,
+                   "normalize_before": False, "tern_position_encoding": "sinusoidal"}
+    NULL_OK = {"decoder_vocab_size", "forced_eos_token_id"}  # None is a value MarianConfig accepts for these
+
     @classmethod
     def from_json(cls, d: Dict) -> "MarianConfig":
+        """A config.json as transformers reads it: absent keys take MarianConfig's defaults (HF_DEFAULTS), a
+        JSON null is refused where MarianConfig cannot take None."""
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        for k, v in d.items():
+            if k in names and v is None and k not in cls.NULL_OK:
+                raise ValueError(f"config.json: key {k!r} is null")
+        keys = {k: v for k, v in cls.HF_DEFAULTS.items() if k in names}
+        keys.update({k: v for k, v in d.items() if k in names})
+        return cls(**keys)
 
     @classmethod
     def load(cls, path: str) -> "MarianConfig":

@@ -147,6 +147,30 @@ Status ReadGenerationKeys(const json& g, GenerationSource source, const std::str
   return Status::Ok();
 }
 
+Status ReadGenerationIds(const json& g, const std::string& where, Hyperparameters* hp) {
+  if (!g.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
+  if (Present(g, "decoder_start_token_id")) {
+    uint64_t x = 0;
+    TERN_RETURN_IF_ERROR(Uint(g, "decoder_start_token_id", where, 0xffffffffu, &x));
+    if (x >= hp->target_vocab_size)
+      return Bad(where, "decoder_start_token_id", std::to_string(x) + " is outside the " + std::to_string(hp->target_vocab_size) +
+                                                     "-token target vocabulary");
+    hp->decoder_start_id = static_cast<uint32_t>(x);
+  }
+  if (Present(g, "eos_token_id")) {
+    const json& v = g["eos_token_id"];
+    const json ids = v.is_array() ? v : json::array({v});
+    for (const json& id : ids) {
+      if (!id.is_number_unsigned() || id.get<uint64_t>() > 0xffffffffu)
+        return Bad(where, "eos_token_id", "must be a token id, is " + Brief(id));
+      if (id.get<uint64_t>() != hp->eos_id || ids.size() != 1)
+        return Refused(where, "eos_token_id", Brief(v) + " (tern stops on config.json's eos_token_id " +
+                                                  std::to_string(hp->eos_id) + " only)");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseGenerationConfig(const std::string& text, const std::string& where, uint32_t eos_id,
                              uint32_t target_vocab_size, GenerationDefaults* gen) {
   json g = json::parse(text, nullptr, false);

@@ -43,6 +43,12 @@ enum class GenerationSource {
 Status ReadGenerationKeys(const nlohmann::json& g, GenerationSource source, const std::string& where, uint32_t eos_id,
                           uint32_t target_vocab_size, GenerationDefaults* gen);
 
+/// The token ids generation_config.json may carry besides the rules, as transformers 5.x's generate() uses
+/// them: decoder_start_token_id, when present, is the decoder's first token (it wins over config.json's);
+/// eos_token_id (an id or a list) must be config.json's eos (tern stops on one eos), else kUnsupported.
+/// Errors: kInvalidModel (a value that is not a token id of the target vocabulary), kUnsupported.
+Status ReadGenerationIds(const nlohmann::json& g, const std::string& where, Hyperparameters* hp);
+
 /// ReadGenerationKeys on the text of generation_config.json (kGenerationConfig). Error: kInvalidModel
 /// when the text is not a JSON object.
 Status ParseGenerationConfig(const std::string& text, const std::string& where, uint32_t eos_id,

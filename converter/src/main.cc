@@ -99,8 +99,18 @@ int Convert(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   CLI11_PARSE(app, argc, argv);
 
+  // Never write over an input, a device or a FIFO: checked before the (long) conversion and again when
+  // the file is renamed into place.
+  std::vector<std::string> inputs = tern::convert::CheckpointFiles(ckpt);
+  inputs.insert(inputs.end(), shortlist_corpus.begin(), shortlist_corpus.end());
+  if (!shortlist_marian.empty()) inputs.push_back(shortlist_marian);
+  tern::Status s = tern::convert::CheckOutputPath(output, inputs);
+  if (!s.ok()) {
+    std::fprintf(stderr, "tern-convert: %s\n", s.message().c_str());
+    return 1;
+  }
   tern::convert::Checkpoint ck;
-  tern::Status s = tern::convert::ReadMarianCheckpoint(ckpt, &ck);
+  s = tern::convert::ReadMarianCheckpoint(ckpt, &ck);
   if (!s.ok()) {
     std::fprintf(stderr, "tern-convert: %s\n", s.message().c_str());
     return 1;

@@ -24,11 +24,21 @@ Status ReadText(const std::string& path, std::string* out) { return ReadWholeFil
 
 bool Exists(const std::string& path) { return PathExists(path); }
 
-Status GetUint(const json& j, const char* key, const std::string& where, uint32_t* out, const uint32_t* fallback = nullptr) {
-  if (!j.contains(key) || j[key].is_null()) {
+// Typed keys of config.json. A key that is absent takes `fallback` (MarianConfig's own default; none: the
+// key is required). A JSON null is refused unless `null_ok` (keys transformers itself accepts as None):
+// MarianConfig cannot be built from such a config, and taking null as "absent" would silently use a default.
+Status NullRefused(const std::string& where, const char* key, const char* want) {
+  return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" is null; it must be " + want +
+                                               " (transformers cannot build MarianConfig from it)");
+}
+
+Status GetUint(const json& j, const char* key, const std::string& where, uint32_t* out, const uint32_t* fallback = nullptr,
+               bool null_ok = false) {
+  if (!j.contains(key) || (null_ok && j[key].is_null())) {
     if (fallback) return *out = *fallback, Status::Ok();
     return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" missing");
   }
+  if (j[key].is_null()) return NullRefused(where, key, "an integer");
   if (!j[key].is_number_unsigned() || j[key].get<uint64_t>() > 0xffffffffu)
     return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be an integer in 0..4294967295, is " +
                                                  BriefJson(j[key]));
@@ -36,20 +46,22 @@ Status GetUint(const json& j, const char* key, const std::string& where, uint32_
   return Status::Ok();
 }
 
-// A boolean key: absent or null gives `fallback`; any other type is an error.
+// A boolean key: absent gives `fallback`; null or any other type is an error.
 Status GetBool(const json& j, const char* key, const std::string& where, bool fallback, bool* out) {
   *out = fallback;
-  if (!j.contains(key) || j[key].is_null()) return Status::Ok();
+  if (!j.contains(key)) return Status::Ok();
+  if (j[key].is_null()) return NullRefused(where, key, "true or false");
   if (!j[key].is_boolean())
     return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be true or false, is " + BriefJson(j[key]));
   *out = j[key].get<bool>();
   return Status::Ok();
 }
 
-// A string key: absent or null gives `fallback`; any other type is an error.
+// A string key: absent gives `fallback`; null or any other type is an error.
 Status GetString(const json& j, const char* key, const std::string& where, const std::string& fallback, std::string* out) {
   *out = fallback;
-  if (!j.contains(key) || j[key].is_null()) return Status::Ok();
+  if (!j.contains(key)) return Status::Ok();
+  if (j[key].is_null()) return NullRefused(where, key, "a string");
   if (!j[key].is_string())
     return Status(StatusCode::kInvalidModel, where + ": key \"" + key + "\" must be a string, is " + BriefJson(j[key]));
   *out = j[key].get<std::string>();
@@ -71,32 +83,37 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
   if (c.is_discarded() || !c.is_object()) return Status(StatusCode::kInvalidModel, where + ": not a JSON object");
   if (c.contains("model_type") && c["model_type"] != "marian")
     return Status(StatusCode::kUnsupported, where + ": model_type " + BriefJson(c["model_type"]) + " (tern converts \"marian\")");
+  // Defaults of absent keys are MarianConfig's (transformers models/marian/configuration_marian.py), so a
+  // config converts as transformers reads it. The sizes that shape the weights have no default here: a
+  // missing one is an error rather than MarianConfig's (which would not fit the checkpoint's tensors).
   TERN_RETURN_IF_ERROR(GetUint(c, "d_model", where, &hp->d_model));
   TERN_RETURN_IF_ERROR(GetUint(c, "encoder_layers", where, &hp->encoder_layers));
   TERN_RETURN_IF_ERROR(GetUint(c, "decoder_layers", where, &hp->decoder_layers));
   TERN_RETURN_IF_ERROR(GetUint(c, "encoder_attention_heads", where, &hp->n_heads));
+  const uint32_t kMarianHeads = 16, kMarianFfn = 4096;  // MarianConfig's decoder defaults
   uint32_t dec_heads = 0, dec_ffn = 0;
-  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_attention_heads", where, &dec_heads, &hp->n_heads));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_attention_heads", where, &dec_heads, &kMarianHeads));
   TERN_RETURN_IF_ERROR(GetUint(c, "encoder_ffn_dim", where, &hp->ffn_dim));
-  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_ffn_dim", where, &dec_ffn, &hp->ffn_dim));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_ffn_dim", where, &dec_ffn, &kMarianFfn));
   if (dec_heads != hp->n_heads || dec_ffn != hp->ffn_dim)
-    return Status(StatusCode::kUnsupported, where + ": encoder and decoder must have the same attention heads and ffn_dim");
+    return Status(StatusCode::kUnsupported, where + ": encoder and decoder must have the same attention heads and ffn_dim "
+                                                    "(decoder: " + std::to_string(dec_heads) + " heads, ffn_dim " +
+                                                    std::to_string(dec_ffn) + "; absent keys take MarianConfig's 16 and 4096)");
   if (hp->n_heads == 0 || hp->d_model % hp->n_heads != 0)
     return Status(StatusCode::kInvalidModel, where + ": d_model " + std::to_string(hp->d_model) +
                                                  " is not divisible by encoder_attention_heads " + std::to_string(hp->n_heads));
   hp->head_dim = hp->d_model / hp->n_heads;
-  TERN_RETURN_IF_ERROR(GetUint(c, "vocab_size", where, &hp->source_vocab_size));
-  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_vocab_size", where, &hp->target_vocab_size, &hp->source_vocab_size));
-  const uint32_t default_positions = 512;
-  TERN_RETURN_IF_ERROR(GetUint(c, "max_position_embeddings", where, &hp->max_positions, &default_positions));
-  TERN_RETURN_IF_ERROR(GetUint(c, "pad_token_id", where, &hp->pad_id));
-  const uint32_t zero = 0;
-  TERN_RETURN_IF_ERROR(GetUint(c, "eos_token_id", where, &hp->eos_id, &zero));
-  // Marian's decoder starts from the pad token.
-  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_start_token_id", where, &hp->decoder_start_id, &hp->pad_id));
+  const uint32_t kMarianVocab = 58101, kMarianPositions = 1024, kMarianPad = 58100, kZero = 0;
+  TERN_RETURN_IF_ERROR(GetUint(c, "vocab_size", where, &hp->source_vocab_size, &kMarianVocab));
+  // decoder_vocab_size=None means vocab_size (MarianConfig: `decoder_vocab_size or vocab_size`).
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_vocab_size", where, &hp->target_vocab_size, &hp->source_vocab_size, true));
+  TERN_RETURN_IF_ERROR(GetUint(c, "max_position_embeddings", where, &hp->max_positions, &kMarianPositions));
+  TERN_RETURN_IF_ERROR(GetUint(c, "pad_token_id", where, &hp->pad_id, &kMarianPad));
+  TERN_RETURN_IF_ERROR(GetUint(c, "eos_token_id", where, &hp->eos_id, &kZero));
+  TERN_RETURN_IF_ERROR(GetUint(c, "decoder_start_token_id", where, &hp->decoder_start_id, &kMarianPad));
 
   std::string act;
-  TERN_RETURN_IF_ERROR(GetString(c, "activation_function", where, "swish", &act));
+  TERN_RETURN_IF_ERROR(GetString(c, "activation_function", where, "gelu", &act));
   if (act == "swish" || act == "silu") hp->activation = Activation::kSwish;  // Marian's "swish" is SiLU
   else if (act == "gelu") hp->activation = Activation::kGelu;                // exact erf GELU
   else if (act == "relu") hp->activation = Activation::kRelu;
@@ -145,6 +162,14 @@ Status ParseVocab(const std::string& text, const std::string& where, std::vector
   return Status::Ok();
 }
 
+std::vector<std::string> CheckpointFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* f : {"config.json", "model.safetensors", "vocab.json", "target_vocab.json", "source.spm", "target.spm",
+                        "generation_config.json", "tokenizer_config.json"})
+    files.push_back(dir + "/" + f);
+  return files;
+}
+
 Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
   std::string text;
   const std::string config_path = dir + "/config.json";
@@ -187,10 +212,20 @@ Status ReadMarianCheckpoint(const std::string& dir, Checkpoint* out) {
   if (Exists(gen_path)) {
     TERN_RETURN_IF_ERROR(ReadText(gen_path, &text));
     TERN_RETURN_IF_ERROR(ParseGenerationConfig(text, gen_path, hp.eos_id, hp.target_vocab_size, &out->gen));
+    TERN_RETURN_IF_ERROR(ReadGenerationIds(json::parse(text, nullptr, false), gen_path, &hp));
   } else {
     TERN_RETURN_IF_ERROR(ReadText(config_path, &text));
     TERN_RETURN_IF_ERROR(ReadGenerationKeys(json::parse(text, nullptr, false), GenerationSource::kModelConfig, config_path,
                                             hp.eos_id, hp.target_vocab_size, &out->gen));
+  }
+  // Special ids inside the vocabularies (an absent key takes MarianConfig's default, 58100 for pad and the
+  // decoder start: a small vocabulary needs them stated, as transformers would index out of its embedding).
+  for (auto [id, key] : {std::pair{hp.pad_id, "pad_token_id"}, {hp.eos_id, "eos_token_id"},
+                         {hp.decoder_start_id, "decoder_start_token_id"}}) {
+    if (id >= hp.source_vocab_size || id >= hp.target_vocab_size)
+      return Status(StatusCode::kInvalidModel, config_path + ": \"" + key + "\" " + std::to_string(id) +
+                                                   " is outside the vocabulary (" + std::to_string(hp.target_vocab_size) +
+                                                   " tokens; an absent key takes MarianConfig's default)");
   }
   // Detokenization: transformers' clean_up_tokenization when tokenizer_config.json asks for it (absent:
   // off, the default of transformers >= 4.45 and 5.x; older 4.x defaulted to on).

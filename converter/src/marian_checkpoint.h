@@ -42,6 +42,10 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
 /// object, a non-integer id, ids that are not exactly 0..n-1.
 Status ParseVocab(const std::string& text, const std::string& where, std::vector<std::string>* pieces);
 
+/// The files of checkpoint directory `dir` that ReadMarianCheckpoint may read (whether they exist or not):
+/// a conversion's output must never be one of them.
+std::vector<std::string> CheckpointFiles(const std::string& dir);
+
 /// Reads the whole directory (the decoding rules through generation_config.h). Tensor names lose the "model." prefix; model.shared.weight becomes
 /// encoder.embed_tokens.weight; optional copies (per-side embed_tokens, lm_head.weight,
 /// embed_positions) are checked to agree with what they copy and dropped; final_logits_bias [1, V]

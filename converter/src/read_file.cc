@@ -36,6 +36,56 @@ Status ReadWholeFile(const std::string& path, uint64_t max_bytes, std::vector<ui
   return Read(path, max_bytes, out);
 }
 
+LineReader::~LineReader() {
+  if (f_) std::fclose(f_);
+}
+
+Status LineReader::Open(const std::string& path, uint64_t max_bytes) {
+  path_ = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status(errno == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError, "cannot read " + path + " (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) return Status(StatusCode::kIoError, path + ": not a regular file (a device, FIFO or directory is not read)");
+  if (static_cast<uint64_t>(st.st_size) > max_bytes)
+    return Status(StatusCode::kIoError, path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
+                                            std::to_string(max_bytes) + " this file may have");
+  f_ = std::fopen(path.c_str(), "rb");
+  if (!f_) return Status(StatusCode::kIoError, "cannot read " + path + " (" + std::strerror(errno) + ")");
+  return Status::Ok();
+}
+
+Status LineReader::Next(std::string* line, bool* got) {
+  line->clear();
+  *got = false;
+  if (!f_) return Status(StatusCode::kIoError, path_ + ": not open");
+  for (;;) {
+    if (pos_ == end_) {  // refill
+      end_ = std::fread(buf_, 1, sizeof buf_, f_);
+      pos_ = 0;
+      if (end_ == 0) {
+        if (std::ferror(f_)) return Status(StatusCode::kIoError, path_ + ": read error after line " + std::to_string(line_));
+        break;  // the end of the file
+      }
+    }
+    *got = true;
+    const char* nl = static_cast<const char*>(std::memchr(buf_ + pos_, '\n', end_ - pos_));
+    const size_t n = (nl ? static_cast<size_t>(nl - buf_) : end_) - pos_;
+    if (line->size() + n > kMaxLineBytes)
+      return Status(StatusCode::kInvalidArgument, path_ + ":" + std::to_string(line_ + 1) + ": line longer than " +
+                                                      std::to_string(kMaxLineBytes) + " bytes");
+    line->append(buf_ + pos_, n);
+    pos_ += n;
+    if (nl) {
+      ++pos_;  // the '\n'
+      break;
+    }
+  }
+  if (!*got) return Status::Ok();
+  ++line_;
+  if (!line->empty() && line->back() == '\r') line->pop_back();
+  return Status::Ok();
+}
+
 bool PathExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <unordered_map>
 #include <utility>
 
+#include "read_file.h"
 #include "tern/tokenize.h"
 
 namespace tern::convert {
@@ -48,9 +48,9 @@ Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& sou
   if (!src_tok.ok()) return src_tok.status();
   auto tgt_tok = TextTokenizer::Create(model, TextTokenizer::Side::kTarget);
   if (!tgt_tok.ok()) return tgt_tok.status();
-  std::ifstream src(source_path), tgt(target_path);
-  if (!src) return Status(StatusCode::kIoError, "shortlist: cannot read " + source_path);
-  if (!tgt) return Status(StatusCode::kIoError, "shortlist: cannot read " + target_path);
+  LineReader src, tgt;
+  if (Status st = src.Open(source_path); !st.ok()) return Status(st.code(), "shortlist: " + st.message());
+  if (Status st = tgt.Open(target_path); !st.ok()) return Status(st.code(), "shortlist: " + st.message());
 
   const Hyperparameters& hp = model->hparams();
   const uint32_t S = hp.source_vocab_size, T = hp.target_vocab_size, eos = hp.eos_id;
@@ -61,17 +61,17 @@ Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& sou
   std::vector<uint64_t> target_count(T, 0);
   std::string a, b;
   std::vector<uint32_t> ids;
-  uint64_t line = 0, skipped = 0;
+  uint64_t line = 0, skipped = 0, too_long = 0;
   std::string first_skip;
   for (;;) {
-    const bool ga = static_cast<bool>(std::getline(src, a)), gb = static_cast<bool>(std::getline(tgt, b));
+    bool ga = false, gb = false;
+    TERN_RETURN_IF_ERROR(src.Next(&a, &ga));
+    TERN_RETURN_IF_ERROR(tgt.Next(&b, &gb));
     if (!ga && !gb) break;
     if (ga != gb) {
-      uint64_t rest_a = ga, rest_b = gb;
-      while (std::getline(src, a)) ++rest_a;
-      while (std::getline(tgt, b)) ++rest_b;
-      return Status(StatusCode::kIoError, "shortlist: " + source_path + " has " + std::to_string(line + rest_a) + " lines, " +
-                                              target_path + " has " + std::to_string(line + rest_b));
+      for (bool more = true; more;) TERN_RETURN_IF_ERROR((ga ? src : tgt).Next(ga ? &a : &b, &more));
+      return Status(StatusCode::kIoError, "shortlist: " + source_path + " has " + std::to_string(src.line_number()) + " lines, " +
+                                              target_path + " has " + std::to_string(tgt.line_number()));
     }
     ++line;
     if (line > params.max_lines) break;
@@ -81,6 +81,12 @@ Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& sou
     if (!es.ok() || !et.ok()) {  // a line the tokenizer refuses is left out, and reported
       if (skipped++ == 0)
         first_skip = (es.ok() ? target_path : source_path) + ":" + std::to_string(line) + ": " + (es.ok() ? et : es).message();
+      continue;
+    }
+    // Model 1's work and its table grow with |source| x |target| per pair: over-long pairs are left out,
+    // as alignment tools' corpus cleaning does (Moses' clean-corpus-n), so time and memory stay linear.
+    if (sids.size() > params.max_pair_tokens || tids.size() > params.max_pair_tokens) {
+      ++too_long;
       continue;
     }
     for (uint32_t id : sids)
@@ -93,6 +99,9 @@ Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& sou
   const size_t pairs = src_off.size() - 1;
   if (pairs == 0) return Status(StatusCode::kInvalidArgument, "shortlist: no usable sentence pair in " + source_path);
   out->warning = skipped ? std::to_string(skipped) + " line pair(s) left out, the first at " + first_skip : "";
+  if (too_long)
+    out->warning += (out->warning.empty() ? "" : "; ") + std::to_string(too_long) + " line pair(s) longer than " +
+                    std::to_string(params.max_pair_tokens) + " tokens on a side left out";
 
   // IBM Model 1 by EM: prob[s, t] = p(t | s) over the pairs that co-occur, uniform to start.
   std::unordered_map<uint64_t, float> prob, count;
@@ -150,18 +159,20 @@ Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& sou
 
 Status ReadMarianShortlist(const Model& model, const std::string& path, const ShortlistParams& params, ShortlistTables* out) {
   TERN_RETURN_IF_ERROR(CheckParams(params));
-  std::ifstream in(path);
-  if (!in) return Status(StatusCode::kIoError, "shortlist: cannot read " + path);
+  LineReader in;
+  if (Status st = in.Open(path); !st.ok()) return Status(st.code(), "shortlist: " + st.message());
   std::unordered_map<std::string_view, uint32_t> src_id, tgt_id;
   for (size_t i = 0; i < model.source_vocab().size(); ++i) src_id.emplace(model.source_vocab()[i], static_cast<uint32_t>(i));
   for (size_t i = 0; i < model.target_vocab().size(); ++i) tgt_id.emplace(model.target_vocab()[i], static_cast<uint32_t>(i));
   std::vector<std::vector<std::pair<uint32_t, float>>> by_source(model.hparams().source_vocab_size);
   std::string text;
   uint64_t line = 0, used = 0, unknown = 0;
-  while (std::getline(in, text)) {
+  for (;;) {
+    bool got = false;
+    TERN_RETURN_IF_ERROR(in.Next(&text, &got));
+    if (!got) break;
     ++line;
     if (line > params.max_lines * 100) break;  // lexical tables hold many lines per sentence
-    if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.empty()) continue;
     const size_t a = text.find(' '), b = a == std::string::npos ? a : text.find(' ', a + 1);
     if (b == std::string::npos || text.find(' ', b + 1) != std::string::npos)

@@ -40,12 +40,17 @@ struct ShortlistParams {
   float min_prob = 0.001f;  // candidates need p(t | s) >= this
   uint32_t iterations = 5;  // IBM Model 1 EM iterations (BuildShortlist)
   uint64_t max_lines = 10'000'000;  // corpus lines read at most (a bound on memory and time)
+  uint32_t max_pair_tokens = 200;   // BuildShortlist: line pairs with more tokens on a side are left out
+                                    // (and counted in the warning): Model 1 costs |source| x |target| a pair
 };
 
 /// Builds a shortlist for `model` (a verified model: its tokenizers are used) from the parallel text
-/// files `source_path` and `target_path` (UTF-8, one sentence per line, same number of lines). Errors:
-/// kIoError (a file cannot be read; line counts differ, naming both counts), kInvalidArgument (a line the
-/// tokenizer refuses, with its file and line number; an empty corpus; bad params).
+/// files `source_path` and `target_path` (UTF-8, one sentence per line, same number of lines; regular files
+/// of at most kMaxCorpusFileBytes, lines of at most kMaxLineBytes: read_file.h). Line pairs the tokenizer
+/// refuses or with more than max_pair_tokens tokens on a side are left out and counted in out->warning.
+/// Time and memory grow linearly with the corpus (bench/shortlist_bench). Errors: kIoError (a file cannot
+/// be read, is not a regular file or is too large; line counts differ, naming both counts),
+/// kInvalidArgument (an over-long line, with its file and line number; an empty corpus; bad params).
 Status BuildShortlist(std::shared_ptr<const Model> model, const std::string& source_path, const std::string& target_path,
                       const ShortlistParams& params, ShortlistTables* out);
 

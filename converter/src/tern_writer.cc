@@ -1,6 +1,7 @@
 #include "tern_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -176,8 +177,24 @@ Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vecto
   return SerializeTernImage(ck, opts, enc, image);
 }
 
+Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (::stat(path.c_str(), &out) != 0) return Status::Ok();  // a new file
+  if (!S_ISREG(out.st_mode))
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": not a regular file (" + (S_ISDIR(out.st_mode) ? "a directory" : S_ISFIFO(out.st_mode) ? "a FIFO" : "a device or socket") +
+                      "); tern-convert writes a new file and never replaces anything else");
+  for (const std::string& in : inputs) {
+    struct stat st;
+    if (::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      return Status(StatusCode::kInvalidArgument, path + ": is an input of this conversion (" + in + "); write the output elsewhere");
+  }
+  return Status::Ok();
+}
+
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
                            const std::function<Status(const std::string& written)>& verify) {
+  TERN_RETURN_IF_ERROR(CheckOutputPath(path, {}));
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   if (tmp.size() >= sizeof g_temp_path) return Status(StatusCode::kInvalidArgument, path + ": path too long");
   std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);

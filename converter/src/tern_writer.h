@@ -78,9 +78,16 @@ Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const 
 Status BuildTernImage(const Checkpoint& ck, const WriteOptions& opts, std::vector<uint8_t>* image,
                       std::vector<TensorReport>* report);
 
+/// Refuses an output path the converter must not write over: one of its `inputs` (same device and inode,
+/// whatever the path's spelling or links), or anything but a regular file (a directory, a device such as
+/// /dev/null, a FIFO: renaming a new file over it would replace the node itself). A path that does not
+/// exist yet is fine. Error: kInvalidArgument naming both paths or the file type.
+Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs);
+
 /// Writes `image` to `path` atomically: a temporary file in the same directory, fsync, then `verify(temp
 /// path)` on the file as written (when given), then rename. On any failure, or SIGINT/SIGTERM/SIGHUP while the
-/// temporary exists, no partial file is left and an existing `path` is untouched.
+/// temporary exists, no partial file is left and an existing `path` is untouched. An existing `path` that is
+/// not a regular file is refused (CheckOutputPath) before anything is written.
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
                            const std::function<Status(const std::string& written)>& verify = nullptr);
 

@@ -20,7 +20,15 @@ Status CheckImageSize(uint64_t size, const std::string& name) {
   return Status::Ok();
 }
 
-Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name) {
+uint64_t LoadTableBytes(const Hyperparameters& hp, uint64_t tensor_count) {
+  const uint64_t positions =
+      hp.position_encoding == PositionEncoding::kLearned ? 0 : uint64_t{hp.max_positions} * hp.d_model * sizeof(float);
+  const uint64_t views = tensor_count * sizeof(TensorView);
+  const uint64_t pieces = (uint64_t{hp.source_vocab_size} * 2 + hp.target_vocab_size) * sizeof(std::string_view);
+  return positions + views + pieces;
+}
+
+Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name, uint64_t memory_budget) {
   TERN_RETURN_IF_ERROR(CheckImageSize(size, name));
   if (!flatbuffers::BufferHasIdentifier(base, fb::ModelIdentifier()))
     return Invalid(name, "identifier check: bytes 4..7 are not \"TERN\" (not a .tern file)");
@@ -39,7 +47,7 @@ Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::str
     return Status(StatusCode::kUnsupported, name + ": version check: format_version " + std::to_string(c.format_version) +
                                                 " is newer than this runtime reads (" + std::to_string(kFormatVersion) +
                                                 "); upgrade tern or re-convert the model");
-  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, name, &c));
+  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, name, &c, memory_budget));
   return c;
 }
 

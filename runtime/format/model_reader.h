@@ -40,14 +40,24 @@ struct ModelContents {
   ShortlistView shortlist;
 };
 
+/// Bytes of the tables Model::Load makes from a verified file's header fields (the memory rule of
+/// tern/model.h, LoadOptions): the sinusoid position table (max_positions x d_model f32, 0 for learned
+/// positions), one TensorView per tensor, one piece view per vocabulary entry of each side and the list of
+/// language tokens (at most one per source entry). 64-bit arithmetic, checked before any is allocated.
+uint64_t LoadTableBytes(const Hyperparameters& hp, uint64_t tensor_count);
+
 /// Check 1 for an image of `size` bytes called `name`. Error: kInvalidModel.
 Status CheckImageSize(uint64_t size, const std::string& name);
 
-/// Checks 2-5 on image [base, base + size) (base 64-byte aligned; CheckImageSize already passed).
-/// Errors: kInvalidModel, kUnsupported (a newer format_version). Messages start with `name`.
-Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name);
+/// Checks 2-5 on image [base, base + size) (base 64-byte aligned; CheckImageSize already passed). The
+/// tables the image makes a reader allocate (LoadTableBytes) must fit `memory_budget` bytes, checked as soon
+/// as the hyperparameters are known and before any of them is allocated. Errors: kInvalidModel,
+/// kUnsupported (a newer format_version), kResourceExhausted (over the budget). Messages start with `name`.
+Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name,
+                                uint64_t memory_budget = UINT64_MAX);
 
 /// Check 5 alone, on a root table the verifier accepted.
-Status CheckSemantics(const fb::Model& root, const uint8_t* base, const std::string& name, ModelContents* out);
+Status CheckSemantics(const fb::Model& root, const uint8_t* base, const std::string& name, ModelContents* out,
+                      uint64_t memory_budget = UINT64_MAX);
 
 }  // namespace tern::format

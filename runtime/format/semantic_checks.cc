@@ -63,8 +63,8 @@ Status CheckGeneration(const GenerationDefaults& g, const Hyperparameters& hp, c
       return Invalid(file, "generation.bad_word_ids holds " + std::to_string(id) + ", outside the target vocabulary");
   // Each default is sanitized here, so nothing downstream meets a value it cannot represent (a ratio of
   // 1e30 once went through an undefined float-to-integer cast).
-  if (g.beam_size == 0 || g.beam_size > 64)
-    return Invalid(file, "generation.beam_size " + std::to_string(g.beam_size) + " out of range (1..64)");
+  if (g.beam_size == 0 || g.beam_size > kMaxBeam)
+    return Invalid(file, "generation.beam_size " + std::to_string(g.beam_size) + " out of range (1.." + std::to_string(kMaxBeam) + ")");
   if (g.max_length == 0 || g.max_length > (1u << 20))
     return Invalid(file, "generation.max_length " + std::to_string(g.max_length) + " out of range (1..2^20)");
   if (!(std::isfinite(g.length_penalty) && std::fabs(g.length_penalty) <= 1e6f))
@@ -81,6 +81,11 @@ Status CheckGeneration(const GenerationDefaults& g, const Hyperparameters& hp, c
 Status CheckLimits(const ArenaLimits& l, const Hyperparameters& hp, const std::string& file) {
   if (l.max_source_tokens == 0 || l.max_target_tokens == 0 || l.max_batch == 0 || l.max_rows == 0)
     return Invalid(file, "limits must all be > 0");
+  // What a Translator sizes by default comes from here: bounded as TranslatorConfig is.
+  if (l.max_batch > kMaxBatch || uint64_t{l.max_rows} > uint64_t{kMaxBatch} * kMaxBeam)
+    return Invalid(file, "limits.max_batch " + std::to_string(l.max_batch) + " (at most " + std::to_string(kMaxBatch) +
+                             ") or limits.max_rows " + std::to_string(l.max_rows) + " (at most " +
+                             std::to_string(uint64_t{kMaxBatch} * kMaxBeam) + ") out of range");
   if (l.max_source_tokens > hp.max_positions || uint64_t{l.max_target_tokens} + 1 > hp.max_positions)
     return Invalid(file, "limits.max_source_tokens " + std::to_string(l.max_source_tokens) + " / max_target_tokens " +
                              std::to_string(l.max_target_tokens) + " exceed max_positions " + std::to_string(hp.max_positions));
@@ -248,11 +253,26 @@ Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const s
 
 }  // namespace
 
-Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string& file, ModelContents* c) {
+Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string& file, ModelContents* c,
+                      uint64_t memory_budget) {
   const fb::Hyperparameters* h = f.hparams();
   if (!h) return Invalid(file, "hparams missing");
   TERN_RETURN_IF_ERROR(FromFb(*h, file, &c->hp));
   TERN_RETURN_IF_ERROR(CheckHyperparameters(c->hp, file));
+  // The memory rule: what the header makes a reader allocate, before any of it is.
+  const uint64_t tensor_count = f.tensors() ? f.tensors()->size() : 0;
+  if (const uint64_t tables = LoadTableBytes(c->hp, tensor_count); tables > memory_budget) {
+    const Hyperparameters& hp = c->hp;
+    const uint64_t pos = hp.position_encoding == PositionEncoding::kLearned
+                             ? 0 : uint64_t{hp.max_positions} * hp.d_model * sizeof(float);
+    return Status(StatusCode::kResourceExhausted,
+                  file + ": the tables made at load need " + std::to_string(tables) + " bytes (the position table, max_positions " +
+                      std::to_string(hp.max_positions) + " x d_model " + std::to_string(hp.d_model) + " floats, " +
+                      std::to_string(pos) + " bytes; views of " + std::to_string(tensor_count) + " tensors and of " +
+                      std::to_string(uint64_t{hp.source_vocab_size} + hp.target_vocab_size) +
+                      " vocabulary pieces), over the memory budget of " + std::to_string(memory_budget) +
+                      " bytes (LoadOptions::memory_budget_bytes)");
+  }
   if (const fb::GenerationDefaults* g = f.generation()) TERN_RETURN_IF_ERROR(FromFb(*g, file, &c->gen));
   TERN_RETURN_IF_ERROR(CheckGeneration(c->gen, c->hp, file));
   if (const fb::ArenaLimits* l = f.limits()) TERN_RETURN_IF_ERROR(FromFb(*l, file, &c->limits));

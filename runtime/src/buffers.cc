@@ -24,8 +24,9 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
   d.n_best = c.max_n_best ? c.max_n_best : 1;
   d.src = c.max_source_tokens ? c.max_source_tokens : lim.max_source_tokens;
   d.tgt = c.max_target_tokens ? c.max_target_tokens : lim.max_target_tokens;
-  if (d.batch > 4096 || d.beam > 64)
-    return Status(StatusCode::kInvalidArgument, "Translator: max_batch (<= 4096) or max_beam (<= 64) too large");
+  if (d.batch > kMaxBatch || d.beam > kMaxBeam)
+    return Status(StatusCode::kInvalidArgument, "Translator: max_batch (<= " + std::to_string(kMaxBatch) + ") or max_beam (<= " +
+                                                    std::to_string(kMaxBeam) + ") too large");
   if (d.n_best > d.beam)
     return Status(StatusCode::kInvalidArgument,
                   "Translator: max_n_best " + std::to_string(d.n_best) + " exceeds max_beam " + std::to_string(d.beam));

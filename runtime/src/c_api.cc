@@ -1,13 +1,21 @@
 // The C API (tern.h) over tern::Model and tern::Translator. Every entry point catches everything: no
 // exception crosses into C.
+//
+// One call at a time per translator, checked first: tern_translate takes the translator's own busy flag
+// (an atomic exchange) before it reads or writes anything the translator owns, so a second thread's call
+// returns TERN_BUSY having touched nothing but its own tern_results. The results of a call are copied,
+// while the flag is still held, from the Translator's arena into the caller's tern_results: what a thread
+// reads there is its own call's output, whatever calls other threads make afterwards.
 #include "tern/tern.h"
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "busy_guard.h"
 #include "tern/model.h"
 #include "tern/translator.h"
 
@@ -19,10 +27,28 @@ struct tern_model {
 struct tern_translator {
   std::shared_ptr<const tern::Model> model;
   std::unique_ptr<tern::Translator> translator;
-  std::vector<std::string_view> texts;                // [max_batch], reused: no allocation per call
-  std::vector<tern::Span<const uint32_t>> id_spans;   // [max_batch]
-  std::vector<std::string> errors;                    // NUL-terminated copies of the last errors
-  tern::Span<const tern::TranslationResult> results;
+  std::atomic<bool> busy{false};                      // a call is running (BusyGuard)
+  // Per-call scratch, touched only while `busy` is held; grown to the largest n seen (at most
+  // Translator::max_batch(), which the memory budget bounds), then reused.
+  std::vector<std::string_view> texts;
+  std::vector<tern::Span<const uint32_t>> id_spans;
+};
+
+// What one call returned, copied out of the Translator's arena (tern.h: tern_results).
+struct tern_results {
+  struct Hypothesis {
+    std::string text;  // NUL-terminated by std::string
+    std::vector<uint32_t> ids;
+    float score = 0.f;
+  };
+  struct Sentence {
+    tern_status_code code = TERN_OK;
+    std::string error;
+    std::vector<Hypothesis> hypotheses;  // size() entries are live; capacity is kept
+    size_t count = 0;
+  };
+  std::vector<Sentence> sentences;  // capacity kept from call to call
+  size_t count = 0;
 };
 
 namespace {
@@ -84,9 +110,34 @@ tern::TranslateOptions Options(const tern_translate_params* p, CallbackAdapter* 
   return o;
 }
 
-const tern::Hypothesis* Hyp(const tern_translator* t, size_t i, size_t k) {
-  if (!t || i >= t->results.size() || !t->results[i].ok() || k >= t->results[i].hypotheses.size()) return nullptr;
-  return &t->results[i].hypotheses[k];
+const tern_results::Hypothesis* Hyp(const tern_results* r, size_t i, size_t k) {
+  if (!r || i >= r->count || r->sentences[i].code != TERN_OK || k >= r->sentences[i].count) return nullptr;
+  return &r->sentences[i].hypotheses[k];
+}
+
+tern_status_code Busy(tern_error* err) {
+  SetError(err, TERN_BUSY, "tern_translate: the translator is busy with a call in another thread (use one translator per thread)");
+  return TERN_BUSY;
+}
+
+// Copies a call's results (views into the Translator's arena) into the caller's set.
+void CopyResults(tern::Span<const tern::TranslationResult> in, tern_results* out) {
+  if (out->sentences.size() < in.size()) out->sentences.resize(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const tern::TranslationResult& r = in[i];
+    tern_results::Sentence& s = out->sentences[i];
+    s.code = static_cast<tern_status_code>(r.error);
+    s.error.assign(r.ok() ? std::string_view() : r.error_message);
+    s.count = r.ok() ? r.hypotheses.size() : 0;
+    if (s.hypotheses.size() < s.count) s.hypotheses.resize(s.count);
+    for (size_t k = 0; k < s.count; ++k) {
+      const tern::Hypothesis& h = r.hypotheses[k];
+      s.hypotheses[k].text.assign(h.text);
+      s.hypotheses[k].ids.assign(h.ids.begin(), h.ids.end());
+      s.hypotheses[k].score = h.score;
+    }
+  }
+  out->count = in.size();
 }
 
 // Runs f, turning any exception into TERN_INTERNAL and `on_error`: nothing crosses into C.
@@ -102,11 +153,29 @@ R Guarded(tern_error* err, R on_error, F&& f) {
   return on_error;
 }
 
-void KeepErrors(tern_translator* t) {
-  // Error messages are views into the arena without a NUL: copy them (only on the error path).
-  t->errors.resize(t->results.size());
-  for (size_t i = 0; i < t->results.size(); ++i)
-    if (!t->results[i].ok()) t->errors[i].assign(t->results[i].error_message);
+// The shape of a translate call: arguments checked, the translator's busy flag taken before anything it
+// owns is touched, n checked against its batch, run(options, &out) on the Translator, the results copied
+// into the caller's set while the flag is held.
+template <typename RunFn>
+tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_error* err, bool inputs_ok, const char* fn,
+                      RunFn run, const tern_translate_params* params) {
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+    if (results) results->count = 0;
+    if (!t || !results || !inputs_ok)
+      return SetError(err, TERN_INVALID_ARGUMENT, std::string(fn) + ": NULL argument"), TERN_INVALID_ARGUMENT;
+    tern::BusyGuard call(t->busy);
+    if (!call.acquired()) return Busy(err);
+    const size_t batch = t->translator->max_batch();
+    if (n > batch)
+      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument,
+                                    std::to_string(n) + " sentences exceed max_batch " + std::to_string(batch)));
+    CallbackAdapter adapter;
+    tern::Span<const tern::TranslationResult> out;
+    tern::Status s = run(Options(params, &adapter), &out);
+    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
+    CopyResults(out, results);
+    return s.ok() ? TERN_OK : Fail(err, s);
+  });
 }
 
 }  // namespace
@@ -171,10 +240,6 @@ tern_translator* tern_translator_create(const tern_model* model, const tern_tran
     auto* out = new tern_translator;
     out->model = model->model;
     out->translator = std::move(t.value());
-    const size_t batch = c.max_batch ? c.max_batch : model->model->limits().max_batch;
-    out->texts.resize(batch);
-    out->id_spans.resize(batch);
-    out->errors.reserve(batch);
     return out;
   });
 }
@@ -195,74 +260,60 @@ tern_translate_params tern_translate_default_params(void) {
   return p;
 }
 
+tern_results* tern_results_create(void) { return new (std::nothrow) tern_results; }
+
+void tern_results_free(tern_results* results) { delete results; }
+
 tern_status_code tern_translate(tern_translator* t, const char* const* sentences, size_t n,
-                                const tern_translate_params* params, tern_error* err) {
-  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
-    if (!t || (!sentences && n)) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate: NULL argument"), TERN_INVALID_ARGUMENT;
-    if (n > t->texts.size())
-      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " +
-                                                                            std::to_string(t->texts.size())));
+                                const tern_translate_params* params, tern_results* results, tern_error* err) {
+  return Call(t, n, results, err, sentences || !n, "tern_translate", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->texts.size() < n) t->texts.resize(n);
     for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
-    t->results = {};
-    CallbackAdapter adapter;
-    tern::Status s =
-        t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), Options(params, &adapter), &t->results);
-    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
-    KeepErrors(t);
-    return s.ok() ? TERN_OK : Fail(err, s);
-  });
+    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), o, out);
+  }, params);
 }
 
 tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
-                                    const tern_translate_params* params, tern_error* err) {
-  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
-    if (!t || ((!sources || !lengths) && n))
-      return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_ids: NULL argument"), TERN_INVALID_ARGUMENT;
-    if (n > t->id_spans.size())
-      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " +
-                                                                            std::to_string(t->id_spans.size())));
+                                    const tern_translate_params* params, tern_results* results, tern_error* err) {
+  return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->id_spans.size() < n) t->id_spans.resize(n);
     for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
-    t->results = {};
-    CallbackAdapter adapter;
-    tern::Status s = t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
-                                                 Options(params, &adapter), &t->results);
-    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
-    KeepErrors(t);
-    return s.ok() ? TERN_OK : Fail(err, s);
-  });
+    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n), o, out);
+  }, params);
 }
 
-size_t tern_result_count(const tern_translator* t) { return t ? t->results.size() : 0; }
+size_t tern_result_count(const tern_results* r) { return r ? r->count : 0; }
 
-const char* tern_result_error(const tern_translator* t, size_t i) {
-  if (!t || i >= t->results.size() || t->results[i].ok()) return nullptr;
-  return t->errors[i].c_str();
+const char* tern_result_error(const tern_results* r, size_t i) {
+  if (!r || i >= r->count || r->sentences[i].code == TERN_OK) return nullptr;
+  return r->sentences[i].error.c_str();
 }
 
-tern_status_code tern_result_code(const tern_translator* t, size_t i) {
-  if (!t || i >= t->results.size()) return TERN_INVALID_ARGUMENT;
-  return static_cast<tern_status_code>(t->results[i].error);
+tern_status_code tern_result_code(const tern_results* r, size_t i) {
+  if (!r || i >= r->count) return TERN_INVALID_ARGUMENT;
+  return r->sentences[i].code;
 }
 
-size_t tern_result_hypotheses(const tern_translator* t, size_t i) {
-  return t && i < t->results.size() && t->results[i].ok() ? t->results[i].hypotheses.size() : 0;
+size_t tern_result_hypotheses(const tern_results* r, size_t i) {
+  return r && i < r->count && r->sentences[i].code == TERN_OK ? r->sentences[i].count : 0;
 }
 
-const char* tern_result_text(const tern_translator* t, size_t i, size_t k, size_t* length) {
-  const tern::Hypothesis* h = Hyp(t, i, k);
+const char* tern_result_text(const tern_results* r, size_t i, size_t k, size_t* length) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
   if (length) *length = h ? h->text.size() : 0;
-  if (!h) return nullptr;
-  return h->text.empty() ? "" : h->text.data();  // an empty translation is "", not the NULL of a failure
+  return h ? h->text.c_str() : nullptr;  // an empty translation is "", not the NULL of a failure
 }
 
-const uint32_t* tern_result_ids(const tern_translator* t, size_t i, size_t k, size_t* count) {
-  const tern::Hypothesis* h = Hyp(t, i, k);
+const uint32_t* tern_result_ids(const tern_results* r, size_t i, size_t k, size_t* count) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
   if (count) *count = h ? h->ids.size() : 0;
-  return h ? h->ids.data() : nullptr;
+  if (!h) return nullptr;
+  static const uint32_t kNone[1] = {0};
+  return h->ids.empty() ? kNone : h->ids.data();  // an empty hypothesis has ids, none of them: never NULL
 }
 
-float tern_result_score(const tern_translator* t, size_t i, size_t k) {
-  const tern::Hypothesis* h = Hyp(t, i, k);
+float tern_result_score(const tern_results* r, size_t i, size_t k) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
   return h ? h->score : 0.f;
 }
 

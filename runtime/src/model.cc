@@ -65,15 +65,6 @@ Result<std::shared_ptr<const Model>> Model::FromBytes(const void* data, size_t s
   return Create(std::move(copy.value()), name, options);
 }
 
-namespace {
-
-// Bytes of the sinusoid position table the model computes at load (0 for learned positions).
-uint64_t TableBytes(const Hyperparameters& hp) {
-  return hp.position_encoding == PositionEncoding::kLearned ? 0 : uint64_t{hp.max_positions} * hp.d_model * sizeof(float);
-}
-
-}  // namespace
-
 uint64_t Model::owned_bytes_estimate() const {
   // Packed weights: every matrix but the position tables, at the width its kernel takes (f16 widened to
   // f32), plus per-row bias, scale and sum (16 bytes), and XNNPACK's padding of the output channels (a
@@ -85,21 +76,18 @@ uint64_t Model::owned_bytes_estimate() const {
     const uint64_t row_bytes = t.dtype == DType::kF16 ? uint64_t{t.cols()} * 4 : (t.bytes + rows - 1) / rows;
     packed += (rows + 64) * (row_bytes + 16);
   }
-  return TableBytes(hp_) + packed;
+  // The per-vocabulary tables a Translator makes (the tokenizer's piece -> id map, about 64 bytes an entry;
+  // the token mask, a byte per target token) and the shortlist's row sums (4 bytes per target token).
+  const uint64_t vocab_tables = uint64_t{hp_.source_vocab_size} * 64 + hp_.target_vocab_size * uint64_t{1 + 4};
+  return format::LoadTableBytes(hp_, tensors_.size()) + packed + vocab_tables;
 }
 
 Result<std::shared_ptr<const Model>> Model::Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
                                                    const LoadOptions& options) {
-  auto contents = format::ReadModel(data->bytes(), data->size(), name);
+  // Every table the file's header sizes is checked against the budget inside ReadModel, before it exists.
+  auto contents = format::ReadModel(data->bytes(), data->size(), name, options.memory_budget_bytes);
   if (!contents.ok()) return contents.status();
   format::ModelContents& c = contents.value();
-  // Derived tables are sized by header fields: checked against the budget before they are allocated.
-  if (TableBytes(c.hp) > options.memory_budget_bytes)
-    return Status(StatusCode::kResourceExhausted,
-                  name + ": the position table (max_positions " + std::to_string(c.hp.max_positions) + " x d_model " +
-                      std::to_string(c.hp.d_model) + " floats, " + std::to_string(TableBytes(c.hp)) +
-                      " bytes) exceeds the memory budget of " + std::to_string(options.memory_budget_bytes) +
-                      " bytes (LoadOptions::memory_budget_bytes)");
   std::shared_ptr<Model> m(new Model());
   m->name_ = name;
   m->options_ = options;

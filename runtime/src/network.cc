@@ -1,5 +1,6 @@
 #include "network.h"
 
+#include <chrono>
 #include <string>
 
 #include "weight_formats.h"
@@ -81,28 +82,36 @@ Result<std::unique_ptr<Network>> Network::Create(const Model& m, const PreparedM
   n->decoder_embedding_ = n->hp_->shared_embeddings ? n->encoder_embedding_ : m.tensor("decoder.embed_tokens.weight");
   n->threads_ = static_cast<uint32_t>(threads);
   n->pool_ = MakeThreadPool(threads);
+  n->PingPool();  // the workers start now: the first job on a new pool takes milliseconds
   auto q = RowQuantizer::Create();
   if (!q.ok()) return q.status();
   n->quantizer_ = std::move(q.value());
   return n;
 }
 
+double Network::PingPool() const {
+  if (!pool_) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  pthreadpool_parallelize_1d(pool_.get(), [](void*, size_t) {}, nullptr, threads_, 0);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 Status Network::Quantize(const float* x, size_t rows, size_t cols, const QuantScratch& q) const {
-  return quantizer_.Run(x, rows, cols, q, pool_.get());
+  return quantizer_.Run(x, rows, cols, q, pool());
 }
 
 Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const {
   if (rows == 0) return Status::Ok();
-  if (l.quantized()) TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool_.get()));
-  return l.Run(x, q, rows, y, pool_.get());
+  if (l.quantized()) TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool()));
+  return l.Run(x, q, rows, y, pool());
 }
 
 Status Network::OutputLogits(const float* x, size_t rows, const VocabMap& vocab, float* logits,
                              const QuantScratch& q) const {
   if (vocab.identity()) return RunLinear(output_projection_, x, rows, logits, q);
   if (gathered_ && gathered_->available()) {
-    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool_.get()));
-    gathered_->Run(gathered_kernel_, q, rows, vocab.tokens, vocab.size, logits, pool_.get());
+    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool()));
+    gathered_->Run(gathered_kernel_, q, rows, vocab.tokens, vocab.size, logits, pool());
     return Status::Ok();
   }
   TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));

@@ -49,7 +49,13 @@ class Network {
   const Linear& output_projection() const { return output_projection_; }            // logits = x @ E^T + final_logits_bias
   const TensorView& encoder_embedding() const { return *encoder_embedding_; }
   const TensorView& decoder_embedding() const { return *decoder_embedding_; }
-  pthreadpool_t pool() const { return pool_.get(); }
+  /// The pool the operators run on now: the Translator's, or nullptr (the calling thread alone) while
+  /// SetPooled(false) (thread_policy.h decides).
+  pthreadpool_t pool() const { return pooled_ ? pool_.get() : nullptr; }
+  void SetPooled(bool on) const { pooled_ = on; }
+  /// Seconds one empty job per thread takes on the pool (0 without one): how long its workers take to
+  /// answer (thread_policy.h).
+  double PingPool() const;
   uint32_t threads() const { return threads_; }
 
   /// y[rows, out] = l(x[rows, in]), quantizing x into q first when l takes int8 input.
@@ -93,6 +99,7 @@ class Network {
   const TensorView* decoder_embedding_ = nullptr;
   uint32_t threads_ = 1;
   ThreadPool pool_;
+  mutable bool pooled_ = true;  // per Translator (a Network is never shared): which way the next operators run
   RowQuantizer quantizer_;
 };
 

@@ -9,6 +9,7 @@ namespace tern {
 Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_view> texts) {
   texts_ = texts;
   pieces_.clear();
+  coded_.clear();
   bool several = false;
   for (size_t i = 0; i < texts.size(); ++i) {
     const std::string_view t = texts[i];
@@ -26,17 +27,24 @@ Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_v
       if (!s.ok()) return s.status();
       splitter_ = std::move(s.value());
     }
-    TERN_RETURN_IF_ERROR(splitter_->Split(t, &spans_));
-    if (spans_.empty()) {  // whitespace only: translated (to an empty text) as it is
+    // A leading language code belongs to every sentence of the text: split what follows it.
+    const std::string_view code = LeadingLanguageCode(t);
+    const std::string_view body = t.substr(code.size());
+    TERN_RETURN_IF_ERROR(splitter_->Split(body, &spans_));
+    if (spans_.size() <= 1) {  // one sentence, or whitespace only: translated as it is
       pieces_.push_back({i, 0, 1, t, {}});
       continue;
     }
-    several |= spans_.size() > 1;
+    several = true;
     for (size_t j = 0; j < spans_.size(); ++j) {
       const SentenceSpan& s = spans_[j];
       const bool last = j + 1 == spans_.size();
-      pieces_.push_back({i, j, spans_.size(), t.substr(s.begin, s.end - s.begin),
-                         last ? std::string_view() : t.substr(s.end, s.gap_end - s.end)});
+      std::string_view sentence = body.substr(s.begin, s.end - s.begin);
+      if (!code.empty()) {
+        coded_.push_back(std::string(code) + " " + std::string(sentence));
+        sentence = coded_.back();
+      }
+      pieces_.push_back({i, j, spans_.size(), sentence, last ? std::string_view() : body.substr(s.end, s.gap_end - s.end)});
     }
   }
   return several;
@@ -77,29 +85,46 @@ Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const Transl
   hyps_.assign(n, {});
   errors_.assign(n, {});
   results_.assign(n, TranslationResult());
+  // A text of several sentences fails as a whole if one of them fails: check them all first, so that such
+  // a text is never decoded (nor streamed) in part.
+  for (const Piece& p : pieces_) {
+    if (p.count < 2 || !errors_[p.text].empty()) continue;
+    const Status s = engine.CheckSentence(p.sentence);
+    if (s.ok()) continue;
+    TranslationResult failed;
+    failed.error = s.code();
+    failed.error_message = s.message();
+    Add(p, failed);
+  }
   Status cancelled = Status::Ok();
-  for (size_t start = 0; start < pieces_.size(); start += max_batch) {
-    const size_t end = std::min(pieces_.size(), start + max_batch);
+  std::vector<size_t>& chunk_pieces = chunk_pieces_;
+  for (size_t next = 0; next < pieces_.size();) {
+    // The next max_batch sentences of texts that have not failed.
     chunk_.clear();
     origins_.clear();
-    for (size_t k = start; k < end; ++k) {
-      chunk_.push_back(pieces_[k].sentence);
+    chunk_pieces.clear();
+    for (; next < pieces_.size() && chunk_.size() < max_batch; ++next) {
+      const Piece& p = pieces_[next];
+      if (!errors_[p.text].empty()) continue;
+      chunk_.push_back(p.sentence);
+      chunk_pieces.push_back(next);
       TokenStream::Origin o;
-      o.index = static_cast<uint32_t>(pieces_[k].text);
-      o.part = static_cast<uint32_t>(pieces_[k].index);
-      o.parts = static_cast<uint32_t>(pieces_[k].count);
+      o.index = static_cast<uint32_t>(p.text);
+      o.part = static_cast<uint32_t>(p.index);
+      o.parts = static_cast<uint32_t>(p.count);
       origins_.push_back(o);
     }
+    if (chunk_.empty()) break;
     Span<const TranslationResult> out;
     const Status st = engine.TranslateSentences(Span<const std::string_view>(chunk_.data(), chunk_.size()), origins_.data(), &out);
     if (!st.ok() && st.code() != StatusCode::kCancelled) return st;
-    for (size_t k = start; k < end; ++k) Add(pieces_[k], out[k - start]);
+    for (size_t k = 0; k < chunk_pieces.size(); ++k) Add(pieces_[chunk_pieces[k]], out[k]);
     if (st.code() == StatusCode::kCancelled) {  // the sentences not translated yet fail as cancelled
       cancelled = st;
       TranslationResult not_run;
       not_run.error = StatusCode::kCancelled;
       not_run.error_message = "cancelled by the caller";
-      for (size_t k = end; k < pieces_.size(); ++k) Add(pieces_[k], not_run);
+      for (size_t k = next; k < pieces_.size(); ++k) Add(pieces_[k], not_run);
       break;
     }
   }

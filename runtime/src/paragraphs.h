@@ -6,11 +6,15 @@
 //
 // Hypothesis k of a text joins hypothesis k of each of its sentences (a sentence with fewer gives its
 // last); its ids are the sentences' ids one after the other and its score the sum of their scores. A
-// sentence that fails makes its text fail with "sentence J of N: <message>". Results live in this
-// object's heap buffers (reused from call to call) until the next call.
+// sentence that fails makes its text fail with "sentence J of N: <message>": every sentence of a text of
+// several is checked (tokenized) before any is translated, so a text that will fail is never decoded and
+// never streams a token. A text that starts with a language code (">>por<< ...", MarianTokenizer's rule)
+// gives that code to each of its sentences. Results live in this object's heap buffers (reused from call
+// to call) until the next call.
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +35,9 @@ class Paragraphs {
     virtual ~Engine() = default;
     virtual Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
                                       Span<const TranslationResult>* out) = 0;
+    /// The error sentence `s` would get from TranslateSentences before decoding (invalid text, too many
+    /// tokens), or ok. For texts of several sentences, checked before any is translated.
+    virtual Status CheckSentence(std::string_view s) = 0;
   };
 
   /// Splits `texts` (a text that SentenceSplitter::SurelyOneSentence accepts is not given to ICU; the
@@ -55,9 +62,11 @@ class Paragraphs {
 
   std::unique_ptr<SentenceSplitter> splitter_;
   Span<const std::string_view> texts_;
+  std::deque<std::string> coded_;  // sentences with their text's language code put first (stable storage)
   std::vector<SentenceSpan> spans_;
   std::vector<Piece> pieces_;
   std::vector<std::string_view> chunk_;
+  std::vector<size_t> chunk_pieces_;  // the piece of each chunk_ entry
   std::vector<TokenStream::Origin> origins_;
   // Per text: its hypotheses (texts, ids, scores), result, error text.
   std::vector<std::vector<std::string>> hyp_text_;

@@ -17,6 +17,7 @@
 #include "search/search.h"
 #include "search/token_stream.h"
 #include "sentence_splitter.h"
+#include "thread_policy.h"
 #include "tern/translator.h"
 #include "tokenizer.h"
 
@@ -34,6 +35,7 @@ struct Translator::Impl : public StepDecoder {
   std::unique_ptr<uint8_t[]> owned_arena;
   LogitsProcessors processors;
   Profiler prof;
+  ThreadPolicy threads;   // pool or calling thread, step by step (thread_policy.h)
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
   std::atomic<bool> busy{false};  // a Translate call is running (translator.cc, BusyGuard)
   TokenStream stream;             // the call's token callback and abort check

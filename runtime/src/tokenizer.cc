@@ -73,6 +73,12 @@ size_t MaxPieceBytes(const Model& model) {
 
 std::string LanguageCode(std::string_view lang) { return ">>" + std::string(lang) + "<<"; }
 
+std::string_view LeadingLanguageCode(std::string_view text) {
+  if (text.size() < 2 || text.compare(0, 2, ">>") != 0) return {};
+  const size_t end = text.find("<<");
+  return end == std::string_view::npos ? std::string_view() : text.substr(0, end + 2);
+}
+
 Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity,
                          size_t* n) const {
   const size_t bad = FindInvalidUtf8(text);
@@ -85,11 +91,8 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     return it == ids_.end() ? unk : it->second;
   };
   // MarianTokenizer.remove_language_code: ">>...<<" at the very start, up to the first "<<".
-  std::string_view code;
-  if (text.size() >= 2 && text.compare(0, 2, ">>") == 0) {
-    const size_t end = text.find("<<");
-    if (end != std::string_view::npos) code = text.substr(0, end + 2), text.remove_prefix(end + 2);
-  }
+  const std::string_view code = LeadingLanguageCode(text);
+  text.remove_prefix(code.size());
   uint32_t code_id = 0;
   bool has_code = !code.empty();
   if (!target_lang.empty()) {

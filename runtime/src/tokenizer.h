@@ -65,6 +65,10 @@ class Tokenizer {
 /// The vocabulary piece of a target-language code: ">>" + lang + "<<".
 std::string LanguageCode(std::string_view lang);
 
+/// The language code `text` starts with, by MarianTokenizer.remove_language_code (transformers 5.x): text
+/// that starts with ">>" up to and including the first "<<"; empty when there is none.
+std::string_view LeadingLanguageCode(std::string_view text);
+
 /// transformers' clean_up_tokenization on text[0..n) in place; returns the new length.
 size_t CleanUpTokenization(char* text, size_t n);
 

@@ -1,8 +1,10 @@
 // The public session API: Translator::Create, Translate, TranslateIds and accessors, over the session
 // (session.h), the batch staging (batch.h), the encoder, and the search.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
+#include "busy_guard.h"
 #include "encoder.h"
 #include "tern/cpu.h"
 #include "session.h"
@@ -46,21 +48,6 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, S
 // A status that still leaves *results filled: success, or a call the caller's callback stopped.
 bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 
-// One call at a time per Translator: a second thread's call fails with kBusy instead of sharing the arena
-// (an atomic exchange per call; the holder clears it on return).
-class BusyGuard {
- public:
-  explicit BusyGuard(std::atomic<bool>& flag) : flag_(flag), acquired_(!flag.exchange(true, std::memory_order_acquire)) {}
-  ~BusyGuard() {
-    if (acquired_) flag_.store(false, std::memory_order_release);
-  }
-  bool acquired() const { return acquired_; }
-
- private:
-  std::atomic<bool>& flag_;
-  bool acquired_;
-};
-
 Status BusyError() {
   return Status(StatusCode::kBusy, "Translator: a call is already running in another thread (use one Translator per thread)");
 }
@@ -68,11 +55,20 @@ Status BusyError() {
 }  // namespace
 
 Result<float*> Translator::Impl::Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) {
+  // Each step runs on the pool or on this thread alone, whichever the measured step times favour.
+  const ThreadPolicy::Way way = threads.Next();
+  bool pooled = way != ThreadPolicy::Way::kSingle;
+  if (way == ThreadPolicy::Way::kProbePool && net->PingPool() > ThreadPolicy::kStall) threads.PoolStalled(), pooled = false;
+  net->SetPooled(pooled);
+  const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, pos, rows, vocab, buf.batch, buf.dec, buf.attention_scores, prof));
+  threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), rows.n);
+  if (!pooled) prof.profile.single_thread_steps++;
   return buf.dec.logits.data();
 }
 
 Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& o) {
+  net->SetPooled(threads.pooled());
   TERN_RETURN_IF_ERROR(Encode(*net, *model, n_valid, buf.batch, buf.enc, buf.dec, buf.attention_scores, dims.src_rows, prof));
   const Hyperparameters& hp = model->hparams();
   SearchOptions opt;
@@ -145,6 +141,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   auto net = Network::Create(*model, *t.prepared, threads);
   if (!net.ok()) return net.status();
   t.net = std::move(net.value());
+  t.threads = ThreadPolicy(threads > 1);
   t.processors.Init(*model);
   return std::unique_ptr<Translator>(new Translator(std::move(impl)));
 }
@@ -231,7 +228,7 @@ namespace {
 // Paragraphs' engine: a chunk of sentences through TranslateTexts, splitting off.
 class SentenceEngine : public Paragraphs::Engine {
  public:
-  SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o) { o_.split_sentences = false; }
+  SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o), ids_(t.dims.src) { o_.split_sentences = false; }
   Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
                             Span<const TranslationResult>* out) override {
     t_.origins = origins;
@@ -239,10 +236,16 @@ class SentenceEngine : public Paragraphs::Engine {
     t_.origins = nullptr;
     return s;
   }
+  Status CheckSentence(std::string_view s) override {
+    if (s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) return Status::Ok();
+    size_t len = 0;
+    return t_.tokenizer->Encode(s, o_.target_lang, ids_.data(), ids_.size(), &len);
+  }
 
  private:
   Translator::Impl& t_;
   TranslateOptions o_;
+  std::vector<uint32_t> ids_;  // scratch for CheckSentence
 };
 
 }  // namespace

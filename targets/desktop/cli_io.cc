@@ -32,9 +32,47 @@ Status OpenInput(const std::string& path, std::ifstream* file, std::istream** in
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return Status(StatusCode::kNotFound, Errno(path, "cannot open"));
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, path + ": is a directory");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return Status(StatusCode::kIoError, path + ": not a regular file or a pipe (a device is not read as input)");
   file->open(path, std::ios::binary);
   if (!*file) return Status(StatusCode::kIoError, Errno(path, "cannot open"));
   *in = file;
+  return Status::Ok();
+}
+
+bool ReadLine(std::istream& in, std::string* line, bool* too_long, size_t max_bytes) {
+  line->clear();
+  *too_long = false;
+  char buf[4096];
+  bool got = false;
+  for (;;) {
+    in.getline(buf, sizeof buf);
+    if (in.bad()) return false;
+    const size_t n = static_cast<size_t>(in.gcount());
+    const bool full = in.fail() && !in.eof();   // the buffer filled before the line ended
+    const bool ended = !in.fail() && !in.eof();  // the '\n' was read (and counted in n)
+    const size_t chars = ended ? n - 1 : n;
+    got = got || n > 0;
+    if (!*too_long) {
+      if (line->size() + chars > max_bytes) *too_long = true, line->clear();
+      else line->append(buf, chars);
+    }
+    if (full) {
+      in.clear();
+      continue;
+    }
+    return got;  // the line ended, or the input did (a last line without '\n')
+  }
+}
+
+std::string LineTooLong(size_t max_bytes) { return "line longer than " + std::to_string(max_bytes) + " bytes (skipped)"; }
+
+Status CheckNotAnInput(const std::string& output, const std::string& input, const char* what) {
+  if (output.empty() || input.empty()) return Status::Ok();
+  struct stat out_st, in_st;
+  if (::stat(output.c_str(), &out_st) != 0 || ::stat(input.c_str(), &in_st) != 0) return Status::Ok();
+  if (in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+    return Status(StatusCode::kInvalidArgument, output + ": is the " + what + " (" + input + "); write the output elsewhere");
   return Status::Ok();
 }
 
@@ -52,11 +90,7 @@ Status OutputFile::Open(const std::string& path, const std::string& input) {
   struct stat out_st;
   const bool exists = ::stat(path.c_str(), &out_st) == 0;
   if (exists && S_ISDIR(out_st.st_mode)) return Status(StatusCode::kIoError, path + ": is a directory");
-  if (exists && !input.empty()) {
-    struct stat in_st;
-    if (::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-      return Status(StatusCode::kInvalidArgument, path + ": is the input file (" + input + "); write the output elsewhere");
-  }
+  TERN_RETURN_IF_ERROR(CheckNotAnInput(path, input, "input file"));
   if (exists && !S_ISREG(out_st.st_mode)) {  // a device, a FIFO: written in place
     file_.open(path, std::ios::binary | std::ios::trunc);
     if (!file_) return Status(StatusCode::kIoError, Errno(path, "cannot open"));

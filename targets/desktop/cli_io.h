@@ -14,8 +14,25 @@
 
 namespace tern::cli {
 
-/// Opens `path` for reading into `in` (stdin when empty). Errors: kNotFound, kIoError (a directory).
+/// Opens `path` for reading into `in` (stdin when empty). Only a regular file or a pipe (FIFO) is read: a
+/// directory or a device (/dev/zero, a terminal named as a file) is refused. Errors: kNotFound, kIoError.
 Status OpenInput(const std::string& path, std::ifstream* file, std::istream** in);
+
+/// The longest input line the tools read, bytes: a longer line (say, a file with no line breaks) is an
+/// error for that line alone and is skipped, so no input makes a tool hold more than this per line.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+/// Reads the next line of `in` into *line (without its '\n'). False at the end of the input (or a read
+/// error: in.bad()). A line longer than max_bytes is read to its end without being kept: *line is empty
+/// and *too_long true.
+bool ReadLine(std::istream& in, std::string* line, bool* too_long, size_t max_bytes = kMaxLineBytes);
+
+/// The error for a line ReadLine found too long.
+std::string LineTooLong(size_t max_bytes = kMaxLineBytes);
+
+/// Refuses an output path that is one of the command's inputs (same device and inode: the model, the input
+/// text), naming both. Error: kInvalidArgument.
+Status CheckNotAnInput(const std::string& output, const std::string& input, const char* what);
 
 class OutputFile {
  public:

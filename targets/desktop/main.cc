@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "inspect.h"
+#include "tern/model.h"
 #include "tokenize_cmd.h"
 #include "translate_cmd.h"
 
@@ -29,11 +30,12 @@ static int Run(int argc, char** argv) {
   tr->add_option("-m,--model", ta.model, "the .tern model (default: $TERN_MODEL or the bundled en-de model)");
   tr->add_option("-i,--input", ta.input, "input file, one sentence per line (default: stdin)");
   tr->add_option("-o,--output", ta.output, "output file (default: stdout)");
-  tr->add_option("--beam", ta.beam, "beam size; 1 = greedy (default: the model's)");
+  tr->add_option("--beam", ta.beam, "beam size; 1 = greedy (default: the model's)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_option("--threads", ta.threads, "threads (default: the performance cores)")->check(CLI::Range(1u, 1024u));
   tr->add_option("--batch", ta.batch, "lines per batch (default: the model's max_batch)")->check(CLI::Range(1u, 4096u));
-  tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included");
-  tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, 64u));
+  tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included")
+      ->check(CLI::Range(1u, 1u << 20));
+  tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");

@@ -29,9 +29,11 @@ int RunTokenize(const TokenizeArgs& args) {
   }
   size_t line_no = 0, failed = 0;
   std::vector<uint32_t> ids;
-  for (std::string s; std::getline(*in, s);) {
+  std::string s;
+  bool too_long = false;
+  while (ReadLine(*in, &s, &too_long)) {
     ++line_no;
-    Status st = tok.value()->Encode(s, args.target_lang, &ids);
+    Status st = too_long ? Status(StatusCode::kInvalidArgument, LineTooLong()) : tok.value()->Encode(s, args.target_lang, &ids);
     if (!st.ok()) {
       std::cerr << "tern: line " << line_no << ": " << st.message() << "\n";
       ++failed;

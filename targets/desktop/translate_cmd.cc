@@ -34,16 +34,23 @@ struct Line {
 
 // --stream: prints streamed text as it comes. The sentences of one line (when it is split) are printed in
 // order: a later sentence's text waits until the earlier ones are complete, and they are joined by one
-// space (the final result joins them with the whitespace between them in the input).
+// space (the final result joins them with the whitespace between them in the input). With --ids, the
+// generated ids instead, space-separated (</s> is not printed, as without --stream).
 struct StreamPrinter {
   std::ostream* out = nullptr;
+  bool ids = false;
+  uint32_t eos = 0;
   std::vector<std::string> pending;
   std::vector<bool> complete;
-  size_t current = 0;
+  size_t current = 0, printed_ids = 0;
 
-  void Reset() { pending.clear(), complete.clear(), current = 0; }
+  void Reset() { pending.clear(), complete.clear(), current = 0, printed_ids = 0; }
   static bool OnToken(const TokenEvent& e, void* self) {
     auto& p = *static_cast<StreamPrinter*>(self);
+    if (p.ids) {  // --ids: one input per line, never split
+      if (e.token != p.eos || !e.last) *p.out << (p.printed_ids++ ? " " : "") << e.token << std::flush;
+      return true;
+    }
     if (p.pending.size() < e.parts) p.pending.resize(e.parts), p.complete.resize(e.parts, false);
     if (e.part == p.current) {
       *p.out << e.text << std::flush;
@@ -58,9 +65,19 @@ struct StreamPrinter {
   }
 };
 
+// --stream: Ctrl-C stops the line being translated and ends the run (exit 130), also while tern waits for
+// input: the handler is installed without SA_RESTART, so a blocked read returns instead of resuming.
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void OnInterrupt(int) { g_interrupted = 1; }
 bool Interrupted(void*) { return g_interrupted != 0; }
+void CatchInterrupt() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
   std::istringstream in(s);
@@ -120,7 +137,8 @@ int RunTranslate(const TranslateArgs& args) {
   std::ifstream fin;
   std::istream* in = nullptr;
   OutputFile output;
-  for (Status st : {OpenInput(args.input, &fin, &in), output.Open(args.output, args.input)}) {
+  for (Status st : {OpenInput(args.input, &fin, &in), CheckNotAnInput(args.output, args.model, "model"),
+                    output.Open(args.output, args.input)}) {
     if (!st.ok()) {
       std::cerr << "tern: " << st.message() << "\n";
       return 2;
@@ -140,11 +158,13 @@ int RunTranslate(const TranslateArgs& args) {
   opt.use_shortlist = !args.no_shortlist;
   StreamPrinter printer;
   printer.out = out;
+  printer.ids = args.ids;
+  printer.eos = model.value()->hparams().eos_id;
   if (args.stream) {
     opt.on_token = StreamPrinter::OnToken;
     opt.on_token_user_data = &printer;
     opt.abort = Interrupted;  // Ctrl-C stops the line being translated
-    std::signal(SIGINT, OnInterrupt);
+    CatchInterrupt();         // after output.Open, whose handler removes the temporary output otherwise
   }
   bool cancelled = false;
   const auto& langs = model.value()->language_tokens();
@@ -230,17 +250,26 @@ int RunTranslate(const TranslateArgs& args) {
   };
 
   std::string s;
+  bool too_long = false;
   if (interactive) std::cerr << "> " << std::flush;
-  while (!cancelled && std::getline(*in, s)) {
+  while (!cancelled && !g_interrupted && ReadLine(*in, &s, &too_long)) {
     ++line_no;
     Line l{line_no, s, {}, {}};
-    if (args.ids && !ParseIds(s, &l.ids, &l.parse_error)) {}
+    if (too_long) l.parse_error = LineTooLong();
+    else if (args.ids && !ParseIds(s, &l.ids, &l.parse_error)) {}
     lines.push_back(std::move(l));
     if (lines.size() >= batch) {
       flush();
       if (write_failed()) return 2;
       if (interactive) std::cerr << "> " << std::flush;
     }
+  }
+  if (g_interrupted || cancelled) {
+    // Ctrl-C (--stream): what was printed stays on the screen; an --output file is not replaced by the few
+    // lines written so far (its temporary is removed, the old file kept).
+    out->flush();
+    std::cerr << "tern: interrupted\n";
+    return 130;
   }
   if (in->bad()) {
     std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed\n";
@@ -257,16 +286,15 @@ int RunTranslate(const TranslateArgs& args) {
     std::cerr << "tern: " << sentences << " sentences, " << tokens << " target tokens in " << translate_ms << " ms: "
               << (sec > 0 ? sentences / sec : 0) << " sentences/s, " << (sec > 0 ? tokens / sec : 0) << " tokens/s\n";
     std::cerr << "tern: peak RSS " << PeakRssMiB() << " MiB\n";
+    if (t.threads() > 1)
+      std::cerr << "tern: " << t.profile().single_thread_steps << " of " << t.profile().decoder_steps
+                << " decoder steps ran on one thread (where the " << t.threads() << " threads were measured slower)\n";
   }
   if (args.profile) {
     PrintProfile(t.profile(), std::cerr);
     PrintFloor(*model.value(), t.profile(), std::cerr);
   }
   if (failed) std::cerr << "tern: " << failed << " of " << line_no << " lines failed\n";
-  if (cancelled) {
-    std::cerr << "tern: interrupted\n";
-    return 130;
-  }
   return failed ? 1 : 0;
 }
 

@@ -25,18 +25,20 @@ int main(int argc, char** argv) {
   const char* in[] = {argv[2]};
   tern_translate_params p = tern_translate_default_params();
   int rc = 1;
-  if (tern_translate(tr, in, 1, &p, &err) == TERN_OK) {
+  tern_results* res = tern_results_create();
+  if (res && tern_translate(tr, in, 1, &p, res, &err) == TERN_OK) {
     size_t len = 0;
-    const char* text = tern_result_text(tr, 0, 0, &len);
+    const char* text = tern_result_text(res, 0, 0, &len);
     if (text) {
       printf("%.*s\n", (int)len, text);
       rc = 0;
     } else {
-      fprintf(stderr, "%s\n", tern_result_error(tr, 0));
+      fprintf(stderr, "%s\n", tern_result_error(res, 0));
     }
   } else {
     fprintf(stderr, "%s\n", err.message);
   }
+  tern_results_free(res);
   tern_translator_free(tr);
   tern_model_free(model);
   return rc;

@@ -29,6 +29,12 @@ namespace tern {
 /// version a file needs (format::RequiredVersion): 1, 2 for the format-2 generation rules, 3 for int4.
 constexpr uint32_t kFormatVersion = 3;
 
+/// The widest beam a file, a Translator or a call may ask for (transformers has no limit; tern keeps a
+/// sentence's 2 x beam candidates and its finished hypotheses in fixed-size arrays).
+constexpr uint32_t kMaxBeam = 64;
+/// The most sentences a translate call may hold (TranslatorConfig::max_batch, ArenaLimits::max_batch).
+constexpr uint32_t kMaxBatch = 4096;
+
 /// Storage format of a stored tensor (schema enum DType; same values). Per-format facts (bytes, scales,
 /// kernels) live in one table each: format::FormatOf (storage) and the runtime's kernel table.
 enum class DType : uint8_t {
@@ -129,15 +135,20 @@ struct ShortlistView {
 };
 
 /// What a file may make tern allocate. Memory rule: for a Model and one Translator on it, everything tern
-/// allocates because of the file and the caller's limits — the derived tables made at load (the sinusoid
-/// position table: max_positions x d_model x 4 bytes), the packed weights (about the weight bytes of the
-/// file; f16 weights are packed as f32, so twice theirs) and the Translator's arena (a function of the
-/// limits: Translator::RequiredArenaBytes) — must fit memory_budget_bytes. Every size is computed in 64
-/// bits before anything is allocated; Load refuses tables over the budget, Translator::Create refuses a
-/// Translator whose arena would take the total over it (kResourceExhausted, naming the sizes and the
-/// budget). Not counted: the file itself (mapped, paged in on demand; FromBytes copies it once), and
-/// allocations proportional to the vocabulary and tokenizer blobs (piece views, SentencePiece's own
-/// tables: a few times the blob sizes).
+/// allocates because of the file's header fields and the caller's limits must fit memory_budget_bytes:
+///  - at load (checked by the verifier before any is allocated): the sinusoid position table
+///    (max_positions x d_model x 4 bytes), a view per tensor and per vocabulary piece;
+///  - once per Model: the packed weights (about the weight bytes of the file; f16 is packed as f32, so
+///    twice theirs) and, with a shortlist, 4 bytes per target token of row sums;
+///  - per Translator: its arena (a function of the limits: Translator::RequiredArenaBytes), the
+///    tokenizer's piece -> id map (about 64 bytes per source piece) and the token mask (a byte per target
+///    token). ArenaLimits from the file are bounded by the verifier (max_batch <= kMaxBatch, max_rows <=
+///    kMaxBatch x kMaxBeam, token limits <= max_positions).
+/// Every size is computed in 64 bits before anything is allocated; Load refuses tables over the budget,
+/// Translator::Create a Translator that takes the total over it (kResourceExhausted, naming the sizes and
+/// the budget). Not counted: the file itself (mapped, paged in on demand; FromBytes copies it once),
+/// SentencePiece's own tables (a few times the tokenizer blob sizes, which the file's size bounds), and
+/// what a call's input sizes (its texts, split sentences, the C API's result copies).
 ///
 /// map_file: Load maps the file read-only (fast, and the pages of packed weights are given back, so the
 /// resident set holds one copy of each weight). The file must then not change in place while the Model
@@ -209,8 +220,8 @@ class TERN_API Model {
   std::string_view source_lang() const { return source_lang_; }
   std::string_view target_lang() const { return target_lang_; }
 
-  /// The memory budget the model was loaded with, and what the model itself holds against it: the derived
-  /// tables plus the packed weights (estimated before packing; see LoadOptions), bytes.
+  /// The memory budget the model was loaded with, and what the model and one Translator's host tables hold
+  /// against it besides the arena (the memory rule of LoadOptions; packed weights estimated before packing), bytes.
   uint64_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
   uint64_t owned_bytes_estimate() const;
 

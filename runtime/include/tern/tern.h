@@ -1,9 +1,10 @@
 /* tern C API: int8 Transformer translation (encoder-decoder, Marian semantics) on small devices.
  *
- * An immutable model (tern_model, shareable by any number of translators and threads) and per-session
- * translators (tern_translator: one arena, one thread pool; used by one thread at a time). Every call
- * returns a status code; on failure the optional tern_error receives a one-line message. No C++
- * exception crosses this API.
+ * An immutable model (tern_model, shareable by any number of translators and threads), per-session
+ * translators (tern_translator: one arena, one thread pool; one call at a time: a call made while another
+ * thread's call runs returns TERN_BUSY and touches nothing), and result sets (tern_results: owned by the
+ * caller, filled by a translate call, read while the caller likes). Every call returns a status code; on
+ * failure the optional tern_error receives a one-line message. No C++ exception crosses this API.
  *
  * Usage:
  *
@@ -12,20 +13,25 @@
  *   if (!model) { fprintf(stderr, "%s\n", err.message); return 1; }
  *   tern_translator_params tp = tern_translator_default_params();   // limits from the file
  *   tern_translator* tr = tern_translator_create(model, &tp, &err);
+ *   tern_results* res = tern_results_create();
  *   const char* in[] = {"A dog runs on the beach.", "Two children play."};
  *   tern_translate_params p = tern_translate_default_params();       // beam etc. from the file
- *   if (tern_translate(tr, in, 2, &p, &err) == TERN_OK) {
- *     for (size_t i = 0; i < tern_result_count(tr); ++i) {
+ *   if (tern_translate(tr, in, 2, &p, res, &err) == TERN_OK) {
+ *     for (size_t i = 0; i < tern_result_count(res); ++i) {
  *       size_t len;
- *       const char* text = tern_result_text(tr, i, 0, &len);         // NULL if sentence i failed
+ *       const char* text = tern_result_text(res, i, 0, &len);        // NULL if sentence i failed
  *       if (text) printf("%.*s\n", (int)len, text);
- *       else printf("error: %s\n", tern_result_error(tr, i));
+ *       else printf("error: %s\n", tern_result_error(res, i));
  *     }
  *   }
+ *   tern_results_free(res);
  *   tern_translator_free(tr);
  *   tern_model_free(model);
  *
- * Results (texts, ids) point into the translator's arena and stay valid until its next translate call.
+ * Results (texts, ids, scores) are copies in the caller's tern_results: they stay valid until that object
+ * is used for another call or freed, whatever other threads do with the translator. Several threads may
+ * share one translator (each with its own tern_results): a call made while another runs returns
+ * TERN_BUSY at once; for parallel work, give each thread its own translator on the shared model.
  */
 #ifndef TERN_TERN_H_
 #define TERN_TERN_H_
@@ -61,6 +67,7 @@ typedef struct tern_error {
 
 typedef struct tern_model tern_model;
 typedef struct tern_translator tern_translator;
+typedef struct tern_results tern_results;
 
 /* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
 /* Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
@@ -140,30 +147,42 @@ typedef struct tern_translate_params {
 
 TERN_API tern_translate_params tern_translate_default_params(void);
 
-/* Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text). A failing sentence gets
- * its own error (see tern_result_error); the call fails only when it is wrong as a whole (n > max_batch,
- * bad options), or TERN_CANCELLED (results are still readable), or TERN_BUSY (another thread's call). */
+/* A result set: what one translate call returns, owned by the caller (tern_results_create), reused by
+ * every call it is passed to (its memory is kept from call to call) and released by tern_results_free.
+ * NULL if memory is exhausted. tern_results_free(NULL) does nothing. */
+TERN_API tern_results* tern_results_create(void);
+TERN_API void tern_results_free(tern_results* results);
+
+/* Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text) into `results` (required;
+ * emptied first, so on any failure it holds no sentence). A failing sentence gets its own error (see
+ * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options),
+ * or TERN_CANCELLED (results are still readable), or TERN_BUSY (another thread's call is running on this
+ * translator: nothing was read or written but `results`, which is left empty). */
 TERN_API tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
-                                const tern_translate_params* params, tern_error* err);
+                                         const tern_translate_params* params, tern_results* results, tern_error* err);
 
 /* The same on token ids: sources[i] has lengths[i] ids and ends with </s>; results carry ids only. */
-TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources, const size_t* lengths,
-                                    size_t n, const tern_translate_params* params, tern_error* err);
+TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources,
+                                             const size_t* lengths, size_t n, const tern_translate_params* params,
+                                             tern_results* results, tern_error* err);
 
-/* Results of the last call. */
-TERN_API size_t tern_result_count(const tern_translator* translator);
+/* Reading a result set (any thread; views stay valid until `results` is used again or freed). */
+/* Sentences in the set: the n of the call that filled it (0 after a failed call). */
+TERN_API size_t tern_result_count(const tern_results* results);
 /* NULL if sentence i succeeded, else its NUL-terminated error message. */
-TERN_API const char* tern_result_error(const tern_translator* translator, size_t i);
-/* Status of sentence i: TERN_OK, or its error's code (TERN_CANCELLED for a sentence a callback stopped). */
-TERN_API tern_status_code tern_result_code(const tern_translator* translator, size_t i);
+TERN_API const char* tern_result_error(const tern_results* results, size_t i);
+/* Status of sentence i: TERN_OK, or its error's code (TERN_CANCELLED for a sentence a callback stopped);
+ * TERN_INVALID_ARGUMENT when i is out of range. */
+TERN_API tern_status_code tern_result_code(const tern_results* results, size_t i);
 /* Hypotheses of sentence i (0 if it failed). */
-TERN_API size_t tern_result_hypotheses(const tern_translator* translator, size_t i);
-/* Text of hypothesis k of sentence i (not NUL-terminated; *length bytes), NULL if absent. */
-TERN_API const char* tern_result_text(const tern_translator* translator, size_t i, size_t k, size_t* length);
+TERN_API size_t tern_result_hypotheses(const tern_results* results, size_t i);
+/* Text of hypothesis k of sentence i (UTF-8, NUL-terminated, *length bytes before the NUL), NULL if
+ * absent. */
+TERN_API const char* tern_result_text(const tern_results* results, size_t i, size_t k, size_t* length);
 /* Ids of hypothesis k of sentence i (*count ids, no start token, no final </s>), NULL if absent. */
-TERN_API const uint32_t* tern_result_ids(const tern_translator* translator, size_t i, size_t k, size_t* count);
+TERN_API const uint32_t* tern_result_ids(const tern_results* results, size_t i, size_t k, size_t* count);
 /* Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
-TERN_API float tern_result_score(const tern_translator* translator, size_t i, size_t k);
+TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k);
 
 #ifdef __cplusplus
 }

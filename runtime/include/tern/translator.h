@@ -138,6 +138,8 @@ struct Profile {
                                     // layer's rows: a shortlist's rows only; 4-bit data as stored), bytes
   uint64_t output_columns = 0;      // logits columns computed per decoder step, summed (target vocab, or
                                     // the shortlist's size): / decoder_steps = the mean shortlist size
+  uint64_t single_thread_steps = 0; // decoder steps run on the calling thread alone although the Translator
+                                    // has worker threads: the pool was measured slower (a busy CPU)
 };
 
 /// One buffer of a Translator's arena plan (`tern inspect` prints them).

@@ -11,11 +11,17 @@
 
 namespace {
 
+// A Java Translator's native side. Several Java threads may call translate on one Translator: everything
+// per call (input copies, the result set) lives in that call, and the C API lets one call run at a time
+// (a concurrent one fails with TERN_BUSY, raised as TernException).
 struct Session {
-  tern_model* model = nullptr;
   tern_translator* translator = nullptr;
-  std::vector<std::string> inputs;       // [max_batch] UTF-8 copies (NUL-terminated for the C API)
-  std::vector<const char*> pointers;
+};
+
+// A result set owned by one JNI call.
+struct ResultsOwner {
+  tern_results* r = tern_results_create();
+  ~ResultsOwner() { tern_results_free(r); }
 };
 
 void Throw(JNIEnv* env, const char* message) {
@@ -68,8 +74,6 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   auto* s = new (std::nothrow) Session;
   if (!s) return tern_translator_free(tr), Throw(env, "out of memory"), 0;
   s->translator = tr;
-  s->inputs.resize(static_cast<size_t>(max_batch));
-  s->pointers.resize(static_cast<size_t>(max_batch));
   return reinterpret_cast<jlong>(s);
 }
 
@@ -80,15 +84,19 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
   const jsize n = env->GetArrayLength(sentences);
-  if (static_cast<size_t>(n) > s->inputs.size()) return Throw(env, "more sentences than max_batch"), JNI_FALSE;
+  // The C API checks n against max_batch (before it reads anything); the copies are this call's own.
+  std::vector<std::string> inputs(static_cast<size_t>(n));
+  std::vector<const char*> pointers(static_cast<size_t>(n));
   for (jsize i = 0; i < n; ++i) {
     auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(sentences, i));
     const jsize len = env->GetArrayLength(bytes);
-    s->inputs[i].resize(static_cast<size_t>(len));
-    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&s->inputs[i][0]));
+    inputs[i].resize(static_cast<size_t>(len));
+    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&inputs[i][0]));
     env->DeleteLocalRef(bytes);
-    s->pointers[i] = s->inputs[i].c_str();
+    pointers[i] = inputs[i].c_str();
   }
+  ResultsOwner results;
+  if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
   p.beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
   p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
@@ -111,27 +119,27 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
     p.token_user_data = &java;
   }
   tern_error err;
-  const tern_status_code rc = tern_translate(s->translator, s->pointers.data(), static_cast<size_t>(n), &p, &err);
+  const tern_status_code rc = tern_translate(s->translator, pointers.data(), static_cast<size_t>(n), &p, results.r, &err);
   if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
   if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
   std::vector<jfloat> sc(static_cast<size_t>(n), 0.f);
   std::vector<jint> cd(static_cast<size_t>(n), 0);
   for (jsize i = 0; i < n; ++i) {
-    cd[static_cast<size_t>(i)] = static_cast<jint>(tern_result_code(s->translator, static_cast<size_t>(i)));
-    if (const char* e = tern_result_error(s->translator, static_cast<size_t>(i))) {
+    cd[static_cast<size_t>(i)] = static_cast<jint>(tern_result_code(results.r, static_cast<size_t>(i)));
+    if (const char* e = tern_result_error(results.r, static_cast<size_t>(i))) {
       jstring msg = env->NewStringUTF(e);
       env->SetObjectArrayElement(errors, i, msg);
       env->DeleteLocalRef(msg);
       continue;
     }
     size_t len = 0;
-    const char* text = tern_result_text(s->translator, static_cast<size_t>(i), 0, &len);
+    const char* text = tern_result_text(results.r, static_cast<size_t>(i), 0, &len);
     jbyteArray out = env->NewByteArray(static_cast<jsize>(len));
     if (!out) return JNI_FALSE;
     env->SetByteArrayRegion(out, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
     env->SetObjectArrayElement(texts, i, out);
     env->DeleteLocalRef(out);
-    sc[static_cast<size_t>(i)] = tern_result_score(s->translator, static_cast<size_t>(i), 0);
+    sc[static_cast<size_t>(i)] = tern_result_score(results.r, static_cast<size_t>(i), 0);
   }
   env->SetFloatArrayRegion(scores, 0, n, sc.data());
   env->SetIntArrayRegion(codes, 0, n, cd.data());

@@ -93,6 +93,53 @@ public class TranslatorTest {
       Translator.Result[] lr = t.translate(new String[] {longLine.toString(), in[2]}, noSplit);
       check(!lr[0].ok() && lr[0].error.contains("max_source_tokens"), "an over-long sentence fails alone: " + lr[0].error);
       check(lr[1].ok(), "the other sentence is translated");
+
+      // Two threads on one Translator: every call is refused as busy or returns its own translation.
+      final String wantA = t.translate(new String[] {in[0]}, greedy)[0].text;
+      final String wantB = t.translate(new String[] {in[2]}, greedy)[0].text;
+      final int[] busy = {0}, own = {0}, wrong = {0};
+      Runnable[] work = new Runnable[2];
+      for (int k = 0; k < 2; ++k) {
+        final String src = k == 0 ? in[0] : in[2], want = k == 0 ? wantA : wantB;
+        work[k] = () -> {
+          for (int i = 0; i < 300; ++i) {
+            try {
+              Translator.Result[] x = t.translate(new String[] {src}, greedy);
+              synchronized (busy) {
+                if (want.equals(x[0].text)) ++own[0]; else ++wrong[0];
+              }
+            } catch (TernException e) {
+              synchronized (busy) {
+                if (e.getMessage().contains("busy")) ++busy[0]; else ++wrong[0];
+              }
+            }
+          }
+        };
+      }
+      Thread ta = new Thread(work[0]), tb = new Thread(work[1]);
+      ta.start();
+      tb.start();
+      ta.join();
+      tb.join();
+      check(wrong[0] == 0 && own[0] + busy[0] == 600, "two threads: " + own[0] + " own, " + busy[0] + " busy, " + wrong[0] + " wrong");
+    }
+    {
+      // close() while another thread translates: it waits for the call, which completes normally.
+      final Translator t = new Translator(model, 1, 2);
+      final boolean[] okCall = {false};
+      Thread worker = new Thread(() -> {
+        try {
+          Translator.Options beam = new Translator.Options();
+          beam.beamSize = 4;
+          okCall[0] = t.translate(new String[] {"Two young children are playing in the sand."}, beam)[0].ok();
+        } catch (TernException e) {
+          okCall[0] = e.getMessage().contains("closed");  // close() won the race: refused cleanly
+        }
+      });
+      worker.start();
+      t.close();
+      worker.join();
+      check(okCall[0], "close() during a call: the call completes or is refused, never a crash");
     }
     try {
       Translator closed = new Translator(model, 1, 2);

@@ -1,6 +1,7 @@
 package dev.tern;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Translation with a .tern model, over tern's C API (runtime/include/tern/tern.h) through JNI.
@@ -19,7 +20,9 @@ import java.nio.charset.StandardCharsets;
  *     (index, part, token, text, last) -> { System.out.print(text); return !userPressedStop; });
  * </pre>
  *
- * One Translator is used by one thread at a time. Text crosses JNI as UTF-8 bytes. The model file is read
+ * One Translator runs one call at a time: a call made while another thread's call runs fails at once with a
+ * {@link TernException} saying the translator is busy (use one Translator per thread). {@link #close} waits
+ * for calls in progress. Text crosses JNI as UTF-8 bytes. The model file is read
  * into memory (tern_model_load's default), so an app update that rewrites it cannot crash a session.
  */
 public final class Translator implements AutoCloseable {
@@ -76,6 +79,9 @@ public final class Translator implements AutoCloseable {
 
   private long handle;
   private final int maxBatch;
+  // translate holds the read lock (several threads may enter; the native side lets one run and refuses the
+  // others as busy), close the write lock: the native session is never freed under a running call.
+  private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
 
   /**
    * Loads and verifies the model and creates a session.
@@ -99,6 +105,15 @@ public final class Translator implements AutoCloseable {
    * a long array are not started. An exception the listener throws stops the call and is rethrown.
    */
   public Result[] translate(String[] sentences, Options options, TokenListener listener) throws TernException {
+    lifetime.readLock().lock();
+    try {
+      return translateLocked(sentences, options, listener);
+    } finally {
+      lifetime.readLock().unlock();
+    }
+  }
+
+  private Result[] translateLocked(String[] sentences, Options options, TokenListener listener) throws TernException {
     if (handle == 0) throw new TernException("translator is closed");
     if (sentences == null) throw new TernException("sentences is null");
     if (options == null) options = new Options();
@@ -140,14 +155,25 @@ public final class Translator implements AutoCloseable {
 
   /** Bytes of the translator's arena. */
   public long arenaBytes() {
-    return handle == 0 ? 0 : nativeArenaBytes(handle);
+    lifetime.readLock().lock();
+    try {
+      return handle == 0 ? 0 : nativeArenaBytes(handle);
+    } finally {
+      lifetime.readLock().unlock();
+    }
   }
 
+  /** Frees the native session, after any call in progress has returned. Closing twice is allowed. */
   @Override
   public void close() {
-    if (handle != 0) {
-      nativeClose(handle);
-      handle = 0;
+    lifetime.writeLock().lock();
+    try {
+      if (handle != 0) {
+        nativeClose(handle);
+        handle = 0;
+      }
+    } finally {
+      lifetime.writeLock().unlock();
     }
   }
 
