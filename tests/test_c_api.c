@@ -116,6 +116,22 @@ int main(int argc, char** argv) {
   p.abort_callback = NULL;
   CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK); /* the translator works after a cancelled call */
 
+  /* transformers' beam options: early_stopping and the 4.x rules; values outside their enums are refused. */
+  p.abort_callback = NULL;
+  p.beam_size = 4;
+  p.early_stopping = 2;
+  p.hf_rules = 4;
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
+  p.early_stopping = 3;
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "early_stopping 3") != NULL);
+  p.early_stopping = -1;
+  p.hf_rules = 3;
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "hf_rules 3 (4 or 5)") != NULL);
+  p.hf_rules = 0; /* 0 = 5 */
+  CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
+
   /* Bad input on the device path. */
   CHECK(tern_translate(NULL, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, NULL, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);

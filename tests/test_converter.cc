@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 
+#include "format.h"
 #include "half.h"
 #include "generation_config.h"
 #include "marian_checkpoint.h"
@@ -241,8 +242,21 @@ TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, a
     CHECK(QuotedForMessage("ab\xff", 8) == "\"ab\xef\xbf\xbd\"");  // not UTF-8: U+FFFD
     CHECK(QuotedForMessage("", 8) == "\"\"");
   }
+  SUBCASE("early_stopping: true, false and \"never\" are kept (format 4 unless false); other values refused") {
+    REQUIRE(ParseGenerationConfig(R"({"early_stopping": true})", "g.json", 0, 100, &g).ok());
+    CHECK(g.early_stopping == EarlyStopping::kTrue);
+    CHECK(format::RequiredVersion(g, false, false) == 4);
+    REQUIRE(ParseGenerationConfig(R"({"early_stopping": "never"})", "g.json", 0, 100, &g).ok());
+    CHECK(g.early_stopping == EarlyStopping::kNever);
+    REQUIRE(ParseGenerationConfig(R"({"early_stopping": false})", "g.json", 0, 100, &g).ok());
+    CHECK(g.early_stopping == EarlyStopping::kFalse);
+    CHECK(format::RequiredVersion(g, false, false) == 1);
+    Status s = ParseGenerationConfig(R"({"early_stopping": "always"})", "g.json", 0, 100, &g);
+    CHECK(s.code() == StatusCode::kInvalidModel);
+    CHECK(s.message() == "g.json: \"early_stopping\" must be true, false or \"never\", is \"always\"");
+  }
   SUBCASE("behaviour tern does not implement is refused, not ignored") {
-    for (const char* text : {R"({"do_sample": true})", R"({"early_stopping": true})", R"({"num_beam_groups": 2})",
+    for (const char* text : {R"({"do_sample": true})", R"({"num_beam_groups": 2})",
                              R"({"diversity_penalty": 0.5})", R"({"forced_bos_token_id": 3})", R"({"suppress_tokens": [1]})",
                              R"({"forced_eos_token_id": 5})"}) {
       CAPTURE(text);

@@ -52,6 +52,7 @@ TEST_CASE("the field lists round-trip every header table through the schema") {
   GenerationDefaults g;
   g.beam_size = 6, g.length_penalty = 0.7f, g.max_length = 99, g.max_length_ratio = 1.5f, g.forced_eos = true;
   g.bad_word_ids = {3, 9};
+  g.early_stopping = EarlyStopping::kNever;
   ArenaLimits l{11, 12, 13, 14};
   Provenance p;
   p.source_checkpoint = "ckpt", p.converter_version = "v", p.weights = "int8", p.quantization = "q", p.date = "d";
@@ -97,7 +98,7 @@ TEST_CASE("the field lists round-trip every header table through the schema") {
     CHECK(x == y);
   };
   same(h, h2), same(g, g2), same(l, l2), same(p, p2);
-  CHECK(fields == 21 + 10 + 4 + 7);
+  CHECK(fields == 21 + 11 + 4 + 7);
   CHECK(g2.beam_size == 6);
   CHECK(g2.length_penalty == 0.7f);
   CHECK(g2.max_length == 99);

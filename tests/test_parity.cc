@@ -108,6 +108,61 @@ TEST_CASE("f32: greedy and beam-4 ids equal the reference's, scores within 1e-3"
   }
 }
 
+TEST_CASE("f32: beam search by transformers 5.x's and 4.x's rules, each early_stopping, equals the reference") {
+  // The reference (converter/pytorch/generate.py) writes these configurations (reference.py BEAM_CONFIGS):
+  // beam 4, n-best 4. Most hypotheses of these random tiny models reach the length cap, so the stopping
+  // rules, the merge at the cap and the n-best order are all exercised.
+  struct Config {
+    const char* name;
+    HfRules rules;
+    EarlyStopping early;
+    float length_penalty;
+  };
+  const Config configs[] = {
+      {"hf5", HfRules::kTransformers5, EarlyStopping::kFalse, 1.f},
+      {"hf4", HfRules::kTransformers4, EarlyStopping::kFalse, 1.f},
+      {"hf5_early_true", HfRules::kTransformers5, EarlyStopping::kTrue, 1.f},
+      {"hf5_never", HfRules::kTransformers5, EarlyStopping::kNever, 1.f},
+      {"hf4_early_true", HfRules::kTransformers4, EarlyStopping::kTrue, 1.f},
+      {"hf4_never", HfRules::kTransformers4, EarlyStopping::kNever, 1.f},
+      {"hf5_lp0.6", HfRules::kTransformers5, EarlyStopping::kFalse, 0.6f},
+      {"hf5_never_lp2", HfRules::kTransformers5, EarlyStopping::kNever, 2.f},
+  };
+  size_t compared = 0;
+  for (const std::string& v : Variants()) {
+    CAPTURE(v);
+    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
+    TranslatorConfig cfg;
+    cfg.max_beam = 4;
+    cfg.max_n_best = 4;
+    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
+    for (const Config& k : configs) {
+      CAPTURE(k.name);
+      TranslateOptions o;
+      o.beam_size = 4;
+      o.n_best = 4;
+      o.max_length = ref["max_length"].get<uint32_t>();
+      o.hf_rules = k.rules;
+      o.early_stopping = k.early;
+      o.length_penalty = k.length_penalty;
+      for (const auto& c : ref["cases"]) {
+        const auto src = Ids(c["src"]);
+        Span<const uint32_t> one(src.data(), src.size());
+        Span<const TranslationResult> r;
+        REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+        const auto& want = c["beam_rules"][k.name];
+        REQUIRE(r[0].hypotheses.size() == want.size());
+        for (size_t h = 0; h < want.size(); ++h) {
+          CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want[h][0]));
+          CHECK(r[0].hypotheses[h].score == doctest::Approx(want[h][1].get<float>()).epsilon(1e-3));
+        }
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared == Variants().size() * 8 * 8);
+}
+
 TEST_CASE("a batch gives exactly what each sentence gives alone, in input order") {
   for (const char* w : {"f32", "int8"}) {
     for (const std::string& v : Variants()) {

@@ -1,17 +1,25 @@
 """Greedy and beam search for MarianMTModel with Hugging Face generate() semantics (the reference that
 tern's search is tested against). Incremental decoding with a KV cache; batch of sentences.
 
-Semantics (transformers' greedy search, and _beam_search with BeamSearchScorer/BeamHypotheses,
-early_stopping=False; processors from processors.py in transformers' order):
+Semantics (transformers' greedy search, and beam search by the rules of transformers 5.x's
+GenerationMixin._beam_search, or of 4.x's BeamSearchScorer/BeamHypotheses, with early_stopping false,
+true or "never"; processors from processors.py in transformers' order):
 - greedy: processors on the raw logits (pad and bad_words_ids masked, ..., at the last allowed step only
   </s>), argmax; score = sum over the chosen tokens of log_softmax(processed logits) (transformers'
   compute_transition_scores with normalize_logits=True; a forced </s> adds 0).
 - beam: log_softmax, then the processors (ForcedEOS sets </s> to 0, so a forced </s> adds 0 to the
   hypothesis), log_softmax again when renormalize_logits, running score added, top 2 x beam per
-  sentence; </s> candidates within the first `beam` ranks finish with score sum_logprob /
-  generated_len ** length_penalty (generated_len counts the </s>); done when `beam` are finished and the
-  worst finished >= best candidate / generated_len ** length_penalty; at max_length the running beams
-  finish as they are. Results: ids without the decoder start token and without the final </s>.
+  sentence; a hypothesis' score is sum_logprob / generated_len ** length_penalty (generated_len counts
+  the </s>).
+  5.x: the best `beam` candidates not ending in </s> run on; candidates ranked within the first `beam`
+  that end (</s>, or the cap) are merged into the finished set (its top `beam`, equal scores in order:
+  the old ones first); a sentence stops for good when its set is full and the best running beam /
+  L ** length_penalty cannot beat its worst (L: tokens generated; the cap for "never" with a positive
+  length penalty), or, with early_stopping true, once its set is full.
+  4.x: candidates in rank order, </s> within the first `beam` ranks finishes, the others fill the beams;
+  done when `beam` are finished and (early_stopping true, or) the worst finished >= best candidate /
+  L ** length_penalty; at the cap the running beams finish as they are; n-best by a stable sort read
+  from the end. Results: ids without the decoder start token and without the final </s>.
 - tern's extension: each sentence has its own cap (max_length, or ceil(ratio * source length) + 10), and
   ForcedEOS fires at that sentence's cap.
 """
@@ -121,15 +129,28 @@ def cfg_layers(model: MarianMTModel):
 
 
 class _Hyps:
-    """transformers' BeamHypotheses (early_stopping=False)."""
+    """Finished hypotheses of one sentence: transformers 4.x's BeamHypotheses (rules=4) or 5.x's finished
+    set (rules=5: a list sorted by score, a new entry after every one scoring at least as high)."""
 
-    def __init__(self, num_beams: int, length_penalty: float):
-        self.num_beams, self.lp = num_beams, length_penalty
+    def __init__(self, num_beams: int, length_penalty: float, rules: int = 5, early_stopping=False, cap: int = 0):
+        self.num_beams, self.lp, self.rules, self.early, self.cap = num_beams, length_penalty, rules, early_stopping, cap
         self.beams: List[Tuple[float, List[int]]] = []
         self.worst = 1e9
 
+    def full(self) -> bool:
+        return len(self.beams) >= self.num_beams
+
     def add(self, hyp: List[int], sum_logprobs: float, generated_len: int):
         score = sum_logprobs / (generated_len ** self.lp)
+        if self.rules == 5:
+            at = len(self.beams)
+            while at > 0 and self.beams[at - 1][0] < score:
+                at -= 1
+            if at < self.num_beams:
+                self.beams.insert(at, (score, hyp))
+                del self.beams[self.num_beams:]
+            self.worst = min(s for s, _ in self.beams)
+            return
         if len(self.beams) < self.num_beams or score > self.worst:
             self.beams.append((score, hyp))
             if len(self.beams) > self.num_beams:
@@ -140,16 +161,27 @@ class _Hyps:
                 self.worst = min(score, self.worst)
 
     def is_done(self, best_sum_logprobs: float, generated_len: int) -> bool:
+        """4.x's BeamHypotheses.is_done (5.x's heuristic is in beam_search)."""
         if len(self.beams) < self.num_beams:
             return False
-        return self.worst >= best_sum_logprobs / generated_len ** self.lp
+        if self.early is True:
+            return True
+        length = self.cap if self.early == "never" and self.lp > 0 else generated_len
+        return self.worst >= best_sum_logprobs / length ** self.lp
+
+    def ranked(self) -> List[Tuple[float, List[int]]]:
+        if self.rules == 5:
+            return list(self.beams)
+        asc = sorted(self.beams, key=lambda x: x[0])
+        return [asc.pop() for _ in range(len(asc))]
 
 
 @torch.no_grad()
 def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int = 4, length_penalty: float = 1.0,
                 max_length: int = 256, ratio: float = 0.0, procs: Optional[Processors] = None,
-                n_best: int = 1) -> List[List[Tuple[List[int], float]]]:
-    """Returns, per sentence, up to n_best (ids, score) best first."""
+                n_best: int = 1, rules: int = 5, early_stopping=False) -> List[List[Tuple[List[int], float]]]:
+    """Returns, per sentence, up to n_best (ids, score) best first. rules: 5 or 4 (transformers' version);
+    early_stopping: False, True or "never"."""
     cfg = model.cfg
     model.eval()
     procs = procs or default_processors(model)
@@ -161,7 +193,7 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
     mask = model.padding_mask(src, cfg.pad_token_id).repeat_interleave(beam, 0)
     caps = [_max_len(max_length, ratio, len(s)) for s in srcs]
     V = cfg.target_vocab_size
-    hyps = [_Hyps(beam, length_penalty) for _ in range(n)]
+    hyps = [_Hyps(beam, length_penalty, rules, early_stopping, caps[b]) for b in range(n)]
     done = [False] * n
     beam_scores = torch.zeros(n, beam)
     beam_scores[:, 1:] = -1e9
@@ -185,29 +217,46 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
         for b in range(n):
             if done[b]:
                 continue
-            filled = 0
+            at_cap = pos + 1 >= caps[b]
+            cands = []
             for r in range(2 * beam):
                 s, idx = float(top_s[b, r]), int(top_i[b, r])
-                parent, t = b * beam + idx // V, idx % V
+                cands.append((s, b * beam + idx // V, idx % V))
+            filled = 0
+            for r, (s, parent, t) in enumerate(cands):
                 if t == cfg.eos_token_id:
-                    if r >= beam:
-                        continue
-                    hyps[b].add(list(seqs[parent]), s, gen_len)
-                else:
-                    slot = b * beam + filled
-                    new_seqs[slot] = seqs[parent] + [t]
-                    new_scores[b, filled] = s
-                    parents[slot] = parent
-                    next_tok[slot] = t
-                    filled += 1
+                    if rules == 4 and r < beam:
+                        hyps[b].add(list(seqs[parent]), s, gen_len)
+                    continue
+                slot = b * beam + filled
+                new_seqs[slot] = seqs[parent] + [t]
+                new_scores[b, filled] = s
+                parents[slot] = parent
+                next_tok[slot] = t
+                filled += 1
                 if filled == beam:
                     break
-            if hyps[b].is_done(float(top_s[b].max()), gen_len):
+            if rules == 4:
+                if hyps[b].is_done(float(top_s[b].max()), gen_len):
+                    done[b] = True
+                elif at_cap:
+                    for j in range(beam):
+                        hyps[b].add(list(new_seqs[b * beam + j]), float(new_scores[b, j]), gen_len)
+                    done[b] = True
+                continue
+            # 5.x: merge the candidates ranked within the first `beam` that end, while the sentence is open.
+            if not (early_stopping is True and hyps[b].full()):
+                for r, (s, parent, t) in enumerate(cands[:beam]):
+                    if t == cfg.eos_token_id:
+                        hyps[b].add(list(seqs[parent]), s, gen_len)
+                    elif at_cap:
+                        hyps[b].add(seqs[parent] + [t], s, gen_len)
+            if at_cap or filled == 0 or (early_stopping is True and hyps[b].full()):
                 done[b] = True
-            elif pos + 1 >= caps[b]:
-                for j in range(beam):
-                    hyps[b].add(list(new_seqs[b * beam + j]), float(new_scores[b, j]), gen_len)
-                done[b] = True
+            elif hyps[b].full():
+                length = caps[b] if early_stopping == "never" and length_penalty > 0 else gen_len
+                if not float(new_scores[b, 0]) / length ** length_penalty > hyps[b].worst:
+                    done[b] = True
         if all(done):
             break
         # Reorder the KV caches by parent.
@@ -219,12 +268,8 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
         tok = torch.tensor(next_tok, dtype=torch.long)[:, None]
     results = []
     for b in range(n):
-        ranked = sorted(hyps[b].beams, key=lambda x: x[0])
-        out = []
-        for _ in range(min(n_best, len(ranked))):
-            s, h = ranked.pop()
-            out.append((h, s))
-        results.append(out)
+        ranked = hyps[b].ranked()
+        results.append([(h, s) for s, h in ranked[:n_best]])
     return results
 
 

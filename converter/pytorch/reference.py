@@ -4,9 +4,10 @@ llama2.c's test_all.py: runtime against PyTorch on a tiny model, token for token
     /usr/bin/python3 converter/pytorch/reference.py CKPT_DIR OUT.json [--sentences N] [--seed S]
 
 Writes JSON: {"cases": [{"src": ids, "encoder_out": [S*D floats], "tgt_in": ids, "logits": [T*V floats],
-"greedy": ids, "greedy_score": f, "beam": [[ids, score], ...] (n-best 2, beam 4, length penalty 1)}],
-"batch": {"greedy": [...], "beam": [...]} for all cases decoded together}. Source ids are drawn at
-random from the vocabulary (no pad, no </s>) and end in </s>.
+"greedy": ids, "greedy_score": f, "beam": [[ids, score], ...] (n-best 2, beam 4, length penalty 1,
+transformers 5.x's rules), "beam_rules": {NAME: [[ids, score], ...]} for the configurations of
+BEAM_CONFIGS}], "batch": {"greedy": [...], "beam": [...]} for all cases decoded together}. Source ids are
+drawn at random from the vocabulary (no pad, no </s>) and end in </s>.
 """
 from __future__ import annotations
 
@@ -19,6 +20,19 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
+
+# Beam configurations checked besides the default (keyword arguments of generate.beam_search; beam 4, n-best
+# 4): each transformers version's rules, each early_stopping, a length penalty other than 1.
+BEAM_CONFIGS = {
+    "hf5": {"rules": 5},
+    "hf4": {"rules": 4},
+    "hf5_early_true": {"rules": 5, "early_stopping": True},
+    "hf5_never": {"rules": 5, "early_stopping": "never"},
+    "hf4_early_true": {"rules": 4, "early_stopping": True},
+    "hf4_never": {"rules": 4, "early_stopping": "never"},
+    "hf5_lp0.6": {"rules": 5, "length_penalty": 0.6},
+    "hf5_never_lp2": {"rules": 5, "early_stopping": "never", "length_penalty": 2.0},
+}
 
 
 def main():
@@ -52,9 +66,16 @@ def main():
                               model.padding_mask(s, cfg.pad_token_id))[0]
         beams = generate.beam_search(model, [src], beam=4, length_penalty=1.0, max_length=args.max_length,
                                      procs=procs, n_best=2)[0]
+        rules = {}
+        for name, kw in BEAM_CONFIGS.items():
+            kw = dict(kw)
+            lp = kw.pop("length_penalty", 1.0)
+            rules[name] = [[h, s] for h, s in generate.beam_search(model, [src], beam=4, length_penalty=lp,
+                                                                    max_length=args.max_length, procs=procs,
+                                                                    n_best=4, **kw)[0]]
         cases.append({"src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
-                      "beam": [[h, s] for h, s in beams]})
+                      "beam": [[h, s] for h, s in beams], "beam_rules": rules})
     batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
                                                                    procs=procs, n_best=2)]

@@ -122,8 +122,12 @@ Status ReadGenerationKeys(const json& g, GenerationSource source, const std::str
   // Behaviour tern does not implement: refused, never ignored.
   if (Present(g, "do_sample") && !(g["do_sample"].is_boolean() && !g["do_sample"].get<bool>()))
     return Refused(where, "do_sample", Brief(g["do_sample"]));
-  if (Present(g, "early_stopping") && !(g["early_stopping"].is_boolean() && !g["early_stopping"].get<bool>()))
-    return Refused(where, "early_stopping", Brief(g["early_stopping"]) + " (tern implements early_stopping=false)");
+  if (Present(g, "early_stopping")) {  // GenerationConfig: a bool or the string "never"
+    const json& e = g["early_stopping"];
+    if (e.is_boolean()) d.early_stopping = e.get<bool>() ? EarlyStopping::kTrue : EarlyStopping::kFalse;
+    else if (e.is_string() && e.get<std::string>() == "never") d.early_stopping = EarlyStopping::kNever;
+    else return Bad(where, "early_stopping", "must be true, false or \"never\", is " + Brief(e));
+  }
   for (const char* key : {"num_beam_groups"}) {
     if (!Present(g, key)) continue;
     TERN_RETURN_IF_ERROR(Uint(g, key, where, 1u << 20, &x));

@@ -33,9 +33,10 @@ enum class GenerationSource {
 ///  - forced_eos_token_id (an id or a list of ids) must be eos_id: </s> at the last step.
 ///  - bad_words_ids: single-token entries only, each < target_vocab_size.
 ///  - min_length counts the start token (tern: min_length - 1 generated tokens); min_new_tokens replaces it.
-///  - renormalize_logits, repetition_penalty (> 0), no_repeat_ngram_size: kept.
-///  - refused (kUnsupported): do_sample true, num_beam_groups > 1, diversity_penalty, early_stopping
-///    other than false, forced_bos_token_id, suppress_tokens, begin_suppress_tokens, sequence_bias,
+///  - renormalize_logits, repetition_penalty (> 0), no_repeat_ngram_size, early_stopping (true, false
+///    or "never"; format 4 unless false): kept.
+///  - refused (kUnsupported): do_sample true, num_beam_groups > 1, diversity_penalty,
+///    forced_bos_token_id, suppress_tokens, begin_suppress_tokens, sequence_bias,
 ///    encoder_repetition_penalty != 1, encoder_no_repeat_ngram_size > 0, exponential_decay_length_penalty,
 ///    forced_decoder_ids, num_beams > 64.
 /// Every number is range-checked before use. Errors: kInvalidModel (a value of the wrong type or out of

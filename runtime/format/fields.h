@@ -16,7 +16,7 @@
 // schema table GenerationDefaults <-> tern::GenerationDefaults
 #define TERN_GENERATION_FIELDS(X)                                                                      \
   X(beam_size) X(length_penalty) X(max_length) X(max_length_ratio) X(forced_eos) X(bad_word_ids)      \
-  X(renormalize_logits) X(repetition_penalty) X(no_repeat_ngram_size) X(min_length)
+  X(renormalize_logits) X(repetition_penalty) X(no_repeat_ngram_size) X(min_length) X(early_stopping)
 
 // schema table ArenaLimits <-> tern::ArenaLimits
 #define TERN_LIMIT_FIELDS(X) X(max_source_tokens) X(max_target_tokens) X(max_batch) X(max_rows)

@@ -39,6 +39,9 @@ TERN_SAME_ENUM(NormPlacement::kPreNorm, fb::NormPlacement::PreNorm);
 TERN_SAME_ENUM(PositionEncoding::kSinusoidalHalves, fb::PositionEncoding::SinusoidalHalves);
 TERN_SAME_ENUM(PositionEncoding::kSinusoidalInterleaved, fb::PositionEncoding::SinusoidalInterleaved);
 TERN_SAME_ENUM(PositionEncoding::kLearned, fb::PositionEncoding::Learned);
+TERN_SAME_ENUM(EarlyStopping::kFalse, fb::EarlyStopping::False);
+TERN_SAME_ENUM(EarlyStopping::kTrue, fb::EarlyStopping::True);
+TERN_SAME_ENUM(EarlyStopping::kNever, fb::EarlyStopping::Never);
 #undef TERN_SAME_ENUM
 
 /// Number of values of each schema enum (the generated MAX + 1): tables indexed by an enum have this size.
@@ -47,7 +50,7 @@ constexpr size_t EnumCount() {
   return static_cast<size_t>(FbEnum::MAX) + 1;
 }
 static_assert(EnumCount<fb::DType>() == 5 && EnumCount<fb::Activation>() == 3 && EnumCount<fb::NormPlacement>() == 2 &&
-                  EnumCount<fb::PositionEncoding>() == 3,
+                  EnumCount<fb::PositionEncoding>() == 3 && EnumCount<fb::EarlyStopping>() == 3,
               "a schema enum grew: extend the public enum in tern/model.h and the tables indexed by it");
 
 /// True when table[i].dtype == i for every entry: tables indexed by DType (weight formats, kernels) check
@@ -80,9 +83,11 @@ inline fb::DType ToFb(DType v) { return static_cast<fb::DType>(v); }
 inline fb::Activation ToFb(Activation v) { return static_cast<fb::Activation>(v); }
 inline fb::NormPlacement ToFb(NormPlacement v) { return static_cast<fb::NormPlacement>(v); }
 inline fb::PositionEncoding ToFb(PositionEncoding v) { return static_cast<fb::PositionEncoding>(v); }
+inline fb::EarlyStopping ToFb(EarlyStopping v) { return static_cast<fb::EarlyStopping>(v); }
 
-/// The lowest format version a file needs (schema/README.md, version history): 3 if a tensor uses a
-/// 4-bit format, 2 if it sets a format-2 field to anything but its default, else 1.
+/// The lowest format version a file needs (schema/README.md, version history): 4 if early_stopping is not
+/// false, 3 if a tensor uses a 4-bit format, 2 if it sets a format-2 field to anything but its default,
+/// else 1.
 uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4);
 
 // --- tables (schema_io.cc, driven by the field lists of fields.h) --------------------------------------------------------------------------------

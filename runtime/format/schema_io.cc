@@ -35,6 +35,7 @@ T Prep(flatbuffers::FlatBufferBuilder&, T v) {
 inline fb::Activation Prep(flatbuffers::FlatBufferBuilder&, Activation v) { return ToFb(v); }
 inline fb::NormPlacement Prep(flatbuffers::FlatBufferBuilder&, NormPlacement v) { return ToFb(v); }
 inline fb::PositionEncoding Prep(flatbuffers::FlatBufferBuilder&, PositionEncoding v) { return ToFb(v); }
+inline fb::EarlyStopping Prep(flatbuffers::FlatBufferBuilder&, EarlyStopping v) { return ToFb(v); }
 inline flatbuffers::Offset<flatbuffers::String> Prep(flatbuffers::FlatBufferBuilder& fbb, const std::string& s) {
   return fbb.CreateString(s);
 }
@@ -107,6 +108,7 @@ flatbuffers::Offset<fb::Provenance> ToFb(flatbuffers::FlatBufferBuilder& fbb, co
 }
 
 uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4) {
+  if (g.early_stopping != EarlyStopping::kFalse) return 4;
   if (uses_int4) return 3;
   const GenerationDefaults format1;
   const bool v2 = g.renormalize_logits != format1.renormalize_logits || g.repetition_penalty != format1.repetition_penalty ||

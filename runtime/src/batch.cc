@@ -27,6 +27,13 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   if (!std::isfinite(r.max_length_ratio)) return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite");
   r.want_scores = o.return_scores;
   r.use_shortlist = o.use_shortlist;
+  if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
+    return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
+  r.hf_rules = o.hf_rules;
+  r.early_stopping = o.early_stopping.value_or(g.early_stopping);
+  if (static_cast<uint8_t>(r.early_stopping) > static_cast<uint8_t>(EarlyStopping::kNever))
+    return Status(StatusCode::kInvalidArgument, "early_stopping " + std::to_string(static_cast<int>(r.early_stopping)) +
+                                                    " (false 0, true 1, never 2)");
   return r;
 }
 

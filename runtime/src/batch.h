@@ -18,10 +18,13 @@ struct ResolvedOptions {
   float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
   bool want_scores = true;
   bool use_shortlist = true;
+  HfRules hf_rules = HfRules::kTransformers5;
+  EarlyStopping early_stopping = EarlyStopping::kFalse;
 };
 
 /// Resolves `o` for a call of n sentences. Errors: kInvalidArgument (n > max_batch, beam > max_beam,
-/// n_best outside 1..min(beam, max_n_best), non-finite length penalty or ratio).
+/// n_best outside 1..min(beam, max_n_best), non-finite length penalty or ratio, an hf_rules or
+/// early_stopping value outside its enum).
 Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o);
 
 /// Marks input sentence i failed with `code` and a printf-style message written into its arena slot (cut

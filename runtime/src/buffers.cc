@@ -64,7 +64,7 @@ uint64_t ArenaUpperBound(const Dims& d) {
                       + L * src_rows * 2 * D           // cross-attention K/V
                       + src_rows * (6 * D + F)         // encoder activations
                       + rows * (7 * D + F + V)         // decoder activations and logits
-                      + 4 * rows * T + 5 * rows        // search tokens and ancestry, scores
+                      + 4 * rows * T + 5 * rows + T    // search tokens and ancestry, scores, a candidate
                       + B * uint64_t{d.beam} * (T + 2) + 6 * B + 6 * uint64_t{d.beam}  // hypotheses, candidates
                       + B * d.n_best * (T + 2) + B     // results
                       + 3 * V + T + std::max(S, T + 1) + src_rows;  // shortlist, offsets, scores, ids
@@ -114,6 +114,7 @@ void PlanArena(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&s.cand_score, "search.cand_score", 2 * d.beam, kDec, kDec);
   plan->Add(&s.cand_token, "search.cand_token", 2 * d.beam, kDec, kDec);
   plan->Add(&s.cand_beam, "search.cand_beam", 2 * d.beam, kDec, kDec);
+  plan->Add(&s.cand_seq, "search.cand_seq", d.tgt, kDec, kDec);
   plan->Add(&s.stream_emitted, "search.stream_emitted", d.batch, kEnc, kDec);
   ResultBuffers& r = b->results;
   plan->Add(&r.out_ids, "results.ids", d.batch * d.n_best * d.tgt, kEnc, kDec);

@@ -89,6 +89,7 @@ struct SearchBuffers {
   ArenaArray<uint8_t> done;                  // [batch]
   ArenaArray<float> cand_score;              // [2 beam] candidates of one sentence
   ArenaArray<uint32_t> cand_token, cand_beam;
+  ArenaArray<uint32_t> cand_seq;             // [tgt] one candidate's tokens as it enters the finished set
   ArenaArray<uint32_t> stream_emitted;       // [batch] text bytes already streamed per sentence (input order)
 };
 

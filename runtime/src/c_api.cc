@@ -100,6 +100,8 @@ tern::TranslateOptions Options(const tern_translate_params* p, CallbackAdapter* 
   if (p->abort_callback) o.abort = AbortTrampoline, o.abort_user_data = adapter;
   o.beam_size = p->beam_size;
   o.length_penalty = p->length_penalty;
+  if (p->early_stopping >= 0) o.early_stopping = static_cast<tern::EarlyStopping>(p->early_stopping);
+  if (p->hf_rules) o.hf_rules = static_cast<tern::HfRules>(p->hf_rules);
   o.max_length = p->max_length;
   o.max_length_ratio = p->max_length_ratio;
   o.n_best = p->n_best ? p->n_best : 1;
@@ -251,6 +253,8 @@ size_t tern_translator_arena_bytes(const tern_translator* t) { return t ? t->tra
 tern_translate_params tern_translate_default_params(void) {
   tern_translate_params p{};
   p.length_penalty = -1e30f;
+  p.early_stopping = -1;
+  p.hf_rules = 5;
   p.max_length_ratio = -1.f;
   p.n_best = 1;
   p.return_scores = 1;

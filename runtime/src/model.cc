@@ -45,6 +45,15 @@ const char* PositionEncodingName(PositionEncoding p) {
   return "?";
 }
 
+const char* EarlyStoppingName(EarlyStopping e) {
+  switch (e) {
+    case EarlyStopping::kFalse: return "false";
+    case EarlyStopping::kTrue: return "true";
+    case EarlyStopping::kNever: return "never";
+  }
+  return "?";
+}
+
 Model::Model() = default;
 Model::~Model() = default;
 

@@ -76,7 +76,9 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   opt.n_best = o.n_best;
   opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores;
-  SearchContext ctx{dims, buf.batch, buf.search, buf.results, processors, HypothesisStore(buf.search, o.beam, dims.tgt),
+  opt.hf_rules = o.hf_rules;
+  opt.early_stopping = o.early_stopping;
+  SearchContext ctx{dims, buf.batch, buf.search, buf.results, processors, HypothesisStore(buf.search, o.beam, dims.tgt, o.hf_rules),
                     prof, hp.eos_id, hp.decoder_start_id, opt, 0, nullptr, VocabMap(), streaming ? &stream : nullptr};
   ctx.vocab = dims.shortlist && o.use_shortlist
                   ? BuildShortlistMap(model->shortlist(), buf.batch, n_valid, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)

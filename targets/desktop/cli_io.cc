@@ -1,6 +1,7 @@
 #include "cli_io.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,42 +27,64 @@ std::string Errno(const std::string& path, const char* what) { return path + ": 
 
 }  // namespace
 
-Status OpenInput(const std::string& path, std::ifstream* file, std::istream** in) {
-  *in = &std::cin;
-  if (path.empty()) return Status::Ok();
+LineInput::~LineInput() {
+  if (own_) ::close(fd_);
+}
+
+Status LineInput::Open(const std::string& path) {
+  if (path.empty()) return Status::Ok();  // standard input
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return Status(StatusCode::kNotFound, Errno(path, "cannot open"));
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, path + ": is a directory");
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
     return Status(StatusCode::kIoError, path + ": not a regular file or a pipe (a device is not read as input)");
-  file->open(path, std::ios::binary);
-  if (!*file) return Status(StatusCode::kIoError, Errno(path, "cannot open"));
-  *in = file;
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    fd_ = 0;
+    return Status(StatusCode::kIoError, Errno(path, "cannot open"));
+  }
+  own_ = true;
   return Status::Ok();
 }
 
-bool ReadLine(std::istream& in, std::string* line, bool* too_long, size_t max_bytes) {
+bool LineInput::Next(std::string* line, bool* too_long, const volatile std::sig_atomic_t* stop, size_t max_bytes) {
   line->clear();
   *too_long = false;
-  char buf[4096];
   bool got = false;
   for (;;) {
-    in.getline(buf, sizeof buf);
-    if (in.bad()) return false;
-    const size_t n = static_cast<size_t>(in.gcount());
-    const bool full = in.fail() && !in.eof();   // the buffer filled before the line ended
-    const bool ended = !in.fail() && !in.eof();  // the '\n' was read (and counted in n)
-    const size_t chars = ended ? n - 1 : n;
-    got = got || n > 0;
+    if (pos_ == end_) {
+      if (eof_ || error_) return got;
+      // Wait for input in steps, so a stop request is seen even if no read is interrupted by the signal.
+      struct pollfd p = {fd_, POLLIN, 0};
+      int ready = 0;
+      while ((ready = ::poll(&p, 1, 100)) == 0 || (ready < 0 && errno == EINTR)) {
+        if (stop && *stop) return false;
+      }
+      if (stop && *stop) return false;
+      const ssize_t n = ::read(fd_, buf_, sizeof buf_);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error_ = true;
+        return false;
+      }
+      if (n == 0) {
+        eof_ = true;
+        return got;  // a last line without '\n'
+      }
+      pos_ = 0, end_ = static_cast<size_t>(n);
+    }
+    got = true;
+    const char* nl = static_cast<const char*>(std::memchr(buf_ + pos_, '\n', end_ - pos_));
+    const size_t n = (nl ? static_cast<size_t>(nl - buf_) : end_) - pos_;
     if (!*too_long) {
-      if (line->size() + chars > max_bytes) *too_long = true, line->clear();
-      else line->append(buf, chars);
+      if (line->size() + n > max_bytes) *too_long = true, line->clear();
+      else line->append(buf_ + pos_, n);
     }
-    if (full) {
-      in.clear();
-      continue;
+    pos_ += n;
+    if (nl) {
+      ++pos_;
+      return true;
     }
-    return got;  // the line ended, or the input did (a last line without '\n')
   }
 }
 

@@ -6,6 +6,7 @@
 // with the same checks.
 #pragma once
 
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -14,21 +15,39 @@
 
 namespace tern::cli {
 
-/// Opens `path` for reading into `in` (stdin when empty). Only a regular file or a pipe (FIFO) is read: a
-/// directory or a device (/dev/zero, a terminal named as a file) is refused. Errors: kNotFound, kIoError.
-Status OpenInput(const std::string& path, std::ifstream* file, std::istream** in);
-
 /// The longest input line the tools read, bytes: a longer line (say, a file with no line breaks) is an
 /// error for that line alone and is skipped, so no input makes a tool hold more than this per line.
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-/// Reads the next line of `in` into *line (without its '\n'). False at the end of the input (or a read
-/// error: in.bad()). A line longer than max_bytes is read to its end without being kept: *line is empty
-/// and *too_long true.
-bool ReadLine(std::istream& in, std::string* line, bool* too_long, size_t max_bytes = kMaxLineBytes);
-
-/// The error for a line ReadLine found too long.
+/// The error for a line LineInput found too long.
 std::string LineTooLong(size_t max_bytes = kMaxLineBytes);
+
+/// The tools' text input, read line by line from a file descriptor with bounded memory. Only a regular
+/// file or a pipe (FIFO) is opened by name (a directory or a device such as /dev/zero is refused); standard
+/// input is read as it is. While it waits for input that has not arrived (a pipe, a terminal), it checks
+/// `stop` every 100 ms, so a flag a signal handler sets ends the wait whichever thread the signal reached.
+class LineInput {
+ public:
+  LineInput() = default;
+  ~LineInput();
+  LineInput(const LineInput&) = delete;
+  LineInput& operator=(const LineInput&) = delete;
+
+  /// `path` ("" = standard input). Errors: kNotFound, kIoError (a directory, a device, cannot open).
+  Status Open(const std::string& path);
+  /// The next line into *line (without '\n'); false at the end of the input, on a read error (error())
+  /// or when *stop became nonzero while waiting. A line longer than max_bytes is read to its end without
+  /// being kept: *line is empty and *too_long true.
+  bool Next(std::string* line, bool* too_long, const volatile std::sig_atomic_t* stop = nullptr,
+            size_t max_bytes = kMaxLineBytes);
+  bool error() const { return error_; }
+
+ private:
+  int fd_ = 0;
+  bool own_ = false, eof_ = false, error_ = false;
+  char buf_[65536];
+  size_t pos_ = 0, end_ = 0;
+};
 
 /// Refuses an output path that is one of the command's inputs (same device and inode: the model, the input
 /// text), naming both. Error: kInvalidArgument.

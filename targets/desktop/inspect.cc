@@ -18,6 +18,7 @@ struct ToJson {
   void operator()(const char* name, Activation v) const { (*j)[name] = ActivationName(v); }
   void operator()(const char* name, NormPlacement v) const { (*j)[name] = NormPlacementName(v); }
   void operator()(const char* name, PositionEncoding v) const { (*j)[name] = PositionEncodingName(v); }
+  void operator()(const char* name, EarlyStopping v) const { (*j)[name] = EarlyStoppingName(v); }
 };
 
 template <typename Table>

@@ -35,6 +35,15 @@ static int Run(int argc, char** argv) {
   tr->add_option("--batch", ta.batch, "lines per batch (default: the model's max_batch)")->check(CLI::Range(1u, 4096u));
   tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included")
       ->check(CLI::Range(1u, 1u << 20));
+  tr->add_option("--length-penalty", ta.length_penalty,
+                 "beam scores are sum_logprob / generated_len ^ this (default: the model's)")
+      ->check(CLI::Range(-1e6f, 1e6f));
+  tr->add_option("--early-stopping", ta.early_stopping,
+                 "beam search's early_stopping as in transformers: false, true or never (default: the model's)")
+      ->check(CLI::IsMember({"false", "true", "never"}));
+  tr->add_option("--hf-rules", ta.hf_rules,
+                 "beam search by transformers 5.x's rules (5, the default) or 4.x's (4): README, Conformance")
+      ->check(CLI::IsMember({4u, 5u}));
   tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");

@@ -21,9 +21,8 @@ int RunTokenize(const TokenizeArgs& args) {
     std::cerr << "tern: " << tok.status().message() << "\n";
     return 2;
   }
-  std::ifstream fin;
-  std::istream* in = nullptr;
-  if (Status st = OpenInput(args.input, &fin, &in); !st.ok()) {
+  LineInput in;
+  if (Status st = in.Open(args.input); !st.ok()) {
     std::cerr << "tern: " << st.message() << "\n";
     return 2;
   }
@@ -31,7 +30,7 @@ int RunTokenize(const TokenizeArgs& args) {
   std::vector<uint32_t> ids;
   std::string s;
   bool too_long = false;
-  while (ReadLine(*in, &s, &too_long)) {
+  while (in.Next(&s, &too_long)) {
     ++line_no;
     Status st = too_long ? Status(StatusCode::kInvalidArgument, LineTooLong()) : tok.value()->Encode(s, args.target_lang, &ids);
     if (!st.ok()) {

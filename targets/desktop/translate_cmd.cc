@@ -66,7 +66,8 @@ struct StreamPrinter {
 };
 
 // --stream: Ctrl-C stops the line being translated and ends the run (exit 130), also while tern waits for
-// input: the handler is installed without SA_RESTART, so a blocked read returns instead of resuming.
+// input: LineInput checks the flag while it waits, whichever thread the signal was delivered to (a worker
+// of the thread pool may take it; under qemu-user it often does).
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void OnInterrupt(int) { g_interrupted = 1; }
 bool Interrupted(void*) { return g_interrupted != 0; }
@@ -134,10 +135,9 @@ int RunTranslate(const TranslateArgs& args) {
               << t.arena_unshared_bytes() << " without sharing)\n";
   }
 
-  std::ifstream fin;
-  std::istream* in = nullptr;
+  LineInput in;
   OutputFile output;
-  for (Status st : {OpenInput(args.input, &fin, &in), CheckNotAnInput(args.output, args.model, "model"),
+  for (Status st : {in.Open(args.input), CheckNotAnInput(args.output, args.model, "model"),
                     output.Open(args.output, args.input)}) {
     if (!st.ok()) {
       std::cerr << "tern: " << st.message() << "\n";
@@ -152,6 +152,11 @@ int RunTranslate(const TranslateArgs& args) {
   opt.beam_size = args.beam;
   opt.max_length = args.max_length;
   opt.n_best = args.n_best;
+  opt.length_penalty = args.length_penalty;
+  if (!args.early_stopping.empty())
+    opt.early_stopping = args.early_stopping == "true" ? EarlyStopping::kTrue
+                         : args.early_stopping == "never" ? EarlyStopping::kNever : EarlyStopping::kFalse;
+  opt.hf_rules = args.hf_rules == 4 ? HfRules::kTransformers4 : HfRules::kTransformers5;
   opt.return_scores = args.scores || args.n_best > 1;
   opt.target_lang = args.target_lang;
   opt.split_sentences = !args.no_split;
@@ -252,7 +257,7 @@ int RunTranslate(const TranslateArgs& args) {
   std::string s;
   bool too_long = false;
   if (interactive) std::cerr << "> " << std::flush;
-  while (!cancelled && !g_interrupted && ReadLine(*in, &s, &too_long)) {
+  while (!cancelled && !g_interrupted && in.Next(&s, &too_long, &g_interrupted)) {
     ++line_no;
     Line l{line_no, s, {}, {}};
     if (too_long) l.parse_error = LineTooLong();
@@ -271,7 +276,7 @@ int RunTranslate(const TranslateArgs& args) {
     std::cerr << "tern: interrupted\n";
     return 130;
   }
-  if (in->bad()) {
+  if (in.error()) {
     std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed\n";
     return 2;
   }

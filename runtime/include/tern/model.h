@@ -26,8 +26,9 @@
 namespace tern {
 
 /// The newest format version this build reads (schema/README.md, rule 5). The converter writes the lowest
-/// version a file needs (format::RequiredVersion): 1, 2 for the format-2 generation rules, 3 for int4.
-constexpr uint32_t kFormatVersion = 3;
+/// version a file needs (format::RequiredVersion): 1, 2 for the format-2 generation rules, 3 for int4, 4
+/// for an early_stopping other than false.
+constexpr uint32_t kFormatVersion = 4;
 
 /// The widest beam a file, a Translator or a call may ask for (transformers has no limit; tern keeps a
 /// sentence's 2 x beam candidates and its finished hypotheses in fixed-size arrays).
@@ -48,11 +49,18 @@ enum class DType : uint8_t {
 TERN_API const char* DTypeName(DType t);
 
 enum class Activation : uint8_t { kRelu = 0, kSwish = 1, kGelu = 2 };
+/// transformers' GenerationConfig.early_stopping for beam search (schema enum EarlyStopping; same values):
+/// kFalse stops a sentence when its best running beam cannot beat its worst finished hypothesis at the
+/// current length, kTrue once num_beams hypotheses are finished, kNever tests at the longest allowed length
+/// when length_penalty > 0 (transformers' _check_early_stop_heuristic; 4.x's BeamHypotheses.is_done).
+enum class EarlyStopping : uint8_t { kFalse = 0, kTrue = 1, kNever = 2 };
 enum class NormPlacement : uint8_t { kPostNorm = 0, kPreNorm = 1 };
 enum class PositionEncoding : uint8_t { kSinusoidalHalves = 0, kSinusoidalInterleaved = 1, kLearned = 2 };
 TERN_API const char* ActivationName(Activation a);
 TERN_API const char* NormPlacementName(NormPlacement n);
 TERN_API const char* PositionEncodingName(PositionEncoding p);
+/// "false", "true", "never" (transformers' spelling); "?" outside the enum.
+TERN_API const char* EarlyStoppingName(EarlyStopping e);
 
 /// Model hyperparameters (schema table Hyperparameters; defaults are the schema's). Sizes in elements/tokens.
 struct Hyperparameters {
@@ -84,6 +92,8 @@ struct GenerationDefaults {
   float repetition_penalty = 1.f;    // transformers' RepetitionPenaltyLogitsProcessor; 1 = off
   uint32_t no_repeat_ngram_size = 0; // transformers' NoRepeatNGramLogitsProcessor; 0 = off
   uint32_t min_length = 0;           // generated tokens before </s> is allowed (transformers' min_length - 1)
+  // Format 4.
+  EarlyStopping early_stopping = EarlyStopping::kFalse;  // generation_config.json's early_stopping
 };
 
 /// The limits a Translator is created with by default; its arena is sized from them.

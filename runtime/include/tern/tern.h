@@ -129,6 +129,9 @@ typedef int (*tern_abort_callback)(void* user_data);
 typedef struct tern_translate_params {
   uint32_t beam_size;       /* 1 = greedy */
   float length_penalty;     /* score = sum_logprob / generated_len ^ length_penalty */
+  int early_stopping;       /* beam search, as transformers' early_stopping: 0 false, 1 true, 2 "never";
+                               -1 (default): the file's */
+  uint32_t hf_rules;        /* beam search by transformers 5.x's rules (5, the default) or 4.x's (4); 0 = 5 */
   uint32_t max_length;      /* generated tokens including </s> */
   float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default */
   uint32_t n_best;          /* hypotheses per sentence, default 1 */

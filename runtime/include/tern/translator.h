@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,9 +85,21 @@ using TokenCallback = bool (*)(const TokenEvent& event, void* user_data);
 /// Checked before each decoder step; return true to stop the call (it returns kCancelled).
 using AbortCallback = bool (*)(void* user_data);
 
+/// Whose beam search rules a call follows (README "Conformance with transformers").
+enum class HfRules : uint8_t {
+  kTransformers5 = 5,  // GenerationMixin._beam_search of transformers 5.x (the default)
+  kTransformers4 = 4,  // BeamSearchScorer / BeamHypotheses of transformers 4.x
+};
+
 struct TranslateOptions {
   uint32_t beam_size = 0;          // 1 = greedy (argmax; Hugging Face greedy search semantics)
   float length_penalty = -1e30f;   // < -1e29: file default. score = sum_logprob / generated_len ^ length_penalty
+  /// Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
+  /// when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
+  /// for good) or 4.x's (BeamHypotheses.is_done on the best candidate). Greedy search is the same in both.
+  HfRules hf_rules = HfRules::kTransformers5;
+  /// transformers' early_stopping (tern/model.h EarlyStopping); empty: the file's.
+  std::optional<EarlyStopping> early_stopping;
   uint32_t max_length = 0;         // generated tokens including </s> (like max_new_tokens)
   float max_length_ratio = -1.f;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default
   uint32_t n_best = 1;             // hypotheses returned per sentence (<= beam_size and <= max_n_best)

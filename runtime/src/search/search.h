@@ -1,5 +1,6 @@
-// Search in stages, with the semantics of Hugging Face transformers' generate() for Marian (greedy search,
-// and beam search with BeamSearchScorer + BeamHypotheses, early_stopping=False):
+// Search in stages, with the semantics of Hugging Face transformers' generate() for Marian: greedy search,
+// and beam search by the rules of transformers 5.x (GenerationMixin._beam_search, the default) or 4.x
+// (BeamSearchScorer + BeamHypotheses), with early_stopping false, true or "never":
 //
 //   for each position: active rows (every live beam of every unfinished sentence)
 //                      -> StepDecoder::Decode (logits [rows, vocab])
@@ -26,6 +27,8 @@ struct SearchOptions {
   uint32_t n_best = 1;
   float length_penalty = 1.f;  // beam: score = sum_logprob / generated_len ^ length_penalty
   bool want_scores = true;
+  HfRules hf_rules = HfRules::kTransformers5;            // beam: whose stopping rule and finished-set merge
+  EarlyStopping early_stopping = EarlyStopping::kFalse;  // beam: transformers' early_stopping
 };
 
 /// Runs the model for one step of the search (the session's decoder).
@@ -78,9 +81,17 @@ Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder);
 void GreedyStep(SearchContext& ctx, size_t n, size_t pos);
 
 /// Beam step: log_softmax, the token mask and the processors (renormalized when renormalize_logits), plus
-/// each beam's running score; the top
-/// 2 x beam candidates of each sentence processed in rank order (BeamSearchScorer.process); early stop
-/// when beam hypotheses are finished and none can be beaten; at the cap the running beams finish as they are.
+/// each beam's running score; the top 2 x beam candidates of each sentence, then by opt.hf_rules:
+///  - 5.x (_get_running_beams_for_next_iteration, _update_finished_beams, _check_early_stop_heuristic):
+///    the best `beam` candidates that do not end in </s> run on; candidates ranked within the first
+///    `beam` that end (</s>, or the length cap) are merged into the finished set; the sentence stops for good
+///    when its finished set is full and the best running beam / L ^ length_penalty cannot beat its worst
+///    (L: tokens generated so far; with early_stopping "never" and length_penalty > 0, the cap), with
+///    early_stopping true once the set is full, and at the cap;
+///  - 4.x (BeamSearchScorer.process, BeamHypotheses.is_done): candidates in rank order, </s> within the
+///    first `beam` ranks finishes a hypothesis, the others fill the beams; the sentence is done when the
+///    set is full and (early_stopping true, or) the best candidate / L ^ length_penalty cannot beat the
+///    worst finished; at the cap the running beams finish as they are.
 void BeamStep(SearchContext& ctx, size_t n, size_t pos);
 
 }  // namespace tern

@@ -79,7 +79,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 
 JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
     JNIEnv* env, jclass cls, jlong handle, jobjectArray sentences, jint beam, jint max_length, jfloat length_penalty,
-    jstring target_lang, jboolean split_sentences, jboolean use_shortlist, jobject listener, jint index_offset,
+    jint early_stopping, jint hf_rules, jstring target_lang, jboolean split_sentences, jboolean use_shortlist, jobject listener, jint index_offset,
     jobjectArray texts, jfloatArray scores, jobjectArray errors, jintArray codes) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
@@ -101,6 +101,8 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
   p.beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
   p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
   if (!std::isnan(length_penalty)) p.length_penalty = length_penalty;
+  p.early_stopping = early_stopping;
+  p.hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
   p.split_sentences = split_sentences ? 1 : 0;
   p.use_shortlist = use_shortlist ? 1 : 0;
   std::string lang;

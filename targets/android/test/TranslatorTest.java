@@ -58,6 +58,19 @@ public class TranslatorTest {
         return true;
       });
       check(b[0].ok() && beamText.toString().equals(b[0].text), "beam search streams its best hypothesis");
+      // transformers' beam options: early_stopping, the 4.x rules; a bad value is refused.
+      Translator.Options never = new Translator.Options();
+      never.beamSize = 4;
+      never.earlyStopping = "never";
+      never.hfRules = 4;
+      check(t.translate(new String[] {in[0]}, never)[0].ok(), "early_stopping never with transformers 4.x's rules");
+      try {
+        never.earlyStopping = "sometimes";
+        t.translate(new String[] {in[0]}, never);
+        check(false, "a bad earlyStopping throws");
+      } catch (TernException e) {
+        check(e.getMessage().contains("earlyStopping"), "a bad earlyStopping is named");
+      }
 
       // Cancellation: the listener stops after 2 tokens; a later native batch is not started.
       final int[] seen = {0};

@@ -35,6 +35,10 @@ public final class Translator implements AutoCloseable {
     public int beamSize = 0;               // 1 = greedy
     public int maxLength = 0;              // generated tokens including </s>
     public float lengthPenalty = Float.NaN;
+    /** Beam search's early_stopping as in transformers: "false", "true" or "never"; null: the file's. */
+    public String earlyStopping = null;
+    /** Beam search by transformers 5.x's rules (5) or 4.x's (4). */
+    public int hfRules = 5;
     public String targetLang = null;       // multilingual models: "por" puts >>por<< first
     public boolean splitSentences = true;  // split texts into sentences and join their translations
     public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
@@ -136,7 +140,8 @@ public final class Translator implements AutoCloseable {
       int[] codes = new int[n];
       final int offset = start;
       boolean cancelled = nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty,
-          options.targetLang, options.splitSentences, options.useShortlist, listener, offset, texts, scores, errors, codes);
+          earlyStoppingCode(options.earlyStopping), options.hfRules, options.targetLang, options.splitSentences,
+          options.useShortlist, listener, offset, texts, scores, errors, codes);
       for (int i = 0; i < n; ++i) {
         String text = texts[i] == null ? null : new String(texts[i], StandardCharsets.UTF_8);
         out[start + i] = new Result(text, scores[i], errors[i], codes[i] == CANCELLED);
@@ -147,6 +152,17 @@ public final class Translator implements AutoCloseable {
   }
 
   private static final int CANCELLED = 9;  // TERN_CANCELLED
+
+  // tern_translate_params.early_stopping: -1 the file's, 0 false, 1 true, 2 never.
+  private static int earlyStoppingCode(String s) throws TernException {
+    if (s == null) return -1;
+    switch (s) {
+      case "false": return 0;
+      case "true": return 1;
+      case "never": return 2;
+      default: throw new TernException("earlyStopping must be \"false\", \"true\" or \"never\", is \"" + s + "\"");
+    }
+  }
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
   private static boolean dispatchToken(TokenListener listener, int index, int part, int token, byte[] text, boolean last) {
@@ -181,7 +197,7 @@ public final class Translator implements AutoCloseable {
 
   // Returns true when the listener stopped the call.
   private static native boolean nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
-      float lengthPenalty, String targetLang, boolean splitSentences, boolean useShortlist, TokenListener listener,
+      float lengthPenalty, int earlyStopping, int hfRules, String targetLang, boolean splitSentences, boolean useShortlist, TokenListener listener,
       int indexOffset, byte[][] texts, float[] scores, String[] errors, int[] codes) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
