@@ -21,11 +21,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gathered_kernels.h"
-#include "gathered_projection.h"
-#include "linear.h"
+#include "kernels/gathered_kernels.h"
+#include "nn/gathered_projection.h"
+#include "nn/linear.h"
 #include "tern/cpu.h"
-#include "xnn_ops.h"
+#include "nn/xnn_ops.h"
 
 namespace {
 
@@ -124,12 +124,14 @@ int main(int argc, char** argv) {
   std::normal_distribution<float> n01;
   for (auto& v : x) v = n01(rng);
   std::vector<int8_t> qbuf(tern::QuantInputBytes(max_rows, d));
-  std::vector<uint8_t> pbuf(tern::QuantParamsBytes(max_rows) + 64);
+  std::vector<uint8_t> pbuf(tern::QuantParamsCount(max_rows) * sizeof(xnn_quantization_params) + 64);
   tern::QuantScratch q{qbuf.data(), reinterpret_cast<xnn_quantization_params*>(
                                         (reinterpret_cast<uintptr_t>(pbuf.data()) + 63) & ~uintptr_t{63})};
 
-  tern::GatheredInt8Kernel kernels[4];
-  const size_t n_kernels = tern::GatheredInt8Available(kernels, 4);
+  tern::Isa levels[8];
+  tern::GatheredInt8Kernel kernels[8];
+  const size_t n_kernels = tern::AvailableIsas(levels, 8);
+  for (size_t i = 0; i < n_kernels; ++i) kernels[i] = tern::GatheredInt8For(levels[i]);
 
   std::printf("%-18s %5s %6s %10s %10s %8s\n", "method", "rows", "K", "ms/call", "MiB/call", "GB/s");
   auto report = [&](const char* method, size_t rows, size_t K, double ms, double bytes) {

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
     weight_bytes += tr->profile().weight_bytes_read, steps += tr->profile().decoder_steps;
     columns += tr->profile().output_columns;
   }
-  j["shortlist"] = model.value()->shortlist().present() && !no_shortlist;
+  j["shortlist"] = model.value()->shortlist().present && !no_shortlist;
   j["weights"] = model.value()->provenance().weights;
   j["decoder_steps"] = steps;
   j["weight_bytes_per_token"] = tokens ? static_cast<double>(weight_bytes) / tokens : 0.0;

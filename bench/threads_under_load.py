@@ -3,7 +3,7 @@
 --threads 1 and 2, on an idle CPU and with other processes keeping every core busy (--load busy loops per
 core, default 3: a load average of about 6 on 2 cores). Runs are interleaved; each row gives the median
 and range of --trials runs and the ratio to 1 thread in the same condition. Also prints how many decoder
-steps ran on one thread (tern's ThreadPolicy, runtime/src/thread_policy.h).
+steps ran on one thread (tern's ThreadPolicy, runtime/src/nn/thread_policy.h).
 
     /usr/bin/python3 bench/threads_under_load.py [--n 200] [--beam 4] [--trials 3] [--load 3]
 """

@@ -20,7 +20,7 @@ done
 nm -D --defined-only "$work/prefix/lib/libtern.so" > "$work/symbols"
 grep -q ' T tern_translate$' "$work/symbols" || fail "tern_translate not exported"
 grep -q 'Translator6Create' "$work/symbols" || fail "tern::Translator::Create not exported"
-! grep -q 'PackLinear\|HypothesisStore\|format6FromFb' "$work/symbols" || fail "internal symbols exported: $(grep -c . "$work/symbols")"
+! grep -q 'PackLinear\|RunSearch\|format6FromFb' "$work/symbols" || fail "internal symbols exported: $(grep -c . "$work/symbols")"
 
 cmake -S "$here/package" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
   > "$work/configure.log" 2>&1 || fail "configure: $(tail -20 "$work/configure.log")"

@@ -30,6 +30,23 @@ static int on_token(const tern_token_event* e, void* user_data) {
 
 static int abort_now(void* user_data) { return ++*(int*)user_data > 2; }
 
+/* A logits callback that bans one token as the first generated token, and checks what it is given. */
+typedef struct {
+  uint32_t banned;
+  size_t rows, bad_rows, max_step;
+} Ban;
+
+static void ban_token(tern_logits_row* row, void* user_data) {
+  Ban* b = (Ban*)user_data;
+  ++b->rows;
+  if (row->scores == NULL || row->n_columns == 0 || (row->step > 0 && row->prefix == NULL)) ++b->bad_rows;
+  if (row->columns == NULL && tern_logits_column(row, b->banned) != (int64_t)b->banned) ++b->bad_rows;
+  if (tern_logits_column(row, 0xffffffffu) != -1) ++b->bad_rows;
+  if (row->step > b->max_step) b->max_step = row->step;
+  const int64_t c = tern_logits_column(row, b->banned);
+  if (c >= 0 && row->step == 0) row->scores[c] = -1.0f / 0.0f;
+}
+
 int main(int argc, char** argv) {
   CHECK(argc == 2);
   tern_error err;
@@ -131,6 +148,44 @@ int main(int argc, char** argv) {
   CHECK(strstr(err.message, "hf_rules 3 (4 or 5)") != NULL);
   p.hf_rules = 0; /* 0 = 5 */
   CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
+
+  /* A per-call logits callback: the token greedy and beam search chose first is banned (the tiny model's
+   * first token is often </s>: banning it everywhere would meet the file's forced </s> at the cap). */
+  p.early_stopping = -1;
+  p.split_sentences = 0;
+  p.max_length = 8;
+  p.return_alignment = 1;
+  for (uint32_t beam = 1; beam <= 4; beam += 3) {
+    p.beam_size = beam;
+    p.logits_callback = NULL;
+    CHECK(tern_translate(tr, two, 1, &p, res, &err) == TERN_OK);
+    size_t nt = 0, nl = 0, ns = 0;
+    const uint32_t* tokens = tern_result_tokens(res, 0, 0, &nt);
+    const float* logprobs = tern_result_token_logprobs(res, 0, 0, &nl);
+    const int32_t* sources = tern_result_token_sources(res, 0, 0, &ns);
+    CHECK(tokens != NULL && logprobs != NULL && sources != NULL && nt >= 1 && nl == nt && ns == nt);
+    float sum = 0.f;
+    for (size_t k = 0; k < nt; ++k) {
+      sum += logprobs[k];
+      CHECK(sources[k] >= 0);
+    }
+    if (beam == 1) CHECK(sum - tern_result_score(res, 0, 0) < 1e-3f && tern_result_score(res, 0, 0) - sum < 1e-3f);
+    static Ban ban;
+    memset(&ban, 0, sizeof ban);
+    ban.banned = tokens[0];
+    p.logits_callback = ban_token;
+    p.logits_user_data = &ban;
+    CHECK(tern_translate(tr, two, 1, &p, res, &err) == TERN_OK);
+    CHECK(ban.rows > 0 && ban.bad_rows == 0);
+    tokens = tern_result_tokens(res, 0, 0, &nt);
+    CHECK(tokens != NULL && nt >= 1);
+    CHECK(tokens[0] != ban.banned);
+    CHECK(ban.max_step >= 1); /* the first token is no longer </s>: the search went on */
+  }
+  p.logits_callback = NULL;
+  p.max_length = 0;
+  p.return_alignment = 0;
+  CHECK(tern_result_tokens(res, 9, 0, &n) == NULL && n == 0);
 
   /* Bad input on the device path. */
   CHECK(tern_translate(NULL, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);

@@ -16,6 +16,7 @@
 #include "sentencepiece_check.h"
 #include "shortlist.h"
 #include "tern_writer.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #include <sys/stat.h>
@@ -62,7 +63,7 @@ TEST_CASE("int8 round trip holds for every tensor of a converted file") {
   REQUIRE(ReadMarianCheckpoint(ModelsDir() + "/post-swish", &ck).ok());
   auto m = LoadOrFail(ModelPath("post-swish", "int8"));
   size_t checked = 0;
-  for (const TensorView& t : m->tensors()) {
+  for (const TensorView& t : m->impl().tensors()) {
     const auto& src = ck.tensors.at(std::string(t.name)).data;
     REQUIRE(src.size() == t.numel());
     if (t.dtype != DType::kInt8) {

@@ -13,8 +13,8 @@
 
 #include "fields.h"
 #include "format.h"
-#include "linear_kernels.h"
-#include "prepared_model.h"
+#include "nn/linear_kernels.h"
+#include "nn/prepared_model.h"
 #include "tern_writer.h"
 #include "test_util.h"
 #include "weight_formats.h"

@@ -7,12 +7,12 @@
 #include <random>
 #include <vector>
 
-#include "linear.h"
+#include "nn/linear.h"
 #include "quantize.h"
 #include "tern/cpu.h"
 #include "test_util.h"
 #include "weight_formats.h"
-#include "xnn_ops.h"
+#include "nn/xnn_ops.h"
 
 using namespace tern;
 using namespace tern::test;

@@ -8,10 +8,10 @@
 
 #include <doctest/doctest.h>
 
-#include "gathered_kernels.h"
-#include "gathered_projection.h"
-#include "linear.h"
-#include "xnn_ops.h"
+#include "kernels/gathered_kernels.h"
+#include "nn/gathered_projection.h"
+#include "nn/linear.h"
+#include "nn/xnn_ops.h"
 
 using namespace tern;
 
@@ -80,11 +80,13 @@ std::vector<uint32_t> Tokens(size_t V, size_t K, uint32_t seed) {
 }  // namespace
 
 TEST_CASE("gathered int8 projection: every ISA kernel equals the portable one bit for bit") {
+  Isa levels[8];
   GatheredInt8Kernel kernels[8];
-  const size_t n = GatheredInt8Available(kernels, 8);
+  const size_t n = AvailableIsas(levels, 8);
+  for (size_t i = 0; i < n; ++i) kernels[i] = GatheredInt8For(levels[i]);
   REQUIRE(n >= 1);
   CHECK(std::string(kernels[0].isa) == "portable");
-  MESSAGE("kernels on this CPU: " << n << ", best " << std::string(GatheredInt8Best().isa));
+  MESSAGE("kernels on this CPU: " << n << ", active " << std::string(GatheredInt8Active().isa));
   uint32_t seed = 1;
   for (size_t d : {16u, 48u, 100u, 512u, 1024u})
     for (size_t rows : {1u, 2u, 3u, 4u, 5u, 9u})
@@ -132,7 +134,7 @@ TEST_CASE("gathered projection: the portable kernel agrees with XNNPACK's full q
   REQUIRE(g.value().available());
   const std::vector<uint32_t> tokens = Tokens(V, 200, 5);
   std::vector<float> got(rows * tokens.size());
-  g.value().Run(GatheredInt8Portable(), scratch, rows, tokens.data(), tokens.size(), got.data(), nullptr);
+  g.value().Run(GatheredInt8For(Isa::kPortable), scratch, rows, tokens.data(), tokens.size(), got.data(), nullptr);
   // Same int32 sums; XNNPACK may fuse the last multiply and add (one rounding fewer).
   for (size_t r = 0; r < rows; ++r)
     for (size_t k = 0; k < tokens.size(); ++k) {
@@ -158,9 +160,9 @@ TEST_CASE("gathered projection: threads split the tokens without changing a bit,
   const std::vector<uint32_t> tokens = Tokens(V, 3001, 3);
   const QuantScratch scratch{c.q.data(), c.qp.data()};
   std::vector<float> one(rows * tokens.size()), two(rows * tokens.size());
-  p.Run(GatheredInt8Best(), scratch, rows, tokens.data(), tokens.size(), one.data(), nullptr);
+  p.Run(GatheredInt8Active(), scratch, rows, tokens.data(), tokens.size(), one.data(), nullptr);
   ThreadPool pool = MakeThreadPool(3);
-  p.Run(GatheredInt8Best(), scratch, rows, tokens.data(), tokens.size(), two.data(), pool.get());
+  p.Run(GatheredInt8Active(), scratch, rows, tokens.data(), tokens.size(), two.data(), pool.get());
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
 
   TensorView f32 = c.view;

@@ -7,6 +7,7 @@
 //
 // TERN_GOLDENS_LINES=N checks the first N lines only (cross builds under qemu and sanitizer builds: see
 // tests/CMakeLists.txt); the file missing (no ../shared beside the clone) skips the test with a message.
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -93,6 +94,7 @@ TEST_CASE("transformers 5.17 goldens: greedy, beam 4 (three early_stopping value
     o.early_stopping = c.early;
     o.length_penalty = c.length_penalty;
     size_t same = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     for (size_t start = 0; start < lines.size(); start += tc.max_batch) {
       const size_t n = std::min<size_t>(tc.max_batch, lines.size() - start);
       std::vector<std::vector<uint32_t>> srcs(n);
@@ -126,7 +128,8 @@ TEST_CASE("transformers 5.17 goldens: greedy, beam 4 (three early_stopping value
       }
     }
     identical[c.name] = same;
-    MESSAGE(c.name << ": " << same << " / " << lines.size() << " identical");
+    MESSAGE(c.name << ": " << same << " / " << lines.size() << " identical ("
+                   << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)");
     CHECK(same == lines.size());
   }
 }

@@ -7,13 +7,14 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "buffers.h"
+#include "session/buffers.h"
 #include "marian_checkpoint.h"
 #include "sentencepiece_check.h"
 #include "tern/cpu.h"
 #include "tern/tern.h"
 #include "tern_generated.h"
 #include "tern_writer.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -235,23 +236,35 @@ TEST_CASE("memory rule: header fields cannot make tern allocate beyond the budge
   }
 }
 
-TEST_CASE("the arena bound used by the memory rule is never below the planned arena") {
-  for (const std::string& v : Variants()) {
-    for (uint32_t batch : {1u, 3u, 16u}) {
-      for (uint32_t beam : {1u, 4u, 12u}) {
-        auto m = LoadOrFail(ModelPath(v, "int8"));
-        TranslatorConfig c;
-        c.max_batch = batch;
-        c.max_beam = beam;
-        c.max_n_best = std::min(beam, 3u);
-        c.max_target_tokens = 17 + beam;
-        auto dims = ResolveDims(*m, c);
-        REQUIRE(dims.ok());
-        auto need = Translator::RequiredArenaBytes(*m, c);
-        REQUIRE(need.ok());
-        CHECK(ArenaUpperBound(dims.value()) >= need.value());
-        CHECK(ArenaUpperBound(dims.value()) <= 3 * need.value() + 65536);  // and not wildly above it
-      }
+TEST_CASE("the memory rule counts the planned arena itself: a budget of exactly what it needs fits, a byte less does not") {
+  // The arena was sized twice (the plan, and a hand-kept upper-bound formula for the budget); the plan in
+  // 64-bit arithmetic is now the only sizing path.
+  const std::vector<uint8_t> bytes = ReadBytes(ModelPath("post-swish", "int8"));
+  for (uint32_t batch : {1u, 3u, 16u}) {
+    for (uint32_t beam : {1u, 4u, 12u}) {
+      TranslatorConfig c;
+      c.max_batch = batch;
+      c.max_beam = beam;
+      c.max_n_best = std::min(beam, 3u);
+      c.max_target_tokens = 17 + beam;
+      c.threads = 1;
+      auto m = Model::FromBytes(bytes.data(), bytes.size(), "m.tern");
+      REQUIRE(m.ok());
+      auto need = Translator::RequiredArenaBytes(*m.value(), c);
+      REQUIRE(need.ok());
+      const uint64_t exact = need.value() + m.value()->impl().owned_bytes_estimate();
+      LoadOptions o;
+      o.memory_budget_bytes = exact;
+      auto fits = Model::FromBytes(bytes.data(), bytes.size(), "m.tern", o);
+      REQUIRE(fits.ok());
+      CHECK(Translator::Create(fits.value(), c).ok());
+      o.memory_budget_bytes = exact - 1;
+      auto over = Model::FromBytes(bytes.data(), bytes.size(), "m.tern", o);
+      REQUIRE(over.ok());
+      auto t = Translator::Create(over.value(), c);
+      CHECK(t.status().code() == StatusCode::kResourceExhausted);
+      CHECK(t.status().message().find("the arena at these limits needs " + std::to_string(need.value()) + " bytes") !=
+            std::string::npos);
     }
   }
 }

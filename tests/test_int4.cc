@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "fields.h"
-#include "linear.h"
+#include "nn/linear.h"
 #include "quantize.h"
 #include "tern_generated.h"
+#include "model/model_impl.h"
 #include "test_util.h"
-#include "testing.h"
+#include "session/testing.h"
 #include "weight_formats.h"
-#include "xnn_ops.h"
+#include "nn/xnn_ops.h"
 
 using namespace tern;
 using namespace tern::test;
@@ -153,9 +154,9 @@ TEST_CASE("int4 models: the layout is recorded, the file verifies, translation r
       auto model = LoadOrFail(ModelPath(v, w));
       CHECK(model->format_version() == 3);
       CHECK(model->provenance().weights == w);
-      const TensorView* fc1 = model->tensor("decoder.layers.0.fc1.weight");
-      const TensorView* q = model->tensor("decoder.layers.0.self_attn.q_proj.weight");
-      const TensorView* emb = model->tensor("encoder.embed_tokens.weight");
+      const TensorView* fc1 = model->impl().tensor("decoder.layers.0.fc1.weight");
+      const TensorView* q = model->impl().tensor("decoder.layers.0.self_attn.q_proj.weight");
+      const TensorView* emb = model->impl().tensor("encoder.embed_tokens.weight");
       REQUIRE((fc1 && q && emb));
       CHECK(emb->dtype == DType::kInt8);
       if (w == "qc4w") CHECK((fc1->dtype == DType::kQc4w && q->dtype == DType::kQc4w));

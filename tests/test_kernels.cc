@@ -1,12 +1,13 @@
 // The f32 kernels beam search relies on: LogSumExp (own vectorizable exp), MaxOf, ScoreRow.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include <doctest/doctest.h>
 
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 using namespace tern;
 
@@ -48,4 +49,29 @@ TEST_CASE("MaxOf and ScoreRow") {
   CHECK(row[9] == -std::numeric_limits<float>::infinity());
   for (size_t v = 0; v < x.size(); ++v)
     if (v != 9) CHECK(row[v] == (x[v] - 2.f) + -0.5f);
+}
+
+TEST_CASE("the exp pass of log-sum-exp gives the same floats at every ISA level this CPU runs") {
+  Isa levels[8];
+  const size_t n = AvailableIsas(levels, 8);
+  REQUIRE(n >= 1);
+  CHECK(levels[0] == Isa::kPortable);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> logit(0.f, 6.f);
+  for (size_t len : {1u, 7u, 8u, 15u, 16u, 33u, 255u, 256u}) {
+    std::vector<float> x(len);
+    for (float& v : x) v = logit(rng);
+    x[len / 2] = -200.f;  // below the clamp
+    const float m = MaxOf(x.data(), len);
+    std::vector<float> want(len), got(len);
+    ExpShiftedFor(Isa::kPortable)(x.data(), len, m, want.data());
+    for (size_t i = 1; i < n; ++i) {
+      CAPTURE(IsaName(levels[i]));
+      ExpShiftedFor(levels[i])(x.data(), len, m, got.data());
+      CHECK(std::memcmp(want.data(), got.data(), len * sizeof(float)) == 0);
+      CHECK(LogSumExpWithMax(x.data(), len, m, ExpShiftedFor(levels[i])) ==
+            LogSumExpWithMax(x.data(), len, m, ExpShiftedFor(Isa::kPortable)));
+    }
+  }
+  MESSAGE("ISA levels on this CPU: " << n << "; active: " << IsaSummary());
 }

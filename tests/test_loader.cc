@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "tern_generated.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -45,24 +46,24 @@ TEST_CASE("every tiny model loads with the hyperparameters of its config") {
       CHECK(m->weight_dtype() == (std::string(w) == "int8" ? DType::kInt8 : std::string(w) == "f16" ? DType::kF16 : DType::kF32));
       CHECK(m->source_vocab().size() == h.source_vocab_size);
       CHECK(m->generation().forced_eos);
-      for (const TensorView& t : m->tensors()) CHECK(reinterpret_cast<uintptr_t>(t.data) % 64 == 0);
+      for (const TensorView& t : m->impl().tensors()) CHECK(reinterpret_cast<uintptr_t>(t.data) % 64 == 0);
     }
   }
   auto sep = LoadOrFail(ModelPath("gelu-learned-separate", "f32"));
   CHECK_FALSE(sep->hparams().shared_embeddings);
   CHECK(sep->hparams().activation == Activation::kGelu);
   CHECK(sep->hparams().position_encoding == PositionEncoding::kLearned);
-  CHECK(sep->tensor("decoder.embed_tokens.weight") != nullptr);
+  CHECK(sep->impl().tensor("decoder.embed_tokens.weight") != nullptr);
   auto pre = LoadOrFail(ModelPath("pre-interleaved-legacy", "f32"));
   CHECK(pre->hparams().norm_placement == NormPlacement::kPreNorm);
   CHECK(pre->hparams().position_encoding == PositionEncoding::kSinusoidalInterleaved);
-  CHECK(pre->tensor("encoder.layer_norm.weight") != nullptr);
-  CHECK(pre->tensor("lm_head.weight") == nullptr);  // the tied copy is stored once
+  CHECK(pre->impl().tensor("encoder.layer_norm.weight") != nullptr);
+  CHECK(pre->impl().tensor("lm_head.weight") == nullptr);  // the tied copy is stored once
 }
 
 TEST_CASE("sinusoidal positions: sin in the first half, cos in the second, from position 0") {
   auto m = LoadOrFail(ModelPath("post-swish", "f32"));
-  const float* p = m->positions(false);
+  const float* p = m->impl().positions(false);
   const size_t d = 32;
   CHECK(p[0] == 0.f);       // sin(0)
   CHECK(p[16] == 1.f);      // cos(0)
@@ -70,7 +71,7 @@ TEST_CASE("sinusoidal positions: sin in the first half, cos in the second, from 
   CHECK(p[d + 16] == doctest::Approx(std::cos(1.0)).epsilon(1e-7));
   CHECK(p[5 * d + 3] == doctest::Approx(std::sin(5.0 / std::pow(10000.0, 6.0 / 32))).epsilon(1e-6));
   auto il = LoadOrFail(ModelPath("pre-interleaved-legacy", "f32"));
-  const float* q = il->positions(true);
+  const float* q = il->impl().positions(true);
   CHECK(q[d + 0] == doctest::Approx(std::sin(1.0)).epsilon(1e-7));
   CHECK(q[d + 1] == doctest::Approx(std::cos(1.0)).epsilon(1e-7));
 }

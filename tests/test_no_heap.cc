@@ -8,8 +8,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "nn/xnn_ops.h"
+#include "tern/logits_processor.h"
 #include "test_util.h"
-#include "xnn_ops.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -44,7 +45,18 @@ int posix_memalign(void** out, size_t al, size_t n) {
 using namespace tern;
 using namespace tern::test;
 
-TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, beams, n-best, threads") {
+namespace {
+// A per-call processor that allocates nothing: favours token 7 wherever the row has it.
+class NudgeToken : public LogitsProcessor {
+ public:
+  void Process(LogitsRow& row) override {
+    const int64_t c = row.Column(7);
+    if (c >= 0) row.scores[static_cast<size_t>(c)] += 0.5f;
+  }
+};
+}  // namespace
+
+TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, beams, n-best, threads, per-call processors, alignment") {
   // Every weight format, and shortlists (the per-call map and the gathered output layer).
   for (const char* w : {"int8", "f32", "f16", "int4", "int8-shortlist", "int4-shortlist"}) {
     for (uint32_t threads : {1u, 2u}) {
@@ -65,6 +77,8 @@ TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, bea
       }
       std::vector<Span<const uint32_t>> spans;
       for (const auto& s : pool) spans.emplace_back(s.data(), s.size());
+      NudgeToken nudge;
+      LogitsProcessor* processors[] = {&nudge};
       const size_t xnn_before = XnnpackAllocationCount();
       g_allocations = 0;
       g_counting = true;
@@ -76,6 +90,9 @@ TEST_CASE("TranslateIds allocates nothing: many calls, lengths, batch sizes, bea
             o.beam_size = beam;
             o.n_best = std::min<uint32_t>(beam, 3);
             o.max_length = 10 + static_cast<uint32_t>(start);
+            // Every other call: alignment, and a per-call processor that allocates nothing.
+            o.return_alignment = start % 4 == 0;
+            if (start % 4 == 0) o.logits_processors = processors;
             Span<const TranslationResult> r;
             Status s = t->TranslateIds(Span<const Span<const uint32_t>>(spans.data() + start, batch), o, &r);
             if (!s.ok()) break;

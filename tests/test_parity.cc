@@ -3,7 +3,7 @@
 // one by one. int8 and f16: logit error measured and asserted under the stated tolerance.
 #include <cmath>
 
-#include "testing.h"
+#include "session/testing.h"
 #include "test_util.h"
 
 using namespace tern;

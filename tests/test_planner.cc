@@ -1,7 +1,7 @@
 // The arena planner: buffers live at the same time never overlap; others may share bytes.
 #include <random>
 
-#include "memory_planner.h"
+#include "memory/memory_planner.h"
 #include "test_util.h"
 
 using tern::MemoryPlanner;

@@ -4,6 +4,7 @@
 // damaged tables; the converter builds shortlists from a parallel corpus (IBM Model 1) and imports
 // Marian's text format, with errors that name the file and line.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "marian_checkpoint.h"
 #include "shortlist.h"
+#include "tern/logits_processor.h"
 #include "tern/tokenize.h"
 #include "tern_generated.h"
 #include "tern_writer.h"
@@ -144,9 +146,9 @@ TEST_CASE("shortlist: a call scores its frequent tokens, its source ids' candida
     sl.offsets[s + 1] = static_cast<uint32_t>(sl.candidates.size());
   }
   auto model = WithShortlist("post-swish", "int8", sl);
-  CHECK(model->shortlist().present());
-  CHECK(model->shortlist().frequent_count == 2);
-  CHECK(model->shortlist().candidate_count == 3);
+  CHECK(model->shortlist().present);
+  CHECK(model->shortlist().frequent == 2);
+  CHECK(model->shortlist().candidates == 3);
   CHECK(model->shortlist().method == "test");
   auto t = MakeTranslator(model);
   auto columns_for = [&](std::vector<uint32_t> src, bool use) {
@@ -167,6 +169,39 @@ TEST_CASE("shortlist: a call scores its frequent tokens, its source ids' candida
   CHECK(columns_for({s0, s1}, true) == 5);   // + 13
   CHECK(columns_for({7, 8}, true) == 3);     // 10, 11, </s>
   CHECK(columns_for({s0}, false) == hp.target_vocab_size);
+}
+
+TEST_CASE("shortlist: a per-call logits processor sees the shortlist's columns and bans through them") {
+  auto base = LoadOrFail(ModelPath("post-swish", "int8"));
+  const uint32_t eos = base->hparams().eos_id;
+  auto t = MakeTranslator(WithShortlist("post-swish", "int8", FrequentOnly(*base, {10, 11, 12, 13})));
+  // Checks each row's column map and bans token 10 and 11 wherever they have a column.
+  struct BanThrough : LogitsProcessor {
+    size_t rows = 0, bad = 0;
+    void Process(LogitsRow& row) override {
+      ++rows;
+      if (row.columns.size() != row.scores.size() || row.columns.size() != 5) ++bad;  // 10..13 and </s>
+      for (size_t c = 0; c < row.columns.size(); ++c)
+        if (row.Column(row.columns[c]) != static_cast<int64_t>(c)) ++bad;
+      if (row.Column(20) != -1) ++bad;  // not in the shortlist
+      for (uint32_t banned : {10u, 11u}) row.scores[static_cast<size_t>(row.Column(banned))] = -INFINITY;
+    }
+  } ban;
+  LogitsProcessor* list[] = {&ban};
+  std::vector<uint32_t> src = {5, 6, eos};
+  Span<const uint32_t> one(src.data(), src.size());
+  for (uint32_t beam : {1u, 2u}) {
+    TranslateOptions o;
+    o.beam_size = beam;
+    o.max_length = 6;
+    o.logits_processors = list;
+    Span<const TranslationResult> r;
+    REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+    REQUIRE(r[0].ok());
+    for (uint32_t id : r[0].best().ids) CHECK((id == 12 || id == 13));
+  }
+  CHECK(ban.rows > 0);
+  CHECK(ban.bad == 0);
 }
 
 TEST_CASE("shortlist: damaged tables are refused with what is wrong") {

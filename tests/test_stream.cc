@@ -50,7 +50,6 @@ TranslateOptions Streaming(Recorder& rec, uint32_t beam) {
 
 std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
-std::string BundledModel() { return std::string(TERN_SOURCE_DIR) + "/models/en-de/en-de.int8.tern"; }
 
 }  // namespace
 

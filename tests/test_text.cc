@@ -2,10 +2,10 @@
 // language codes, transformers' clean_up_tokenization.
 #include <string>
 
-#include "sentence_splitter.h"
+#include "text/sentence_splitter.h"
 #include "tern/tokenize.h"
 #include "test_util.h"
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 using namespace tern;
 using namespace tern::test;

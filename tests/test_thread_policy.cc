@@ -1,7 +1,7 @@
-// ThreadPolicy (runtime/src/thread_policy.h) on synthetic step times: it keeps the faster way, leaves a
+// ThreadPolicy (runtime/src/nn/thread_policy.h) on synthetic step times: it keeps the faster way, leaves a
 // stalling pool at once, and probes rarely in a steady state.
 #include "test_util.h"
-#include "thread_policy.h"
+#include "nn/thread_policy.h"
 
 using namespace tern;
 

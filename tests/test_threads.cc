@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "session.h"
+#include "session/session.h"
 #include "tern/tern.h"
 #include "test_util.h"
 

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "model/model_impl.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -183,23 +184,23 @@ TEST_CASE("released weight pages read back the file's bytes, and Translators mad
   const uint8_t* lo = nullptr;
   const uint8_t* hi = nullptr;
   std::vector<std::vector<uint8_t>> copies;
-  for (const TensorView& t : m->tensors()) {
+  for (const TensorView& t : m->impl().tensors()) {
     const auto* p = static_cast<const uint8_t*>(t.data);
     lo = lo && lo < p ? lo : p;
     hi = hi && hi > p + t.bytes ? hi : p + t.bytes;
     copies.emplace_back(p, p + t.bytes);
   }
   REQUIRE(hi - lo > 4 * 4096);  // spans several pages, so something is released
-  m->ReleasePages(lo, hi - lo);
+  m->impl().ReleasePages(lo, hi - lo);
   for (size_t i = 0; i < copies.size(); ++i)
-    CHECK_MESSAGE(std::memcmp(copies[i].data(), m->tensors()[i].data, copies[i].size()) == 0, m->tensors()[i].name);
+    CHECK_MESSAGE(std::memcmp(copies[i].data(), m->impl().tensors()[i].data, copies[i].size()) == 0, m->impl().tensors()[i].name);
   CHECK(texts() == before);
-  m->ReleasePages(nullptr, 1);  // outside the mapping: ignored
+  m->impl().ReleasePages(nullptr, 1);  // outside the mapping: ignored
   auto bytes = ReadBytes(ModelPath("post-swish", "int8"));
   auto copy = Model::FromBytes(bytes.data(), bytes.size(), "copy.tern");
   REQUIRE(copy.ok());
-  const TensorView& t0 = copy.value()->tensors()[0];
+  const TensorView& t0 = copy.value()->impl().tensors()[0];
   std::vector<uint8_t> saved(static_cast<const uint8_t*>(t0.data), static_cast<const uint8_t*>(t0.data) + t0.bytes);
-  copy.value()->ReleasePages(t0.data, t0.bytes);  // heap copy: never advised away
+  copy.value()->impl().ReleasePages(t0.data, t0.bytes);  // heap copy: never advised away
   CHECK(std::memcmp(saved.data(), t0.data, t0.bytes) == 0);
 }

@@ -34,6 +34,11 @@ inline const std::vector<std::string>& Variants() {
   return v;
 }
 
+#ifdef TERN_SOURCE_DIR
+/// The bundled OPUS-MT en-de model, int8 (models/en-de): real translations.
+inline std::string BundledModel() { return std::string(TERN_SOURCE_DIR) + "/models/en-de/en-de.int8.tern"; }
+#endif
+
 inline std::string ModelPath(const std::string& variant, const std::string& weights) {
   return ModelsDir() + "/" + variant + "." + weights + ".tern";
 }

@@ -69,7 +69,8 @@ Status ReadGenerationKeys(const json& g, GenerationSource source, const std::str
   if (Present(g, "num_beams")) {
     TERN_RETURN_IF_ERROR(Uint(g, "num_beams", where, 1u << 20, &x));
     if (x == 0) return Bad(where, "num_beams", "must be at least 1");
-    if (x > 64) return Refused(where, "num_beams", std::to_string(x) + " (tern's beam is at most 64)");
+    if (x > kMaxBeam)
+      return Refused(where, "num_beams", std::to_string(x) + " (tern's beam is at most " + std::to_string(kMaxBeam) + ")");
     d.beam_size = static_cast<uint32_t>(x);
   }
   if (Present(g, "max_length")) {

@@ -38,7 +38,7 @@ enum class GenerationSource {
 ///  - refused (kUnsupported): do_sample true, num_beam_groups > 1, diversity_penalty,
 ///    forced_bos_token_id, suppress_tokens, begin_suppress_tokens, sequence_bias,
 ///    encoder_repetition_penalty != 1, encoder_no_repeat_ngram_size > 0, exponential_decay_length_penalty,
-///    forced_decoder_ids, num_beams > 64.
+///    forced_decoder_ids, num_beams > kMaxBeam (tern/model.h).
 /// Every number is range-checked before use. Errors: kInvalidModel (a value of the wrong type or out of
 /// range), kUnsupported; messages name `where` and the key.
 Status ReadGenerationKeys(const nlohmann::json& g, GenerationSource source, const std::string& where, uint32_t eos_id,

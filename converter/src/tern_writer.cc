@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "format.h"
+#include "layer_spec.h"
 #include "quantize.h"
 #include "tensor_specs.h"
 #include "weight_formats.h"
@@ -69,9 +70,9 @@ Result<WeightPlan> WeightPlan::Named(const std::string& name, uint32_t block_siz
 }
 
 DType WeightPlan::For(const std::string& name) const {
-  if (name.find(".layers.") == std::string::npos) return embeddings;  // embed_tokens, lm_head
-  if (name.find(".fc1.") != std::string::npos || name.find(".fc2.") != std::string::npos) return feed_forward;
-  return attention;
+  format::Role role;
+  if (!format::RoleOfTensor(name, &role)) return embeddings;  // embed_tokens, lm_head
+  return role == format::Role::kFeedForward ? feed_forward : attention;
 }
 
 std::string WeightPlan::Description() const {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tern/model.h"
+#include "views.h"
 #include "tern/status.h"
 #include "tern_generated.h"
 

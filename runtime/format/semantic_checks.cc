@@ -5,31 +5,17 @@
 #include <set>
 #include <sstream>
 
+#include "check_util.h"
 #include "format.h"
 #include "model_reader.h"
 #include "sentencepiece_check.h"
+#include "layer_spec.h"
 #include "tensor_specs.h"
 #include "weight_formats.h"
 
 
 namespace tern::format {
 namespace {
-
-Status Invalid(const std::string& file, const std::string& what) {
-  return Status(StatusCode::kInvalidModel, file + ": semantic check: " + what);
-}
-
-std::string ShapeString(const uint32_t* s, size_t n) {
-  std::ostringstream o;
-  o << '[';
-  for (size_t i = 0; i < n; ++i) o << (i ? ", " : "") << s[i];
-  o << ']';
-  return o.str();
-}
-
-std::string_view View(const flatbuffers::String* s) {
-  return s ? std::string_view(s->c_str(), s->size()) : std::string_view();
-}
 
 Status CheckHyperparameters(const Hyperparameters& hp, const std::string& file) {
   if (hp.d_model == 0 || hp.n_heads == 0 || hp.ffn_dim == 0 || hp.encoder_layers == 0 || hp.decoder_layers == 0 ||
@@ -92,70 +78,6 @@ Status CheckLimits(const ArenaLimits& l, const Hyperparameters& hp, const std::s
   return Status::Ok();
 }
 
-// One tensor table entry -> a view into the weight segment [seg, seg + seg_bytes).
-Status ReadTensor(const fb::Tensor& t, const uint8_t* seg, uint64_t seg_bytes, const std::string& file, TensorView* out) {
-  TensorView& v = *out;
-  v.name = View(t.name());
-  const std::string tn = "tensor '" + std::string(v.name) + "'";
-  if (!InRange(t.dtype()))
-    return Invalid(file, tn + ": dtype " + std::to_string(static_cast<int>(t.dtype())) + " unknown");
-  v.dtype = static_cast<DType>(t.dtype());
-  const WeightFormat& f = FormatOf(v.dtype);
-  if (!t.shape() || t.shape()->size() == 0 || t.shape()->size() > 2) return Invalid(file, tn + ": rank must be 1 or 2");
-  v.rank = t.shape()->size();
-  v.shape[0] = t.shape()->Get(0);
-  v.shape[1] = v.rank == 2 ? t.shape()->Get(1) : 1;
-  const uint64_t off = t.offset(), len = t.length();
-  const uint64_t want = f.DataBytes(v.shape[0], v.shape[1]);  // both factors < 2^32: no overflow
-  if (off % kTensorAlignment != 0)
-    return Invalid(file, tn + ": offset " + std::to_string(off) + " is not 64-byte aligned");
-  if (len != want)
-    return Invalid(file, tn + ": length " + std::to_string(len) + " bytes, expected " + std::to_string(want) +
-                             " for shape " + ShapeString(v.shape, v.rank) + " " + f.name);
-  if (off > seg_bytes || len > seg_bytes - off)
-    return Invalid(file, tn + ": bytes [" + std::to_string(off) + ", " + std::to_string(off + len) + ") outside the " +
-                             std::to_string(seg_bytes) + "-byte weight segment");
-  v.data = seg + off;
-  v.bytes = len;
-  if (f.scales != ScaleLayout::kNone) {
-    const uint64_t so = t.scales_offset(), sl = t.scales_length();
-    if (v.rank != 2) return Invalid(file, tn + ": " + f.name + " tensors must be 2-D");
-    if (f.scales == ScaleLayout::kPerBlockBf16) {
-      v.block_size = t.block_size();
-      if (v.block_size < 32 || v.block_size % 32 != 0 || v.shape[1] % v.block_size != 0)
-        return Invalid(file, tn + ": block_size " + std::to_string(v.block_size) +
-                                 " must be a multiple of 32 that divides the " + std::to_string(v.shape[1]) + " columns");
-    }
-    if (sl != f.ScaleBytes(v.shape[0], v.shape[1], v.block_size) || so % 4 != 0 || so > seg_bytes || sl > seg_bytes - so)
-      return Invalid(file, tn + ": scales [" + std::to_string(so) + ", +" + std::to_string(sl) +
-                               ") misaligned, mis-sized or outside the weight segment");
-    // "scale of row 3" (per-row formats) or "scale of row 3, block 2 (columns 64..95)" (per-block).
-    auto bad_scale = [&](uint64_t i, float s) {
-      std::string where = "scale of row " + std::to_string(i);
-      if (f.scales == ScaleLayout::kPerBlockBf16) {
-        const uint64_t blocks = v.shape[1] / v.block_size, b = i % blocks;
-        where = "scale of row " + std::to_string(i / blocks) + ", block " + std::to_string(b) + " (columns " +
-                std::to_string(b * v.block_size) + ".." + std::to_string((b + 1) * v.block_size - 1) + ")";
-      }
-      return Invalid(file, tn + ": " + where + " is " + std::to_string(s) +
-                               (f.scales == ScaleLayout::kPerRow ? " (must be finite and > 0)" : " (must be a normal number > 0)"));
-    };
-    if (f.scales == ScaleLayout::kPerRow) {
-      v.scales = reinterpret_cast<const float*>(seg + so);
-      for (uint32_t r = 0; r < v.shape[0]; ++r)
-        if (!(std::isfinite(v.scales[r]) && v.scales[r] > 0.f)) return bad_scale(r, v.scales[r]);
-    } else {
-      v.block_scales = reinterpret_cast<const uint16_t*>(seg + so);
-      for (uint64_t i = 0; i < sl / 2; ++i) {  // XNNPACK's qb4w needs normal, positive scales
-        const float s = Bf16ToFloat(v.block_scales[i]);
-        if (!(std::isnormal(s) && s > 0.f)) return bad_scale(i, s);
-      }
-    }
-    v.max_abs_error = t.max_abs_error();
-  }
-  return Status::Ok();
-}
-
 // Exactly the expected tensors, with their shapes; vectors in f32; one format for every linear weight.
 Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparameters& hp, const std::string& file,
                       DType* weight_dtype) {
@@ -166,7 +88,6 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
   };
   const std::vector<TensorSpec> expected = ExpectedTensors(hp);  // expected_names holds views into it
   std::set<std::string_view> expected_names;
-  bool first_matrix = true;
   for (const TensorSpec& s : expected) {
     expected_names.insert(s.name);
     const TensorView* v = find(s.name);
@@ -177,17 +98,25 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
                                " disagrees with the hyperparameters, which imply " + ShapeString(s.shape.data(), s.shape.size()));
     if (!s.quantizable && v->dtype != DType::kF32)
       return Invalid(file, "tensor '" + s.name + "': must be f32, is " + DTypeName(v->dtype));
-    if (s.quantizable && s.name.find(".layers.") != std::string::npos) {
-      if (first_matrix) *weight_dtype = v->dtype, first_matrix = false;
-      // The projections of one attention block are fused into one operator (Q|K|V, cross K|V): one format.
-      const size_t attn = s.name.find("_proj.weight");
-      if (attn != std::string::npos && s.name.compare(attn - 1, 1, "q") != 0) {
-        const std::string q = s.name.substr(0, attn - 1) + "q" + s.name.substr(attn);
-        if (const TensorView* qv = find(q); qv && qv->dtype != v->dtype)
-          return Invalid(file, "tensor '" + s.name + "': dtype " + DTypeName(v->dtype) + " differs from '" + q + "' (" +
-                                   DTypeName(qv->dtype) + "): the projections of one attention block share a format");
+  }
+  // The parts of one linear operator are fused into one kernel (Q|K|V, cross K|V): one format each.
+  const TensorView* first = find(LayerTensor(EncoderLayerSpec(), 0, EncoderLayerSpec().linears[0].parts[0]) + ".weight");
+  if (first) *weight_dtype = first->dtype;
+  for (const BlockSpec* block : {&EncoderLayerSpec(), &DecoderLayerSpec()}) {
+    const uint32_t layers = block->stack == Stack::kEncoder ? hp.encoder_layers : hp.decoder_layers;
+    for (uint32_t i = 0; i < layers; ++i)
+      for (size_t k = 0; k < block->n_linears; ++k) {
+        const LinearSpec& l = block->linears[k];
+        const std::string head = LayerTensor(*block, i, l.parts[0]) + ".weight";
+        const TensorView* a = find(head);
+        for (uint8_t p = 1; p < l.n_parts; ++p) {
+          const std::string name = LayerTensor(*block, i, l.parts[p]) + ".weight";
+          const TensorView* b = find(name);
+          if (a && b && a->dtype != b->dtype)
+            return Invalid(file, "tensor '" + name + "': dtype " + DTypeName(b->dtype) + " differs from '" + head + "' (" +
+                                     DTypeName(a->dtype) + "): the projections of one attention block share a format");
+        }
       }
-    }
   }
   for (const TensorView& v : tensors)
     if (!expected_names.count(v.name)) return Invalid(file, "unexpected tensor '" + std::string(v.name) + "'");

@@ -1,5 +1,5 @@
 // Weight formats as one table: what each DType means in storage. The runtime's kernel table
-// (runtime/src/linear_kernels.cc) is the other half: which XNNPACK operator runs each format. Adding a
+// (runtime/src/nn/linear_kernels.cc) is the other half: which XNNPACK operator runs each format. Adding a
 // format (qc4w, qb4w) is one schema enum value, one entry here and one there; both tables are indexed by
 // the enum and sized by a static_assert, so a missing entry does not compile, and nothing falls through
 // a `default:` to the wrong kernel.
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "tern/model.h"
+#include "views.h"
 
 namespace tern::format {
 

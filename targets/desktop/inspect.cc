@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "fields.h"
+#include "model/model_impl.h"
 #include "weight_formats.h"
 #include "tern/translator.h"
 
@@ -40,21 +41,21 @@ nlohmann::json Describe(const Model& m) {
   j["hparams"] = Fields(h);
   std::map<std::string, std::pair<size_t, size_t>> by_type;
   size_t params = 0;
-  for (const TensorView& t : m.tensors()) {
+  for (const TensorView& t : m.impl().tensors()) {
     auto& e = by_type[DTypeName(t.dtype)];
     e.first++;
     e.second += t.bytes + format::FormatOf(t.dtype).ScaleBytes(t.rows(), t.cols(), t.block_size);
     params += t.numel();
   }
-  j["tensors"]["count"] = m.tensors().size();
+  j["tensors"]["count"] = m.impl().tensors().size();
   j["tensors"]["parameters"] = params;
   for (const auto& [name, e] : by_type) j["tensors"]["by_dtype"][name] = {{"count", e.first}, {"bytes", e.second}};
   j["tokenizer"] = {{"source_pieces", m.source_vocab().size()}, {"target_pieces", m.target_vocab().size()},
-                    {"source_spm_bytes", m.source_spm().size()}, {"target_spm_bytes", m.target_spm().size()},
+                    {"source_spm_bytes", m.impl().source_spm().size()}, {"target_spm_bytes", m.impl().target_spm().size()},
                     {"source_lang", m.source_lang()}, {"target_lang", m.target_lang()},
                     {"clean_up_tokenization_spaces", m.clean_up_tokenization_spaces()},
                     {"language_tokens", m.language_tokens()}};
-  if (const ShortlistView& sl = m.shortlist(); sl.present()) {
+  if (const ShortlistView& sl = m.impl().shortlist(); sl.present()) {
     size_t with = 0;
     for (uint32_t s = 0; s < h.source_vocab_size; ++s) with += sl.offsets[s + 1] > sl.offsets[s];
     j["shortlist"] = {{"method", sl.method},

@@ -12,6 +12,7 @@
 
 #include "inspect.h"
 #include "tern/model.h"
+#include "tern/version.h"
 #include "tokenize_cmd.h"
 #include "translate_cmd.h"
 
@@ -22,6 +23,7 @@
 static int Run(int argc, char** argv) {
   CLI::App app{"tern: int8 Transformer translation on small devices"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tern ") + tern::Version());
 
   tern::cli::TranslateArgs ta;
   const char* env_model = std::getenv("TERN_MODEL");

@@ -40,7 +40,7 @@ void PrintFloor(const Model& m, const Profile& p, std::ostream& err) {
                 " measured %.3f ms per decoder step (%.1fx the floor)\n",
                 bytes / 1048576.0, bw / 1e9, 1e3 * bytes / bw, step_ms, step_ms / (1e3 * bytes / bw));
   err << buf;
-  if (m.shortlist().present()) {
+  if (m.shortlist().present) {
     std::snprintf(buf, sizeof buf, "shortlist: mean shortlist size %.0f of %u target tokens (logits columns per decoder step)\n",
                   static_cast<double>(p.output_columns) / p.decoder_steps, m.hparams().target_vocab_size);
     err << buf;

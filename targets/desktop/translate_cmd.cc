@@ -1,6 +1,7 @@
 #include "translate_cmd.h"
 
 #include "cli_io.h"
+#include "kernels/isa.h"
 #include "profile_report.h"
 
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "tern/model.h"
 #include "tern/tokenize.h"
 #include "tern/translator.h"
+#include "tern/version.h"
 
 namespace tern::cli {
 namespace {
@@ -128,7 +130,9 @@ int RunTranslate(const TranslateArgs& args) {
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_load).count();
   t.EnableProfile(args.profile);
   if (args.verbose) {
-    std::cerr << "tern: cpu: " << CpuSummary() << "\n"
+    std::cerr << "tern: version " << Version() << "\n"
+              << "tern: cpu: " << CpuSummary() << "\n"
+              << "tern: own kernels: " << IsaSummary() << "\n"
               << "tern: model: " << args.model << " (" << DTypeName(model.value()->weight_dtype()) << ", "
               << model.value()->file_bytes() / 1048576.0 << " MiB), loaded in " << load_ms << " ms\n"
               << "tern: threads " << t.threads() << ", arena " << t.arena_bytes() << " bytes ("
@@ -149,8 +153,8 @@ int RunTranslate(const TranslateArgs& args) {
   const size_t batch = interactive || args.stream ? 1 : t.max_batch();
 
   TranslateOptions opt;
-  opt.beam_size = args.beam;
-  opt.max_length = args.max_length;
+  if (args.beam) opt.beam_size = args.beam;
+  if (args.max_length) opt.max_length = args.max_length;
   opt.n_best = args.n_best;
   opt.length_penalty = args.length_penalty;
   if (!args.early_stopping.empty())

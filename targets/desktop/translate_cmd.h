@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tern::cli {
@@ -15,7 +16,7 @@ struct TranslateArgs {
   uint32_t batch = 0;       // lines per translate call; 0: the file's default limit
   uint32_t max_length = 0;  // 0: the file's default
   uint32_t n_best = 1;
-  float length_penalty = -1e30f;  // < -1e29: the file's default
+  std::optional<float> length_penalty;  // empty: the file's default
   std::string early_stopping;     // "": the file's; "false", "true", "never"
   uint32_t hf_rules = 5;          // transformers 5.x's beam search rules, or 4
   bool ids = false;         // space-separated ids in and out

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "model/model_impl.h"
 #include "tern/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -10,8 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (m.ok()) {
     // Touch what a Translator would read.
     size_t sum = 0;
-    for (const tern::TensorView& t : m.value()->tensors()) sum += t.bytes + (t.data ? static_cast<const uint8_t*>(t.data)[0] : 0);
-    (void)m.value()->positions(true);
+    for (const tern::TensorView& t : m.value()->impl().tensors()) sum += t.bytes + (t.data ? static_cast<const uint8_t*>(t.data)[0] : 0);
+    (void)m.value()->impl().positions(true);
     for (std::string_view p : m.value()->target_vocab()) sum += p.size();
     (void)sum;
   } else if (m.status().message().empty()) {

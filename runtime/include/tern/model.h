@@ -1,4 +1,6 @@
 // tern::Model: an immutable, verified .tern file (schema/tern.fbs), mapped read-only or held in memory.
+// The public header shows what an application reads from a model; the tensors, the tokenizer blobs and the
+// prepared weights are the runtime's own (Model::Impl).
 //
 // Loading follows a fixed order (after ExecuTorch's program.cpp): size, file identifier "TERN",
 // FlatBuffers verifier, format version, then the semantic checks of the format library
@@ -7,15 +9,14 @@
 // sizes agreeing with the embeddings, special ids in range. A Model is read-only after Load and may be
 // shared by any number of threads and Translators.
 //
-// The structs below are the C++ view of the schema's tables; the schema is their definition. The format
-// library converts between the two in one place and ties every enum value to the schema's with a
+// The structs below are the C++ view of the schema's header tables; the schema is their definition. The
+// format library converts between the two in one place and ties every enum value to the schema's with a
 // static_assert, so they cannot drift apart.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,37 +112,13 @@ struct Provenance {
   float max_abs_error = 0.f;
 };
 
-/// One tensor of the weight segment, pointing into the model's bytes (no copy).
-/// `data` is 64-byte aligned; for kInt8 and kQc4w `scales` holds shape[0] f32 values (one per row); for
-/// kQb4w `block_scales` holds shape[0] x (shape[1] / block_size) bfloat16 values.
-struct TensorView {
-  std::string_view name;
-  DType dtype = DType::kF32;
-  uint32_t rank = 0;
-  uint32_t shape[2] = {1, 1};    // [rows, cols] for matrices (linear weights are [out, in]); [n, 1] for vectors
-  const void* data = nullptr;
-  size_t bytes = 0;              // of data (scales not included)
-  const float* scales = nullptr;
-  const uint16_t* block_scales = nullptr;
-  uint32_t block_size = 0;
-  float max_abs_error = 0.f;
-
-  size_t rows() const { return shape[0]; }
-  size_t cols() const { return rank == 2 ? shape[1] : 1; }
-  size_t numel() const { return rows() * cols(); }
-  const float* f32() const { return static_cast<const float*>(data); }
-};
-
-/// A lexical shortlist stored in the model (schema table Shortlist): views into the model's bytes. The
-/// candidates of source id s are candidates[offsets[s] .. offsets[s + 1]).
-struct ShortlistView {
-  const uint32_t* frequent = nullptr;
-  size_t frequent_count = 0;
-  const uint32_t* offsets = nullptr;    // [source_vocab_size + 1]; nullptr: the model has no shortlist
-  const uint32_t* candidates = nullptr;
-  size_t candidate_count = 0;
+/// What a model's lexical shortlist holds (Model::shortlist()): present or not, its sizes and how it was
+/// made (the schema's Shortlist.method).
+struct ShortlistInfo {
+  bool present = false;
+  size_t frequent = 0;    // target tokens always scored
+  size_t candidates = 0;  // candidate entries over all source tokens
   std::string_view method;
-  bool present() const { return offsets != nullptr; }
 };
 
 /// What a file may make tern allocate. Memory rule: for a Model and one Translator on it, everything tern
@@ -172,10 +149,7 @@ struct LoadOptions {
   bool map_file = true;
 };
 
-namespace internal {
-class ModelData;
-struct PreparedSlot;
-}  // namespace internal
+struct ModelFactory;
 
 class TERN_API Model {
  public:
@@ -194,82 +168,42 @@ class TERN_API Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const;
+  /// Bytes of the .tern image.
   size_t file_bytes() const;
-  uint32_t format_version() const { return format_version_; }
-  const Hyperparameters& hparams() const { return hp_; }
-  const GenerationDefaults& generation() const { return gen_; }
-  const ArenaLimits& limits() const { return limits_; }
-  const Provenance& provenance() const { return prov_; }
+  uint32_t format_version() const;
+  const Hyperparameters& hparams() const;
+  const GenerationDefaults& generation() const;
+  const ArenaLimits& limits() const;
+  const Provenance& provenance() const;
   /// Weight format of the first linear layer (encoder layer 0's attention). A file may mix formats
   /// (e.g. 4-bit feed-forward layers, int8 attention): provenance().weights names the layout.
-  DType weight_dtype() const { return weight_dtype_; }
+  DType weight_dtype() const;
 
-  const std::vector<TensorView>& tensors() const { return tensors_; }
-  /// The tensor called `name`, or nullptr.
-  const TensorView* tensor(std::string_view name) const;
-
-  /// Position table [max_positions, d_model] f32 for the encoder (decoder=false) or decoder: the learned
-  /// table, or the sinusoid computed at load in float64 and rounded to float32.
-  const float* positions(bool decoder) const;
-
-  /// SentencePiece model protos (bytes inside the model's image).
-  std::string_view source_spm() const { return source_spm_; }
-  std::string_view target_spm() const { return target_spm_; }
-  /// Piece of each token id; sizes equal source/target_vocab_size.
-  const std::vector<std::string_view>& source_vocab() const { return source_vocab_; }
-  const std::vector<std::string_view>& target_vocab() const { return target_vocab_; }
+  /// Piece of each token id; sizes equal source/target_vocab_size. Views into the model.
+  const std::vector<std::string_view>& source_vocab() const;
+  const std::vector<std::string_view>& target_vocab() const;
   /// Apply transformers' clean_up_tokenization to detokenized text (tokenizer_config.json).
-  bool clean_up_tokenization_spaces() const { return clean_up_tokenization_spaces_; }
+  bool clean_up_tokenization_spaces() const;
   /// The target-language tokens of a multilingual model: the source vocabulary's pieces ">>xxx<<", in id
   /// order (MarianTokenizer's supported_language_codes); empty for a model with one target language.
-  const std::vector<std::string_view>& language_tokens() const { return language_tokens_; }
-  /// The lexical shortlist, if the file has one (check present()).
-  const ShortlistView& shortlist() const { return shortlist_; }
+  const std::vector<std::string_view>& language_tokens() const;
+  /// The lexical shortlist, if the file has one.
+  ShortlistInfo shortlist() const;
   /// Source and target language from tokenizer_config.json at conversion ("en"; empty when unknown).
-  std::string_view source_lang() const { return source_lang_; }
-  std::string_view target_lang() const { return target_lang_; }
+  std::string_view source_lang() const;
+  std::string_view target_lang() const;
+  /// The memory budget the model was loaded with (LoadOptions), bytes.
+  uint64_t memory_budget_bytes() const;
 
-  /// The memory budget the model was loaded with, and what the model and one Translator's host tables hold
-  /// against it besides the arena (the memory rule of LoadOptions; packed weights estimated before packing), bytes.
-  uint64_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
-  uint64_t owned_bytes_estimate() const;
-
-  /// Tells the OS that the mapped file pages lying wholly inside bytes [data, data + bytes) of this
-  /// model are not needed now (madvise MADV_DONTNEED), so they stop counting in the resident set. The
-  /// bytes stay valid: a later read faults them back in from the file (page cache). Called once the
-  /// packed copy of a weight exists (it is made once per Model and shared by its Translators); tensors
-  /// read at run time (embeddings, norms, biases) are never released. No effect for FromBytes models
-  /// (heap memory), for ranges outside the image, or where madvise is unavailable. Never fails.
-  void ReleasePages(const void* data, size_t bytes) const;
+  /// The model's internals (runtime/src/model/model_impl.h): for tern's own code only.
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
 
  private:
-  friend struct internal::PreparedSlot;
-  Model();
-  static Result<std::shared_ptr<const Model>> Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
-                                                     const LoadOptions& options);
-
-  std::string name_;
-  LoadOptions options_;
-  std::unique_ptr<internal::ModelData> data_;
-  uint32_t format_version_ = 0;
-  Hyperparameters hp_;
-  GenerationDefaults gen_;
-  ArenaLimits limits_;
-  Provenance prov_;
-  DType weight_dtype_ = DType::kF32;
-  std::vector<TensorView> tensors_;  // sorted by name
-  std::vector<float> sinusoid_;
-  std::string_view source_spm_, target_spm_;
-  std::vector<std::string_view> source_vocab_, target_vocab_;
-  bool clean_up_tokenization_spaces_ = false;
-  std::vector<std::string_view> language_tokens_;
-  std::string_view source_lang_, target_lang_;
-  ShortlistView shortlist_;
-  // The weights prepared for the kernels (runtime/src/prepared_model.h): made by the first Translator,
-  // shared by every later one. Logically const: a cache of derived data.
-  mutable std::mutex prepared_mu_;
-  mutable std::shared_ptr<const void> prepared_;
+  friend struct ModelFactory;
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tern

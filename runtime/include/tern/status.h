@@ -85,4 +85,14 @@ class [[nodiscard]] Result {
     if (!_tern_st.ok()) return _tern_st;      \
   } while (0)
 
+#define TERN_STATUS_CONCAT_INNER(a, b) a##b
+#define TERN_STATUS_CONCAT(a, b) TERN_STATUS_CONCAT_INNER(a, b)
+/// Evaluates `expr` (a Result<T>): on error returns its Status from the enclosing function, else moves the
+/// value into `lhs` (an existing variable, or a declaration such as `auto x`).
+#define TERN_ASSIGN_OR_RETURN(lhs, expr) TERN_ASSIGN_OR_RETURN_IMPL(TERN_STATUS_CONCAT(_tern_result_, __LINE__), lhs, expr)
+#define TERN_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.status();              \
+  lhs = std::move(tmp).value()
+
 }  // namespace tern

@@ -69,6 +69,9 @@ typedef struct tern_model tern_model;
 typedef struct tern_translator tern_translator;
 typedef struct tern_results tern_results;
 
+/* The library's version, e.g. "0.2.0" (tern/version.h: TERN_VERSION_STRING of the headers). */
+TERN_API const char* tern_version(void);
+
 /* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
 /* Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
@@ -125,17 +128,39 @@ typedef int (*tern_token_callback)(const tern_token_event* event, void* user_dat
 /* Checked before each decoder step: return nonzero to stop the call (TERN_CANCELLED). */
 typedef int (*tern_abort_callback)(void* user_data);
 
-/* Per-call options; 0 (or a negative ratio / the default length penalty) = the file's default. */
+/* One hypothesis' next-token scores at one step, as a per-call logits callback sees them
+ * (tern::LogitsRow, tern/logits_processor.h). Pointers are valid during the callback only. */
+typedef struct tern_logits_row {
+  size_t input;              /* the input sentence (as results are indexed) */
+  size_t part;               /* its sentence within that text when texts are split, else 0 */
+  size_t hypothesis;         /* its beam slot, 0..beam-1 (0 in greedy search) */
+  size_t step;               /* the position being chosen: 0 = the first generated token */
+  const uint32_t* prefix;    /* the `step` tokens this hypothesis generated so far */
+  float* scores;             /* [n_columns], rewritten in place: log-probabilities (beam search) or logits
+                                (greedy search) after the file's rules; -INFINITY bans a token */
+  size_t n_columns;
+  const uint32_t* columns;   /* the token of each column; NULL: column k scores token k (whole vocabulary) */
+  const void* internal_;     /* for tern_logits_column */
+} tern_logits_row;
+/* The column of target token `token` in row->scores, or -1 when the row has none for it (a shortlist
+ * without it, or a token outside the vocabulary). */
+TERN_API int64_t tern_logits_column(const tern_logits_row* row, uint32_t token);
+/* Called once per live hypothesis per step, after the file's rules, before the token is chosen; on the
+ * translating thread, which it must not re-enter. */
+typedef void (*tern_logits_callback)(tern_logits_row* row, void* user_data);
+
+/* Per-call options; from tern_translate_default_params(). 0 in a count, NAN in a float = the file's default. */
 typedef struct tern_translate_params {
-  uint32_t beam_size;       /* 1 = greedy */
-  float length_penalty;     /* score = sum_logprob / generated_len ^ length_penalty */
+  uint32_t beam_size;       /* 1 = greedy; 0 = the file's */
+  float length_penalty;     /* score = sum_logprob / generated_len ^ length_penalty; NAN = the file's */
   int early_stopping;       /* beam search, as transformers' early_stopping: 0 false, 1 true, 2 "never";
                                -1 (default): the file's */
   uint32_t hf_rules;        /* beam search by transformers 5.x's rules (5, the default) or 4.x's (4); 0 = 5 */
-  uint32_t max_length;      /* generated tokens including </s> */
-  float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default */
+  uint32_t max_length;      /* generated tokens including </s>; 0 = the file's */
+  float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; NAN: the file's */
   uint32_t n_best;          /* hypotheses per sentence, default 1 */
-  int return_scores;        /* nonzero: fill scores */
+  int return_scores;        /* nonzero (default): fill scores and per-token log-probabilities */
+  int return_alignment;     /* nonzero: fill each token's source position (tern_result_token_sources) */
   const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
   int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
   int use_shortlist;        /* nonzero (default): a model with a lexical shortlist scores only its tokens */
@@ -146,6 +171,9 @@ typedef struct tern_translate_params {
   void* token_user_data;
   tern_abort_callback abort_callback;
   void* abort_user_data;
+  /* The call's own logits processor (tern_logits_row), after the file's rules. NULL: none. */
+  tern_logits_callback logits_callback;
+  void* logits_user_data;
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
@@ -186,6 +214,13 @@ TERN_API const char* tern_result_text(const tern_results* results, size_t i, siz
 TERN_API const uint32_t* tern_result_ids(const tern_results* results, size_t i, size_t k, size_t* count);
 /* Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
 TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k);
+/* Per generated token of hypothesis k of sentence i, the final </s> included when it ended with one
+ * (*count entries, the same for all three; NULL if absent): the token ids; each token's log-probability
+ * after the logits processors (0s when return_scores was 0); the source token each aligns to (the
+ * decoder's cross-attention, -1s unless return_alignment). */
+TERN_API const uint32_t* tern_result_tokens(const tern_results* results, size_t i, size_t k, size_t* count);
+TERN_API const float* tern_result_token_logprobs(const tern_results* results, size_t i, size_t k, size_t* count);
+TERN_API const int32_t* tern_result_token_sources(const tern_results* results, size_t i, size_t k, size_t* count);
 
 #ifdef __cplusplus
 }

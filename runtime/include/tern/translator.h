@@ -31,6 +31,8 @@
 
 namespace tern {
 
+class LogitsProcessor;  // tern/logits_processor.h
+
 /// A pointer and a count; views into memory owned by someone else.
 template <typename T>
 struct Span {
@@ -62,7 +64,6 @@ struct TranslatorConfig {
   size_t arena_bytes = 0;
 };
 
-/// Per-call options. 0 / negative means "the file's default".
 /// One generated token, as it is streamed to TranslateOptions::on_token.
 ///  - greedy search: every token of every sentence, as it is chosen (sentences of a batch interleave, each
 ///    in order);
@@ -91,29 +92,33 @@ enum class HfRules : uint8_t {
   kTransformers4 = 4,  // BeamSearchScorer / BeamHypotheses of transformers 4.x
 };
 
+/// Per-call options. An empty optional means the file's default (GenerationDefaults).
 struct TranslateOptions {
-  uint32_t beam_size = 0;          // 1 = greedy (argmax; Hugging Face greedy search semantics)
-  float length_penalty = -1e30f;   // < -1e29: file default. score = sum_logprob / generated_len ^ length_penalty
+  std::optional<uint32_t> beam_size;       // 1 = greedy (argmax; Hugging Face greedy search semantics)
+  std::optional<float> length_penalty;     // beam: score = sum_logprob / generated_len ^ length_penalty
+  std::optional<uint32_t> max_length;      // generated tokens including </s> (like max_new_tokens)
+  std::optional<float> max_length_ratio;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off
+  uint32_t n_best = 1;                     // hypotheses returned per sentence (<= beam_size and <= max_n_best)
+  bool return_scores = true;               // fill Hypothesis::score and token_logprobs
+  /// Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
+  /// cross-attention; README "Confidence and alignment").
+  bool return_alignment = false;
   /// Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
   /// when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
   /// for good) or 4.x's (BeamHypotheses.is_done on the best candidate). Greedy search is the same in both.
   HfRules hf_rules = HfRules::kTransformers5;
-  /// transformers' early_stopping (tern/model.h EarlyStopping); empty: the file's.
+  /// transformers' early_stopping (tern/model.h EarlyStopping).
   std::optional<EarlyStopping> early_stopping;
-  uint32_t max_length = 0;         // generated tokens including </s> (like max_new_tokens)
-  float max_length_ratio = -1.f;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off; < 0: file default
-  uint32_t n_best = 1;             // hypotheses returned per sentence (<= beam_size and <= max_n_best)
-  bool return_scores = true;       // fill Hypothesis::score
   /// Multilingual models (Model::language_tokens): "por" puts the token >>por<< first in every source,
   /// in place of any ">>xxx<<" the text starts with (MarianTokenizer). Empty: the text's own code, if
   /// any. A language the model lacks makes the call fail with kInvalidArgument. Translate() only.
   std::string_view target_lang;
-  /// Split each text into sentences (ICU's sentence BreakIterator, sentence_splitter.h), translate them
+  /// Split each text into sentences (ICU's sentence BreakIterator, runtime/src/text/sentence_splitter.h), translate them
   /// as one batch and join the translations with the whitespace that separated them, one result per
   /// input text. Off: each text is one sentence. Translate() only.
   bool split_sentences = true;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
-  /// sentences (search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
+  /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;
   /// Streaming and cancellation (whisper.cpp's callbacks with user_data). Called on the translating
   /// thread; they must not call the Translator. A stopped call returns kCancelled and still fills
@@ -123,6 +128,9 @@ struct TranslateOptions {
   void* on_token_user_data = nullptr;
   AbortCallback abort = nullptr;
   void* abort_user_data = nullptr;
+  /// The call's own logits processors (tern/logits_processor.h), applied in order after the file's rules
+  /// to every hypothesis at every step. Not owned; they must outlive the call.
+  Span<LogitsProcessor* const> logits_processors;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
@@ -130,6 +138,13 @@ struct Hypothesis {
   std::string_view text;     // detokenized target text (empty for TranslateIds)
   Span<const uint32_t> ids;  // generated ids, without the decoder start token and without the final </s>
   float score = 0.f;         // beam: sum_logprob / generated_len ^ length_penalty; greedy: sum_logprob
+  /// Per generated token (the search's track, runtime/src/search/track.h), the final </s> included when the hypothesis
+  /// ended with one (so these hold ids.size() or ids.size() + 1 entries, in order):
+  Span<const uint32_t> tokens;        // the token ids
+  Span<const float> token_logprobs;   // its log-probability after the logits processors (transformers'
+                                      // compute_transition_scores(normalize_logits=True)); 0s without scores
+  Span<const int32_t> token_sources;  // the source token it aligns to (TranslateOptions::return_alignment), -1 when
+                                      // not asked
 };
 
 /// The outcome for one input sentence: n hypotheses (best first), or an error for that sentence alone.
@@ -186,8 +201,8 @@ class TERN_API Translator {
 
   /// Translates up to max_batch texts of UTF-8. With options.split_sentences (the default) a text of
   /// several sentences is split, its sentences translated in the same batches as every other sentence
-  /// of the call (chunks of max_batch) and joined with the whitespace between them (paragraphs.h). Each
-  /// sentence is tokenized as MarianTokenizer does (tokenizer.h: a leading ">>xxx<<" code, SentencePiece,
+  /// of the call (chunks of max_batch) and joined with the whitespace between them (runtime/src/session/paragraphs.h). Each
+  /// sentence is tokenized as MarianTokenizer does (runtime/src/text/tokenizer.h: a leading ">>xxx<<" code, SentencePiece,
   /// the stored vocabulary, </s> appended). `*results` receives one TranslationResult per input text, in
   /// input order. A text that fails (invalid UTF-8, a NUL byte, a sentence of more than
   /// max_source_tokens tokens: it is not cut) gets its own error; the others are translated. An empty or

@@ -77,10 +77,5 @@ void LogitsProcessors::Init(const Model& model) {
   renormalize_ = g.renormalize_logits;
 }
 
-bool LogitsProcessors::Add(const LogitsProcessor* p) {
-  if (count_ == kMaxProcessors) return false;
-  list_[count_++] = p;
-  return true;
-}
 
 }  // namespace tern

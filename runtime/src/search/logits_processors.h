@@ -7,9 +7,10 @@
 //
 // The token mask (tokens never generated: pad and single-token bad_words_ids, transformers'
 // NoBadWordsLogitsProcessor with Marian's bad_words_ids = [[pad]]) is read directly by the fused scoring
-// passes; it commutes with the processors before it, which only scale scores or set -inf. The other
-// processors are objects with a Process(row) method; later rules (terminology constraints, a vocabulary
-// map's own rules) plug in with LogitsProcessors::Add. No processor allocates while running.
+// passes; it commutes with the processors before it, which only scale scores or set -inf. The other rules
+// are LogitsRule objects, fixed when a Translator is created (from the file). A call's own processors (the
+// public tern::LogitsProcessor, tern/logits_processor.h) run after these (SearchContext::
+// ApplyCallProcessors). No rule allocates while running.
 #pragma once
 
 #include <cstddef>
@@ -33,9 +34,10 @@ struct RowContext {
   uint32_t input_id(size_t k) const { return k == 0 ? start_token : history[k - 1]; }
 };
 
-class LogitsProcessor {
+/// One of the file's rules.
+class LogitsRule {
  public:
-  virtual ~LogitsProcessor() = default;
+  virtual ~LogitsRule() = default;
   /// Rewrites row[0..ctx.vocab->size) of one hypothesis in place (row[k] scores token ctx.vocab->Token(k);
   /// a token the map lacks has no column and needs no rule).
   virtual void Process(const RowContext& ctx, float* row) const = 0;
@@ -43,7 +45,7 @@ class LogitsProcessor {
 
 /// transformers' RepetitionPenaltyLogitsProcessor: every token of input_ids (start token included) has
 /// its score multiplied by `penalty` if negative, divided by it otherwise; once per distinct token.
-class RepetitionPenalty : public LogitsProcessor {
+class RepetitionPenalty : public LogitsRule {
  public:
   explicit RepetitionPenalty(float penalty) : penalty_(penalty) {}
   void Process(const RowContext& ctx, float* row) const override;
@@ -54,7 +56,7 @@ class RepetitionPenalty : public LogitsProcessor {
 
 /// transformers' NoRepeatNGramLogitsProcessor: a token that would complete an n-gram already present in
 /// input_ids (start token included) gets -inf.
-class NoRepeatNGram : public LogitsProcessor {
+class NoRepeatNGram : public LogitsRule {
  public:
   explicit NoRepeatNGram(uint32_t n) : n_(n) {}
   void Process(const RowContext& ctx, float* row) const override;
@@ -65,7 +67,7 @@ class NoRepeatNGram : public LogitsProcessor {
 
 /// transformers' MinLengthLogitsProcessor: eos gets -inf while fewer than `min_length` tokens have been
 /// generated (transformers' min_length counts the start token; this one does not).
-class MinLength : public LogitsProcessor {
+class MinLength : public LogitsRule {
  public:
   MinLength(uint32_t min_length, uint32_t eos) : min_length_(min_length), eos_(eos) {}
   void Process(const RowContext& ctx, float* row) const override;
@@ -77,7 +79,7 @@ class MinLength : public LogitsProcessor {
 /// transformers' ForcedEOSTokenLogitsProcessor: at the last step a sentence may take (pos + 1 == max_len),
 /// every token gets -inf and eos gets 0. In beam search that 0 is the log-probability the forced </s>
 /// adds to the hypothesis' score.
-class ForcedEos : public LogitsProcessor {
+class ForcedEos : public LogitsRule {
  public:
   explicit ForcedEos(uint32_t eos) : eos_(eos) {}
   void Process(const RowContext& ctx, float* row) const override;
@@ -96,9 +98,6 @@ class LogitsProcessors {
   const uint8_t* mask() const { return mask_.data(); }
   /// transformers' renormalize_logits: log_softmax again after the processors.
   bool renormalize() const { return renormalize_; }
-  /// Appends a processor (not owned; it must outlive this object), after the built-in ones. False when
-  /// kMaxProcessors are in use.
-  bool Add(const LogitsProcessor* p);
   /// Runs the processors, in order.
   void Apply(const RowContext& ctx, float* row) const {
     for (size_t i = 0; i < count_; ++i) list_[i]->Process(ctx, row);
@@ -106,8 +105,9 @@ class LogitsProcessors {
   bool empty() const { return count_ == 0; }
 
  private:
+  void Add(const LogitsRule* p) { list_[count_++] = p; }
   std::vector<uint8_t> mask_;
-  const LogitsProcessor* list_[kMaxProcessors] = {};
+  const LogitsRule* list_[kMaxProcessors] = {};
   size_t count_ = 0;
   bool renormalize_ = false;
   RepetitionPenalty repetition_{1.f};

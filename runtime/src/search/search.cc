@@ -1,32 +1,39 @@
 #include "search/search.h"
 
-#include "batch.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "search/track_copy.h"
+#include "tern/logits_processor.h"
 
 namespace tern {
 namespace {
 
-// Writes the n-best hypotheses of every sentence to the result buffers (by input index).
+// Writes the n-best hypotheses of every sentence, every track channel, to the result buffers (by input
+// index).
 void Finish(SearchContext& c, size_t ns) {
   const size_t T = c.dims.tgt;
   for (size_t b = 0; b < ns; ++b) {
     const size_t input = c.in.order[b];
     const uint32_t count = c.hyps.count(b);
-    uint32_t idx[64];  // count <= beam <= 64 (ResolveDims)
+    uint32_t idx[kMaxBeam];  // count <= beam <= kMaxBeam (ResolveDims)
     c.hyps.Ranked(b, idx);
     const uint32_t k_out = std::min<uint32_t>(c.opt.n_best, count);
     for (uint32_t k = 0; k < k_out; ++k) {
       const uint32_t h = idx[k];
-      uint32_t* ids = c.out.out_ids + (input * c.dims.n_best + k) * T;
+      const size_t row = input * c.dims.n_best + k;
       const uint32_t len = c.hyps.length(b, h);
-      std::memcpy(ids, c.hyps.tokens(b, h), len * sizeof(uint32_t));
-      Hypothesis& out = c.out.hypotheses[input * c.dims.n_best + k];
-      out.text = {};
-      out.ids = Span<const uint32_t>(ids, len);
+      CopyTrackRow(c.out.tracks, row, c.hyps.planes(), c.hyps.row(b, h), len, T);
+      const uint32_t ids = c.hyps.ended_eos(b, h) ? len - 1 : len;
+      Hypothesis& out = c.out.hypotheses[row];
+      out = Hypothesis();
+      out.ids = Span<const uint32_t>(c.out.tracks.token + row * T, ids);
       out.score = c.opt.want_scores ? c.hyps.score(b, h) : 0.f;
-      c.prof.profile.generated_tokens += len;
+#define TERN_BIND(Type, ch, member) out.member = Span<const Type>(c.out.tracks.ch + row * T, len);
+      TERN_RESULT_CHANNELS(TERN_BIND)
+#undef TERN_BIND
+      if (!c.opt.want_scores) std::fill(c.out.tracks.logprob + row * T, c.out.tracks.logprob + row * T + len, 0.f);
+      c.prof.profile.generated_tokens += ids;
     }
     TranslationResult& r = c.out.results[input];
     r.error = StatusCode::kOk;
@@ -37,52 +44,108 @@ void Finish(SearchContext& c, size_t ns) {
 
 }  // namespace
 
-Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder) {
+void SearchContext::ApplyCallProcessors(size_t slot, size_t b, size_t pos, float* row) const {
+  if (call_processors.empty()) return;
+  const size_t input = in.order[b];
+  LogitsRow r;
+  r.input = origins ? origins[input].index : input;
+  r.part = origins ? origins[input].part : 0;
+  r.hypothesis = slot - b * opt.beam;
+  r.step = pos;
+  r.prefix = Span<const uint32_t>(s.track.token + slot * dims.tgt, pos);
+  r.scores = Span<float>(row, vocab.size);
+  if (!vocab.identity()) r.columns = Span<const uint32_t>(vocab.tokens, vocab.size);
+  r.vocab_ = vocab.vocab;
+  r.column_of_ = vocab.index;
+  for (LogitsProcessor* p : call_processors) p->Process(r);
+}
+
+Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder, SearchStrategy& strategy) {
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, B = c.opt.beam;
   c.n_sentences = ns;
   for (size_t b = 0; b < ns; ++b) S.done[b] = 0;
   c.hyps.Reset(ns);
   for (size_t pos = 0; pos < T; ++pos) {
-    // Active rows: every live beam of every unfinished sentence (only beam 0 at step 0: transformers gives
-    // the other beams -1e9, which is the same thing).
+    // Active rows: every live hypothesis of every unfinished sentence (beam search: only beam 0 at step 0;
+    // transformers gives the other beams -1e9, which is the same thing).
     size_t n = 0;
     for (size_t b = 0; b < ns; ++b) {
       if (S.done[b]) continue;
-      const size_t live = pos == 0 ? 1 : B;
+      const size_t live = strategy.LiveRows(c, pos);
       for (size_t j = 0; j < live; ++j) {
         const size_t slot = b * B + j;
         S.active[n] = static_cast<uint32_t>(slot);
         S.active_sentence[n] = static_cast<uint32_t>(b);
-        S.step_tokens[n] = pos == 0 ? c.start : S.tokens[slot * T + pos - 1];
+        S.step_tokens[n] = pos == 0 ? c.start : S.track.token[slot * T + pos - 1];
         if (pos == 0) S.beam_scores[slot] = 0.f;
         ++n;
       }
     }
     if (n == 0) break;
     if (c.stream && c.stream->Stopped()) break;  // the token callback or the abort callback
-    StepRows rows;
-    rows.n = n;
-    rows.slots = S.active;
-    rows.sentences = S.active_sentence;
-    rows.tokens = S.step_tokens;
-    rows.ancestry = S.anc;
-    auto logits = decoder.Decode(pos, rows, c.vocab);
-    if (!logits.ok()) return logits.status();
-    c.logits = logits.value();
-    if (B == 1) {
-      GreedyStep(c, n, pos);
-    } else {
-      BeamStep(c, n, pos);
-    }
+    StepRequest req;
+    req.pos = pos;
+    req.n = n;
+    req.slots = S.active;
+    req.sentences = S.active_sentence;
+    req.tokens = S.step_tokens;
+    req.ancestry = S.track.kv_slot;
+    req.columns = &c.vocab;
+    req.want_alignment = c.opt.want_alignment;
+    TERN_ASSIGN_OR_RETURN(const StepOutput step, decoder.Decode(req));
+    c.logits = step.logits;
+    for (size_t i = 0; i < n; ++i) S.row_source[i] = step.alignment ? step.alignment[i] : -1;
+    strategy.Step(c, n, pos);
   }
   Finish(c, ns);
-  if (c.stream && c.stream->stopped()) {
-    for (size_t b = 0; b < ns; ++b)
-      if (!S.done[b]) SetSentenceError(c.out, c.in, c.in.order[b], StatusCode::kCancelled, "cancelled by the caller");
-    return Status(StatusCode::kCancelled, "cancelled");  // short: no allocation (small-string)
-  }
+  if (c.stream && c.stream->stopped()) return Status(StatusCode::kCancelled, "cancelled");  // short: no allocation
   return Status::Ok();
+}
+
+void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, ArenaPlan* plan) {
+  constexpr Phase kEnc = Phase::kEncoder, kDec = Phase::kDecoder;
+  const uint64_t rows = d.rows, T = d.tgt, batch = d.batch, beam = d.beam;
+#define TERN_NAME(T_, name) "search.track." #name,
+  static const char* const kTrack[] = {TERN_TRACK_CHANNELS(TERN_NAME)};
+#undef TERN_NAME
+#define TERN_NAME(T_, name) "search.track_next." #name,
+  static const char* const kNext[] = {TERN_TRACK_CHANNELS(TERN_NAME)};
+#undef TERN_NAME
+#define TERN_NAME(T_, name) "search.finished." #name,
+  static const char* const kFinished[] = {TERN_TRACK_CHANNELS(TERN_NAME)};
+#undef TERN_NAME
+#define TERN_NAME(T_, name) "search.candidate." #name,
+  static const char* const kCandidate[] = {TERN_TRACK_CHANNELS(TERN_NAME)};
+#undef TERN_NAME
+#define TERN_NAME(T_, name) "results.track." #name,
+  static const char* const kResults[] = {TERN_TRACK_CHANNELS(TERN_NAME)};
+#undef TERN_NAME
+  TrackPlanes::Declare(&s->track, plan, kTrack, rows * T, kDec, kDec);
+  TrackPlanes::Declare(&s->track_next, plan, kNext, rows * T, kDec, kDec);
+  TrackPlanes::Declare(&s->finished.planes, plan, kFinished, batch * beam * T, kDec, kDec);
+  TrackPlanes::Declare(&s->candidate, plan, kCandidate, T, kDec, kDec);
+  plan->Add(&s->finished.score, "search.finished.score", batch * beam, kDec, kDec);
+  plan->Add(&s->finished.length, "search.finished.length", batch * beam, kDec, kDec);
+  plan->Add(&s->finished.ended_eos, "search.finished.ended_eos", batch * beam, kDec, kDec);
+  plan->Add(&s->finished.count, "search.finished.count", batch, kDec, kDec);
+  plan->Add(&s->beam_scores, "search.beam_scores", rows, kDec, kDec);
+  plan->Add(&s->step_scores, "search.step_scores", rows, kDec, kDec);
+  plan->Add(&s->step_tokens, "search.step_tokens", rows, kDec, kDec);
+  plan->Add(&s->active, "search.active", rows, kDec, kDec);
+  plan->Add(&s->active_sentence, "search.active_sentence", rows, kDec, kDec);
+  plan->Add(&s->row_source, "search.row_source", rows, kDec, kDec);
+  plan->Add(&s->done, "search.done", batch, kDec, kDec);
+  plan->Add(&s->cand_score, "search.cand_score", 2 * beam, kDec, kDec);
+  plan->Add(&s->cand_logprob, "search.cand_logprob", 2 * beam, kDec, kDec);
+  plan->Add(&s->cand_token, "search.cand_token", 2 * beam, kDec, kDec);
+  plan->Add(&s->cand_beam, "search.cand_beam", 2 * beam, kDec, kDec);
+  plan->Add(&s->stream_emitted, "search.stream_emitted", batch, kEnc, kDec);
+  TrackPlanes::Declare(&r->tracks, plan, kResults, batch * d.n_best * T, kEnc, kDec);
+  plan->Add(&r->out_text, "results.text", batch * d.n_best * d.text_bytes, kEnc, kDec);
+  plan->Add(&r->out_errors, "results.errors", batch * kErrorBytes, kEnc, kDec);
+  plan->Add(&r->hypotheses, "results.hypotheses", batch * d.n_best, kEnc, kDec);
+  plan->Add(&r->results, "results.results", batch, kEnc, kDec);
 }
 
 }  // namespace tern

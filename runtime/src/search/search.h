@@ -2,52 +2,115 @@
 // and beam search by the rules of transformers 5.x (GenerationMixin._beam_search, the default) or 4.x
 // (BeamSearchScorer + BeamHypotheses), with early_stopping false, true or "never":
 //
-//   for each position: active rows (every live beam of every unfinished sentence)
-//                      -> StepDecoder::Decode (logits [rows, vocab])
-//                      -> GreedyStep or BeamStep (logits processors, choice, finished hypotheses)
-//   then Finish: n-best hypotheses per sentence into the result buffers.
+//   for each position: active rows (every live hypothesis of every unfinished sentence)
+//                      -> StepDecoder::Decode (logits [rows, columns]: the one seam to the network)
+//                      -> SearchStrategy::Step (logits processors, choice, the track, finished hypotheses)
+//   then Finish: n-best hypotheses per sentence, every track channel, into the result buffers.
 //
-// A sentence's rows are consecutive; sentences are in length order (BatchBuffers::order maps back).
+// A sentence's rows are consecutive; sentences are in length order (SentenceInfo::order maps back).
+// Greedy and beam search are two strategies behind one interface (CTranslate2's decoding.h has the same
+// split). Nothing here allocates.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "buffers.h"
-#include "decoder.h"
-#include "profiler.h"
+#include "base/profiler.h"
+#include "memory/arena.h"
+#include "memory/dims.h"
 #include "search/hypotheses.h"
 #include "search/logits_processors.h"
 #include "search/token_stream.h"
+#include "search/track.h"
+#include "search/vocab_map.h"
+#include "tern/translator.h"
 
 namespace tern {
+
+/// The search's arena buffers.
+struct SearchBuffers {
+  TrackPlanes track, track_next;             // [rows, tgt]: the running hypotheses, and the next step's
+  FinishedStorage<TrackPlanes> finished;     // [batch x beam, tgt]
+  TrackPlanes candidate;                     // [1, tgt]: a finished candidate being assembled
+  ArenaArray<float> beam_scores;             // [rows] running sum of log-probabilities
+  ArenaArray<float> step_scores;             // [rows] new beam scores while a sentence's beams are reordered
+  ArenaArray<uint32_t> step_tokens;          // [rows] input token of each active row this step
+  ArenaArray<uint32_t> active;               // [rows] slots decoded this step
+  ArenaArray<uint32_t> active_sentence;      // [rows] sentence of each active row
+  ArenaArray<int32_t> row_source;            // [rows] alignment of each active row this step (-1 when not asked)
+  ArenaArray<uint8_t> done;                  // [batch]
+  ArenaArray<float> cand_score, cand_logprob;  // [2 beam] candidates of one sentence: running score, token's
+  ArenaArray<uint32_t> cand_token, cand_beam;  //   log-probability, token, beam (0..beam-1)
+  ArenaArray<uint32_t> stream_emitted;       // [batch] text bytes already streamed per sentence (input order)
+};
+
+/// What a call returns (views into these stay valid until the next call): the search writes hypotheses,
+/// the session texts and errors.
+struct ResultBuffers {
+  TrackPlanes tracks;                        // [batch x n_best, tgt]
+  ArenaArray<char> out_text;                 // [batch, n_best, text_bytes]
+  ArenaArray<char> out_errors;               // [batch, kErrorBytes]
+  ArenaArray<Hypothesis> hypotheses;         // [batch, n_best]
+  ArenaArray<TranslationResult> results;     // [batch]
+};
+
+/// Bytes of one sentence's error message, NUL included (longer messages are cut).
+constexpr size_t kErrorBytes = 192;
+
+/// Declares the search's and the results' buffers (64-bit counts).
+void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, ArenaPlan* plan);
 
 struct SearchOptions {
   uint32_t beam = 1;           // 1 = greedy
   uint32_t n_best = 1;
   float length_penalty = 1.f;  // beam: score = sum_logprob / generated_len ^ length_penalty
-  bool want_scores = true;
+  bool want_scores = true;     // sentence scores and each token's log-probability
+  bool want_alignment = false; // each token's source position (the decoder computes it)
   HfRules hf_rules = HfRules::kTransformers5;            // beam: whose stopping rule and finished-set merge
   EarlyStopping early_stopping = EarlyStopping::kFalse;  // beam: transformers' early_stopping
 };
 
-/// Runs the model for one step of the search (the session's decoder).
+/// The rows the search asks the network to decode at one position.
+struct StepRequest {
+  size_t pos = 0;                        // 0: the decoder start token is the input
+  size_t n = 0;                          // rows
+  const uint32_t* slots = nullptr;       // [n] KV-cache slot of each row
+  const uint32_t* sentences = nullptr;   // [n] sentence (length order) of each row
+  const uint32_t* tokens = nullptr;      // [n] input token of each row
+  const uint32_t* ancestry = nullptr;    // the track's kv_slot plane [rows, tgt]: slot holding position p of slot s
+  const VocabMap* columns = nullptr;     // the logits' columns
+  bool want_alignment = false;
+};
+
+/// What a step gives back (valid until the next call).
+struct StepOutput {
+  float* logits = nullptr;             // [n, columns.size]
+  const int32_t* alignment = nullptr;  // [n] source position each row attends to most; nullptr when not asked
+};
+
+/// The network as the search sees it: rows in, logits out.
 class StepDecoder {
  public:
   virtual ~StepDecoder() = default;
-  /// Decodes `rows` at position `pos` and returns the logits [rows.n, vocab.size] over the columns of
-  /// `vocab` (valid until the next call).
-  virtual Result<float*> Decode(size_t pos, const StepRows& rows, const VocabMap& vocab) = 0;
+  /// Error: the network's (kInternal).
+  virtual Result<StepOutput> Decode(const StepRequest& request) = 0;
+};
+
+/// Per sentence (length order): the caller's input index and the cap on generated tokens.
+struct SentenceInfo {
+  const uint32_t* order = nullptr;    // [n] input index (within the call)
+  const uint32_t* max_len = nullptr;  // [n] generated-token cap, </s> included
 };
 
 /// What the stages share during one search.
 struct SearchContext {
   const Dims& dims;
-  const BatchBuffers& in;
+  SentenceInfo in;
   SearchBuffers& s;
   const ResultBuffers& out;
-  const LogitsProcessors& processors;
-  HypothesisStore hyps;
+  const LogitsProcessors& processors;         // the file's rules
+  Span<LogitsProcessor* const> call_processors;  // the call's own (TranslateOptions::logits_processors)
+  FinishedSet<TrackPlanes> hyps;
   Profiler& prof;
   uint32_t eos = 0, start = 0;
   SearchOptions opt;
@@ -55,43 +118,67 @@ struct SearchContext {
   float* logits = nullptr;  // of the current step: [rows, vocab.size]
   VocabMap vocab;           // the columns of the logits (identity, or the call's shortlist)
   TokenStream* stream = nullptr;  // the call's token stream and abort check (nullptr: neither)
+  const TokenStream::Origin* origins = nullptr;  // paragraph calls: the text and part of each input sentence
 
-  /// What the logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
+  /// What the file's logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
   RowContext Row(size_t slot, size_t b, size_t pos) const {
     RowContext r;
     r.pos = pos;
     r.max_len = in.max_len[b];
     r.start_token = start;
-    r.history = s.tokens + slot * dims.tgt;
+    r.history = s.track.token + slot * dims.tgt;
     r.sentence = in.order[b];
     r.vocab = &vocab;
     return r;
   }
+  /// Runs the call's own processors on `row` (slot `slot` of sentence b at `pos`), after the file's.
+  void ApplyCallProcessors(size_t slot, size_t b, size_t pos, float* row) const;
 };
 
-/// Searches n_sentences sentences (prepared in ctx.in) and writes their results (ctx.out, by input index).
-/// Errors: those of the decoder (kInternal); kCancelled when ctx.stream stopped the call (results are
-/// written for the sentences that finished; the others get the error kCancelled).
-Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder);
+/// How a search chooses tokens: greedy or beam (two strategies behind one interface).
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  /// Hypotheses decoded per unfinished sentence at `pos` (greedy 1; beam 1 at the first step, then beam).
+  virtual size_t LiveRows(const SearchContext& c, size_t pos) const = 0;
+  /// Chooses the next tokens of the n active rows at `pos` from c.logits, writes the track, finishes
+  /// hypotheses and sentences (c.s.done).
+  virtual void Step(SearchContext& c, size_t n, size_t pos) = 0;
+};
 
-/// Greedy step for the n active rows at `pos`: the token mask and the processors on the raw logits,
-/// argmax; a sentence finishes at </s> or at its length cap. Score: sum over its tokens of log_softmax of
-/// the processed logits at the chosen token (transformers' compute_transition_scores with
-/// normalize_logits=True; a forced </s> adds 0).
-void GreedyStep(SearchContext& ctx, size_t n, size_t pos);
+/// Greedy search: the file's and the call's processors on the raw logits, argmax; a sentence finishes at
+/// </s> or at its length cap. Token log-probability: log_softmax of the processed logits at the chosen token
+/// (transformers' compute_transition_scores with normalize_logits=True; a forced </s> adds 0); the score is
+/// their sum.
+class GreedySearch final : public SearchStrategy {
+ public:
+  size_t LiveRows(const SearchContext&, size_t) const override { return 1; }
+  void Step(SearchContext& c, size_t n, size_t pos) override;
+};
 
-/// Beam step: log_softmax, the token mask and the processors (renormalized when renormalize_logits), plus
-/// each beam's running score; the top 2 x beam candidates of each sentence, then by opt.hf_rules:
+/// Beam search: log_softmax, the token mask and the processors (the file's, then the call's; renormalized
+/// when renormalize_logits), plus each beam's running score; the top 2 x beam candidates of each sentence,
+/// then by opt.hf_rules:
 ///  - 5.x (_get_running_beams_for_next_iteration, _update_finished_beams, _check_early_stop_heuristic):
 ///    the best `beam` candidates that do not end in </s> run on; candidates ranked within the first
-///    `beam` that end (</s>, or the length cap) are merged into the finished set; the sentence stops for good
-///    when its finished set is full and the best running beam / L ^ length_penalty cannot beat its worst
-///    (L: tokens generated so far; with early_stopping "never" and length_penalty > 0, the cap), with
+///    `beam` that end (</s>, or the length cap) are merged into the finished set; the sentence stops for
+///    good when its finished set is full and the best running beam / L ^ length_penalty cannot beat its
+///    worst (L: tokens generated so far; with early_stopping "never" and length_penalty > 0, the cap), with
 ///    early_stopping true once the set is full, and at the cap;
 ///  - 4.x (BeamSearchScorer.process, BeamHypotheses.is_done): candidates in rank order, </s> within the
 ///    first `beam` ranks finishes a hypothesis, the others fill the beams; the sentence is done when the
 ///    set is full and (early_stopping true, or) the best candidate / L ^ length_penalty cannot beat the
 ///    worst finished; at the cap the running beams finish as they are.
-void BeamStep(SearchContext& ctx, size_t n, size_t pos);
+/// A token's log-probability is its processed log-probability (the candidate's score less its beam's).
+class BeamSearch final : public SearchStrategy {
+ public:
+  size_t LiveRows(const SearchContext& c, size_t pos) const override { return pos == 0 ? 1 : c.opt.beam; }
+  void Step(SearchContext& c, size_t n, size_t pos) override;
+};
+
+/// Searches n_sentences sentences and writes their results (ctx.out, by input index). Errors: those of
+/// the decoder (kInternal); kCancelled when ctx.stream stopped the call (results are written for the
+/// sentences that finished; ctx.s.done tells which did).
+Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder, SearchStrategy& strategy);
 
 }  // namespace tern

@@ -1,6 +1,6 @@
 #include "search/token_stream.h"
 
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace tern {
 

@@ -12,8 +12,8 @@ VocabMap IdentityMap(size_t vocab, const uint8_t* mask) {
   return m;
 }
 
-VocabMap BuildShortlistMap(const ShortlistView& sl, const BatchBuffers& in, size_t ns, uint32_t eos, const uint8_t* mask,
-                           size_t vocab, const VocabBuffers& buf) {
+VocabMap BuildShortlistMap(const ShortlistView& sl, const PackedSources& in, uint32_t eos, const uint8_t* mask, size_t vocab,
+                           const VocabBuffers& buf) {
   int32_t* index = buf.index;
   for (size_t t = 0; t < vocab; ++t) index[t] = -1;
   auto mark = [&](uint32_t t) {
@@ -21,9 +21,9 @@ VocabMap BuildShortlistMap(const ShortlistView& sl, const BatchBuffers& in, size
   };
   for (size_t i = 0; i < sl.frequent_count; ++i) mark(sl.frequent[i]);
   mark(eos);
-  for (size_t b = 0; b < ns; ++b)
-    for (size_t p = 0; p < in.src_len[b]; ++p) {
-      const uint32_t s = in.src_ids[in.src_off[b] + p];
+  for (size_t b = 0; b < in.n; ++b)
+    for (size_t p = 0; p < in.len[b]; ++p) {
+      const uint32_t s = in.ids[in.off[b] + p];
       for (uint32_t c = sl.offsets[s]; c < sl.offsets[s + 1]; ++c) mark(sl.candidates[c]);
     }
   // Columns in ascending token order: the same map for the same set, whatever the order of marking.

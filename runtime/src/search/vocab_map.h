@@ -9,8 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "buffers.h"
+#include "memory/arena.h"
 #include "tern/model.h"
+#include "views.h"
 
 namespace tern {
 
@@ -29,12 +30,27 @@ struct VocabMap {
   }
 };
 
+/// The shortlist of one call: sized [target vocab] when the model has a shortlist, empty otherwise.
+struct VocabBuffers {
+  ArenaArray<uint32_t> tokens;  // the map's tokens, ascending
+  ArenaArray<int32_t> index;    // column of each token, -1 where absent
+  ArenaArray<uint8_t> mask;     // the token mask per column
+};
+
 /// The identity map over `vocab` tokens with `mask`.
 VocabMap IdentityMap(size_t vocab, const uint8_t* mask);
 
-/// Builds the shortlist map of the n_sentences sentences packed in `in` into `buf` (arena buffers sized
-/// [target vocab]), with `mask` (the full-vocabulary token mask) and </s> always in. No allocation.
-VocabMap BuildShortlistMap(const ShortlistView& shortlist, const BatchBuffers& in, size_t n_sentences, uint32_t eos,
-                           const uint8_t* mask, size_t vocab, const VocabBuffers& buf);
+/// The source ids of a call's sentences, packed: sentence b is ids[off[b] .. off[b] + len[b]).
+struct PackedSources {
+  const uint32_t* ids = nullptr;
+  const uint32_t* off = nullptr;
+  const uint32_t* len = nullptr;
+  size_t n = 0;
+};
+
+/// Builds the shortlist map of `sources` into `buf` (arena buffers sized [target vocab]), with `mask` (the
+/// full-vocabulary token mask) and </s> always in. No allocation.
+VocabMap BuildShortlistMap(const ShortlistView& shortlist, const PackedSources& sources, uint32_t eos, const uint8_t* mask,
+                           size_t vocab, const VocabBuffers& buf);
 
 }  // namespace tern

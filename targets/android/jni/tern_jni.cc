@@ -54,6 +54,69 @@ int OnToken(const tern_token_event* e, void* user_data) {
   return go ? 1 : 0;
 }
 
+// Translator.Result of sentence i of `r`, through Translator.makeResult (nullptr: an exception is pending).
+jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* r, size_t i) {
+  const char* error = tern_result_error(r, i);
+  jstring jerror = nullptr;
+  if (error && !(jerror = env->NewStringUTF(error))) return nullptr;
+  size_t len = 0, n_tokens = 0;
+  const char* text = tern_result_text(r, i, 0, &len);
+  jbyteArray jtext = nullptr;
+  if (text) {
+    if (!(jtext = env->NewByteArray(static_cast<jsize>(len)))) return nullptr;
+    env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
+  }
+  const uint32_t* tokens = tern_result_tokens(r, i, 0, &n_tokens);
+  jintArray jtokens = nullptr, jsources = nullptr;
+  jfloatArray jlogprobs = nullptr;
+  if (tokens) {
+    std::vector<jint> t(tokens, tokens + n_tokens);
+    const float* lp = tern_result_token_logprobs(r, i, 0, nullptr);
+    const int32_t* src = tern_result_token_sources(r, i, 0, nullptr);
+    if (!(jtokens = env->NewIntArray(static_cast<jsize>(n_tokens))) || !(jlogprobs = env->NewFloatArray(static_cast<jsize>(n_tokens))) ||
+        !(jsources = env->NewIntArray(static_cast<jsize>(n_tokens))))
+      return nullptr;
+    env->SetIntArrayRegion(jtokens, 0, static_cast<jsize>(n_tokens), t.data());
+    env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n_tokens), lp);
+    env->SetIntArrayRegion(jsources, 0, static_cast<jsize>(n_tokens), reinterpret_cast<const jint*>(src));
+  }
+  jobject out = env->CallStaticObjectMethod(cls, make, jtext, static_cast<jfloat>(tern_result_score(r, i, 0)), jerror,
+                                            static_cast<jint>(tern_result_code(r, i)), jtokens, jlogprobs, jsources);
+  for (jobject o : {static_cast<jobject>(jtext), static_cast<jobject>(jerror), static_cast<jobject>(jtokens),
+                    static_cast<jobject>(jlogprobs), static_cast<jobject>(jsources)})
+    if (o) env->DeleteLocalRef(o);
+  return env->ExceptionCheck() ? nullptr : out;
+}
+
+// tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
+// target language's bytes for the call.
+bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, tern_translate_params* p, std::string* lang) {
+  jclass c = env->GetObjectClass(options);
+  auto i = [&](const char* name) { return env->GetIntField(options, env->GetFieldID(c, name, "I")); };
+  auto z = [&](const char* name) { return env->GetBooleanField(options, env->GetFieldID(c, name, "Z")) == JNI_TRUE; };
+  const jint beam = i("beamSize"), max_length = i("maxLength"), hf_rules = i("hfRules");
+  const jfloat length_penalty = env->GetFloatField(options, env->GetFieldID(c, "lengthPenalty", "F"));
+  p->split_sentences = z("splitSentences") ? 1 : 0;
+  p->use_shortlist = z("useShortlist") ? 1 : 0;
+  p->return_scores = z("returnScores") ? 1 : 0;
+  p->return_alignment = z("returnAlignment") ? 1 : 0;
+  auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
+  if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
+  p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
+  p->max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
+  p->length_penalty = length_penalty;  // NaN: the file's
+  p->early_stopping = early_stopping;  // -1: the file's
+  p->hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
+  if (target) {
+    const char* l = env->GetStringUTFChars(target, nullptr);
+    if (!l) return false;
+    *lang = l;
+    env->ReleaseStringUTFChars(target, l);
+    p->target_lang = lang->c_str();
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -77,10 +140,10 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   return reinterpret_cast<jlong>(s);
 }
 
-JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
-    JNIEnv* env, jclass cls, jlong handle, jobjectArray sentences, jint beam, jint max_length, jfloat length_penalty,
-    jint early_stopping, jint hf_rules, jstring target_lang, jboolean split_sentences, jboolean use_shortlist, jobject listener, jint index_offset,
-    jobjectArray texts, jfloatArray scores, jobjectArray errors, jintArray codes) {
+JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
+                                                                    jobjectArray sentences, jobject options,
+                                                                    jint early_stopping, jobject listener, jint index_offset,
+                                                                    jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
   const jsize n = env->GetArrayLength(sentences);
@@ -98,21 +161,8 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
   ResultsOwner results;
   if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
-  p.beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
-  p.max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
-  if (!std::isnan(length_penalty)) p.length_penalty = length_penalty;
-  p.early_stopping = early_stopping;
-  p.hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
-  p.split_sentences = split_sentences ? 1 : 0;
-  p.use_shortlist = use_shortlist ? 1 : 0;
   std::string lang;
-  if (target_lang) {
-    const char* l = env->GetStringUTFChars(target_lang, nullptr);
-    if (!l) return JNI_FALSE;
-    lang = l;
-    env->ReleaseStringUTFChars(target_lang, l);
-    p.target_lang = lang.c_str();
-  }
+  if (!ReadOptions(env, options, early_stopping, &p, &lang)) return JNI_FALSE;
   JavaListener java{env, cls, nullptr, listener, index_offset};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
@@ -124,27 +174,14 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(
   const tern_status_code rc = tern_translate(s->translator, pointers.data(), static_cast<size_t>(n), &p, results.r, &err);
   if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
   if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
-  std::vector<jfloat> sc(static_cast<size_t>(n), 0.f);
-  std::vector<jint> cd(static_cast<size_t>(n), 0);
+  const jmethodID make = env->GetStaticMethodID(cls, "makeResult", "([BFLjava/lang/String;I[I[F[I)Ldev/tern/Translator$Result;");
+  if (!make) return JNI_FALSE;
   for (jsize i = 0; i < n; ++i) {
-    cd[static_cast<size_t>(i)] = static_cast<jint>(tern_result_code(results.r, static_cast<size_t>(i)));
-    if (const char* e = tern_result_error(results.r, static_cast<size_t>(i))) {
-      jstring msg = env->NewStringUTF(e);
-      env->SetObjectArrayElement(errors, i, msg);
-      env->DeleteLocalRef(msg);
-      continue;
-    }
-    size_t len = 0;
-    const char* text = tern_result_text(results.r, static_cast<size_t>(i), 0, &len);
-    jbyteArray out = env->NewByteArray(static_cast<jsize>(len));
-    if (!out) return JNI_FALSE;
-    env->SetByteArrayRegion(out, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
-    env->SetObjectArrayElement(texts, i, out);
-    env->DeleteLocalRef(out);
-    sc[static_cast<size_t>(i)] = tern_result_score(results.r, static_cast<size_t>(i), 0);
+    jobject r = MakeResult(env, cls, make, results.r, static_cast<size_t>(i));
+    if (!r) return JNI_FALSE;  // a Java exception is pending
+    env->SetObjectArrayElement(out, i, r);
+    env->DeleteLocalRef(r);
   }
-  env->SetFloatArrayRegion(scores, 0, n, sc.data());
-  env->SetIntArrayRegion(codes, 0, n, cd.data());
   return rc == TERN_CANCELLED ? JNI_TRUE : JNI_FALSE;
 }
 

@@ -38,6 +38,21 @@ public class TranslatorTest {
       Translator.Result[] g = t.translate(new String[] {in[0]}, greedy);
       check(g[0].ok(), "greedy");
       System.out.println("en: " + in[0] + "\nout: " + r[0].text + "  (score " + r[0].score + ")");
+      // Per-token data: one entry per generated token (</s> included); greedy's score is their sum.
+      Translator.Options aligned = new Translator.Options();
+      aligned.beamSize = 1;
+      aligned.returnAlignment = true;
+      Translator.Result[] a = t.translate(new String[] {in[0]}, aligned);
+      check(a[0].tokens != null && a[0].tokens.length > 1, "per-token ids");
+      check(a[0].tokenLogprobs.length == a[0].tokens.length && a[0].tokenSources.length == a[0].tokens.length,
+          "per-token arrays of one length");
+      float sum = 0f;
+      for (int k = 0; k < a[0].tokens.length; ++k) {
+        sum += a[0].tokenLogprobs[k];
+        check(a[0].tokenLogprobs[k] <= 0f, "a log-probability is <= 0");
+        check(a[0].tokenSources[k] >= 0, "each token aligns to a source token");
+      }
+      check(Math.abs(sum - a[0].score) < 1e-3f, "greedy score = sum of token log-probabilities: " + sum + " vs " + a[0].score);
 
       // Streaming: the texts of each sentence, in order, make up its translation.
       final StringBuilder[] streamed = {new StringBuilder(), new StringBuilder()};
@@ -106,6 +121,7 @@ public class TranslatorTest {
       Translator.Result[] lr = t.translate(new String[] {longLine.toString(), in[2]}, noSplit);
       check(!lr[0].ok() && lr[0].error.contains("max_source_tokens"), "an over-long sentence fails alone: " + lr[0].error);
       check(lr[1].ok(), "the other sentence is translated");
+      check(lr[0].tokens == null && lr[0].tokenLogprobs == null, "a failed sentence has no per-token data");
 
       // Two threads on one Translator: every call is refused as busy or returns its own translation.
       final String wantA = t.translate(new String[] {in[0]}, greedy)[0].text;

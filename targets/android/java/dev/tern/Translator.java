@@ -42,6 +42,8 @@ public final class Translator implements AutoCloseable {
     public String targetLang = null;       // multilingual models: "por" puts >>por<< first
     public boolean splitSentences = true;  // split texts into sentences and join their translations
     public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
+    public boolean returnScores = true;    // score and tokenLogprobs
+    public boolean returnAlignment = false; // tokenSources: the source token each generated token aligns to
   }
 
   /**
@@ -62,18 +64,30 @@ public final class Translator implements AutoCloseable {
     boolean onToken(int index, int part, int token, String text, boolean last);
   }
 
-  /** One sentence's outcome: text and score, or the error for that sentence alone. */
+  /**
+   * One sentence's outcome: text and score, or the error for that sentence alone. Per generated token (the
+   * best hypothesis' tokens, its final &lt;/s&gt; included when it ended with one; null if the sentence failed):
+   * the token id, its log-probability after the logits processors, the source token it aligns to (-1
+   * unless {@link Options#returnAlignment}).
+   */
   public static final class Result {
     public final String text;   // null if the sentence failed
     public final float score;
     public final String error;  // null if the sentence was translated
     public final boolean cancelled;  // a TokenListener stopped the call before this sentence finished
+    public final int[] tokens;
+    public final float[] tokenLogprobs;
+    public final int[] tokenSources;
 
-    Result(String text, float score, String error, boolean cancelled) {
+    Result(String text, float score, String error, boolean cancelled, int[] tokens, float[] tokenLogprobs,
+        int[] tokenSources) {
       this.text = text;
       this.score = score;
       this.error = error;
       this.cancelled = cancelled;
+      this.tokens = tokens;
+      this.tokenLogprobs = tokenLogprobs;
+      this.tokenSources = tokenSources;
     }
 
     public boolean ok() {
@@ -126,7 +140,7 @@ public final class Translator implements AutoCloseable {
     for (int start = 0; start < sentences.length; start += maxBatch) {
       int n = Math.min(maxBatch, sentences.length - start);
       if (stopped) {
-        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true);
+        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true, null, null, null);
         continue;
       }
       byte[][] in = new byte[n][];
@@ -134,18 +148,10 @@ public final class Translator implements AutoCloseable {
         if (sentences[start + i] == null) throw new TernException("sentence " + (start + i) + " is null");
         in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
       }
-      byte[][] texts = new byte[n][];
-      float[] scores = new float[n];
-      String[] errors = new String[n];
-      int[] codes = new int[n];
-      final int offset = start;
-      boolean cancelled = nativeTranslate(handle, in, options.beamSize, options.maxLength, options.lengthPenalty,
-          earlyStoppingCode(options.earlyStopping), options.hfRules, options.targetLang, options.splitSentences,
-          options.useShortlist, listener, offset, texts, scores, errors, codes);
-      for (int i = 0; i < n; ++i) {
-        String text = texts[i] == null ? null : new String(texts[i], StandardCharsets.UTF_8);
-        out[start + i] = new Result(text, scores[i], errors[i], codes[i] == CANCELLED);
-      }
+      Result[] results = new Result[n];
+      boolean cancelled = nativeTranslate(handle, in, options, earlyStoppingCode(options.earlyStopping), listener,
+          start, results);
+      System.arraycopy(results, 0, out, start, n);
       stopped = cancelled;
     }
     return out;
@@ -162,6 +168,13 @@ public final class Translator implements AutoCloseable {
       case "never": return 2;
       default: throw new TernException("earlyStopping must be \"false\", \"true\" or \"never\", is \"" + s + "\"");
     }
+  }
+
+  // Called by the native code for each sentence's result (text as UTF-8 bytes; null arrays when it failed).
+  private static Result makeResult(byte[] text, float score, String error, int code, int[] tokens,
+      float[] tokenLogprobs, int[] tokenSources) {
+    String t = text == null ? null : new String(text, StandardCharsets.UTF_8);
+    return new Result(t, score, error, code == CANCELLED, tokens, tokenLogprobs, tokenSources);
   }
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
@@ -195,10 +208,9 @@ public final class Translator implements AutoCloseable {
 
   private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
 
-  // Returns true when the listener stopped the call.
-  private static native boolean nativeTranslate(long handle, byte[][] sentences, int beam, int maxLength,
-      float lengthPenalty, int earlyStopping, int hfRules, String targetLang, boolean splitSentences, boolean useShortlist, TokenListener listener,
-      int indexOffset, byte[][] texts, float[] scores, String[] errors, int[] codes) throws TernException;
+  // Fills out[0..n) and returns true when the listener stopped the call.
+  private static native boolean nativeTranslate(long handle, byte[][] sentences, Options options, int earlyStopping,
+      TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 

@@ -1,0 +1,142 @@
+// The C API (tern.h) over tern::Model and tern::Translator. Every entry point catches everything: no
+// exception crosses into C.
+//
+// One call at a time per translator, checked first: tern_translate takes the translator's own busy flag
+// (an atomic exchange) before it reads or writes anything the translator owns, so a second thread's call
+// returns TERN_BUSY having touched nothing but its own tern_results. The results of a call are copied,
+// while the flag is still held, from the Translator's arena into the caller's tern_results: what a thread
+// reads there is its own call's output, whatever calls other threads make afterwards.
+#include <new>
+#include <string>
+
+#include "api/c_api_internal.h"
+#include "base/busy_guard.h"
+#include "tern/version.h"
+
+using tern::c_api::Fail;
+using tern::c_api::Guarded;
+using tern::c_api::SetError;
+
+namespace {
+
+tern_status_code Busy(tern_error* err) {
+  SetError(err, TERN_BUSY, "tern_translate: the translator is busy with a call in another thread (use one translator per thread)");
+  return TERN_BUSY;
+}
+
+// The shape of a translate call: arguments checked, the translator's busy flag taken before anything it
+// owns is touched, n checked against its batch, run(options, &out) on the Translator, the results copied
+// into the caller's set while the flag is held.
+template <typename RunFn>
+tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_error* err, bool inputs_ok, const char* fn,
+                      RunFn run, const tern_translate_params* params) {
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+    if (results) results->count = 0;
+    if (!t || !results || !inputs_ok)
+      return SetError(err, TERN_INVALID_ARGUMENT, std::string(fn) + ": NULL argument"), TERN_INVALID_ARGUMENT;
+    tern::BusyGuard call(t->busy);
+    if (!call.acquired()) return Busy(err);
+    const size_t batch = t->translator->max_batch();
+    if (n > batch)
+      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument,
+                                    std::to_string(n) + " sentences exceed max_batch " + std::to_string(batch)));
+    const tern::c_api::CallOptions options(params);
+    tern::Span<const tern::TranslationResult> out;
+    tern::Status s = run(options.options(), &out);
+    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
+    tern::c_api::CopyResults(out, results);
+    return s.ok() ? TERN_OK : Fail(err, s);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tern_version(void) { return tern::Version(); }
+
+tern_model_params tern_model_default_params(void) {
+  tern_model_params p;
+  p.memory_budget_bytes = tern::LoadOptions().memory_budget_bytes;
+  p.map_file = 0;  // the safe choice for apps: a file rewritten by an update cannot take pages away
+  return p;
+}
+
+tern_model* tern_model_load(const char* path, tern_error* err) {
+  const tern_model_params p = tern_model_default_params();
+  return tern_model_load_with_params(path, &p, err);
+}
+
+tern_model* tern_model_load_with_params(const char* path, const tern_model_params* params, tern_error* err) {
+  return Guarded(err, static_cast<tern_model*>(nullptr), [&]() -> tern_model* {
+    if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
+    tern::LoadOptions options;
+    const tern_model_params p = params ? *params : tern_model_default_params();
+    options.memory_budget_bytes = p.memory_budget_bytes;
+    options.map_file = p.map_file != 0;
+    auto m = tern::Model::Load(path, options);
+    if (!m.ok()) return Fail(err, m.status()), nullptr;
+    auto* out = new tern_model{m.value(), {}};
+    for (std::string_view l : out->model->language_tokens()) out->languages.emplace_back(l);
+    return out;
+  });
+}
+
+void tern_model_free(tern_model* model) { delete model; }
+
+size_t tern_model_language_count(const tern_model* model) { return model ? model->languages.size() : 0; }
+
+const char* tern_model_language(const tern_model* model, size_t i) {
+  return model && i < model->languages.size() ? model->languages[i].c_str() : nullptr;
+}
+
+tern_translator_params tern_translator_default_params(void) {
+  tern_translator_params p{};
+  p.max_n_best = 1;
+  return p;
+}
+
+tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err) {
+  return Guarded(err, static_cast<tern_translator*>(nullptr), [&]() -> tern_translator* {
+    if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translator_create: model is NULL"), nullptr;
+    tern::TranslatorConfig c;
+    if (params) {
+      c.max_batch = params->max_batch;
+      c.max_beam = params->max_beam;
+      c.max_n_best = params->max_n_best ? params->max_n_best : 1;
+      c.max_source_tokens = params->max_source_tokens;
+      c.max_target_tokens = params->max_target_tokens;
+      c.threads = params->threads;
+    }
+    auto t = tern::Translator::Create(model->model, c);
+    if (!t.ok()) return Fail(err, t.status()), nullptr;
+    auto* out = new tern_translator;
+    out->model = model->model;
+    out->translator = std::move(t.value());
+    return out;
+  });
+}
+
+void tern_translator_free(tern_translator* translator) { delete translator; }
+
+size_t tern_translator_arena_bytes(const tern_translator* t) { return t ? t->translator->arena_bytes() : 0; }
+
+tern_status_code tern_translate(tern_translator* t, const char* const* sentences, size_t n,
+                                const tern_translate_params* params, tern_results* results, tern_error* err) {
+  return Call(t, n, results, err, sentences || !n, "tern_translate", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->texts.size() < n) t->texts.resize(n);
+    for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
+    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), o, out);
+  }, params);
+}
+
+tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
+                                    const tern_translate_params* params, tern_results* results, tern_error* err) {
+  return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->id_spans.size() < n) t->id_spans.resize(n);
+    for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
+    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n), o, out);
+  }, params);
+}
+
+}  // extern "C"

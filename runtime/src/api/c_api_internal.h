@@ -1,0 +1,106 @@
+// The C API's objects (tern.h's opaque types) and the helpers its entry points share. Internal to api/.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/track_copy.h"
+#include "tern/logits_processor.h"
+#include "tern/model.h"
+#include "tern/tern.h"
+#include "tern/translator.h"
+
+struct tern_model {
+  std::shared_ptr<const tern::Model> model;
+  std::vector<std::string> languages;  // NUL-terminated copies of Model::language_tokens()
+};
+
+struct tern_translator {
+  std::shared_ptr<const tern::Model> model;
+  std::unique_ptr<tern::Translator> translator;
+  std::atomic<bool> busy{false};                      // a call is running (BusyGuard)
+  // Per-call scratch, touched only while `busy` is held; grown to the largest n seen (at most
+  // Translator::max_batch(), which the memory budget bounds), then reused.
+  std::vector<std::string_view> texts;
+  std::vector<tern::Span<const uint32_t>> id_spans;
+};
+
+// What one call returned, copied out of the Translator's arena (tern.h: tern_results).
+struct tern_results {
+  struct Hypothesis {
+    std::string text;  // NUL-terminated by std::string
+    std::vector<uint32_t> ids;
+    float score = 0.f;
+    tern::TrackCopy track;  // per generated token, </s> included when it ended with one
+  };
+  struct Sentence {
+    tern_status_code code = TERN_OK;
+    std::string error;
+    std::vector<Hypothesis> hypotheses;  // size() entries are live; capacity is kept
+    size_t count = 0;
+  };
+  std::vector<Sentence> sentences;  // capacity kept from call to call
+  size_t count = 0;
+};
+
+namespace tern::c_api {
+
+inline void SetError(tern_error* err, tern_status_code code, const std::string& msg) {
+  if (!err) return;
+  err->code = code;
+  const size_t n = std::min(msg.size(), sizeof(err->message) - 1);
+  std::memcpy(err->message, msg.data(), n);
+  err->message[n] = 0;
+}
+
+inline tern_status_code Fail(tern_error* err, const Status& s) {
+  SetError(err, static_cast<tern_status_code>(s.code()), s.message());
+  return static_cast<tern_status_code>(s.code());
+}
+
+// Runs f, turning any exception into TERN_INTERNAL and `on_error`: nothing crosses into C.
+template <typename F, typename R>
+R Guarded(tern_error* err, R on_error, F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    SetError(err, TERN_INTERNAL, e.what());
+  } catch (...) {
+    SetError(err, TERN_INTERNAL, "unknown exception");
+  }
+  return on_error;
+}
+
+/// The C callbacks of one call behind the C++ ones: on the caller's stack, no allocation (c_options.cc).
+class CallOptions {
+ public:
+  /// TranslateOptions for `params` (NULL: the defaults): 0 in a count, NAN in a float, -1 for early_stopping
+  /// mean the file's default (an empty optional).
+  explicit CallOptions(const tern_translate_params* params);
+  const TranslateOptions& options() const { return options_; }
+
+ private:
+  class LogitsAdapter : public LogitsProcessor {
+   public:
+    tern_logits_callback fn = nullptr;
+    void* user_data = nullptr;
+    void Process(LogitsRow& row) override;
+  };
+  TranslateOptions options_;
+  tern_token_callback token_ = nullptr;
+  void* token_data_ = nullptr;
+  tern_abort_callback abort_ = nullptr;
+  void* abort_data_ = nullptr;
+  LogitsAdapter logits_;
+  LogitsProcessor* logits_list_[1] = {&logits_};
+  static bool Token(const TokenEvent& e, void* self);
+  static bool Abort(void* self);
+};
+
+/// Copies a call's results (views into the Translator's arena) into the caller's set (c_results.cc).
+void CopyResults(Span<const TranslationResult> in, tern_results* out);
+
+}  // namespace tern::c_api

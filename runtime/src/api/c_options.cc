@@ -1,0 +1,86 @@
+// The C API's per-call options: tern_translate_params to TranslateOptions, and the C callbacks (token,
+// abort, logits) behind the C++ ones.
+#include <cmath>
+
+#include "api/c_api_internal.h"
+#include "tern/logits_processor.h"
+
+namespace tern::c_api {
+
+CallOptions::CallOptions(const tern_translate_params* params) {
+  const tern_translate_params p = params ? *params : tern_translate_default_params();
+  TranslateOptions& o = options_;
+  token_ = p.token_callback, token_data_ = p.token_user_data;
+  abort_ = p.abort_callback, abort_data_ = p.abort_user_data;
+  if (token_) o.on_token = &CallOptions::Token, o.on_token_user_data = this;
+  if (abort_) o.abort = &CallOptions::Abort, o.abort_user_data = this;
+  if (p.logits_callback) {
+    logits_.fn = p.logits_callback, logits_.user_data = p.logits_user_data;
+    o.logits_processors = Span<LogitsProcessor* const>(logits_list_, 1);
+  }
+  if (p.beam_size) o.beam_size = p.beam_size;
+  if (!std::isnan(p.length_penalty)) o.length_penalty = p.length_penalty;
+  if (p.early_stopping >= 0) o.early_stopping = static_cast<EarlyStopping>(p.early_stopping);
+  if (p.hf_rules) o.hf_rules = static_cast<HfRules>(p.hf_rules);
+  if (p.max_length) o.max_length = p.max_length;
+  if (!std::isnan(p.max_length_ratio)) o.max_length_ratio = p.max_length_ratio;
+  o.n_best = p.n_best ? p.n_best : 1;
+  o.return_scores = p.return_scores != 0;
+  o.return_alignment = p.return_alignment != 0;
+  o.target_lang = p.target_lang ? std::string_view(p.target_lang) : std::string_view();
+  o.split_sentences = p.split_sentences != 0;
+  o.use_shortlist = p.use_shortlist != 0;
+}
+
+bool CallOptions::Token(const TokenEvent& e, void* self) {
+  const auto* c = static_cast<const CallOptions*>(self);
+  tern_token_event ce;
+  ce.index = e.index;
+  ce.part = e.part;
+  ce.parts = e.parts;
+  ce.token = e.token;
+  ce.text = e.text.empty() ? "" : e.text.data();  // never NULL: C callers may memcpy(dst, text, 0)
+  ce.text_len = e.text.size();
+  ce.last = e.last ? 1 : 0;
+  return c->token_(&ce, c->token_data_) != 0;
+}
+
+bool CallOptions::Abort(void* self) {
+  const auto* c = static_cast<const CallOptions*>(self);
+  return c->abort_(c->abort_data_) != 0;
+}
+
+void CallOptions::LogitsAdapter::Process(LogitsRow& row) {
+  tern_logits_row r;
+  r.input = row.input;
+  r.part = row.part;
+  r.hypothesis = row.hypothesis;
+  r.step = row.step;
+  r.prefix = row.prefix.data();
+  r.scores = row.scores.data();
+  r.n_columns = row.scores.size();
+  r.columns = row.columns.empty() ? nullptr : row.columns.data();
+  r.internal_ = &row;
+  fn(&r, user_data);
+}
+
+}  // namespace tern::c_api
+
+extern "C" int64_t tern_logits_column(const tern_logits_row* row, uint32_t token) {
+  if (!row || !row->internal_) return -1;
+  return static_cast<const tern::LogitsRow*>(row->internal_)->Column(token);
+}
+
+extern "C" tern_translate_params tern_translate_default_params(void) {
+  tern_translate_params p{};
+  p.length_penalty = NAN;
+  p.early_stopping = -1;
+  p.hf_rules = 5;
+  p.max_length_ratio = NAN;
+  p.n_best = 1;
+  p.return_scores = 1;
+  p.target_lang = nullptr;
+  p.split_sentences = 1;
+  p.use_shortlist = 1;
+  return p;
+}

@@ -1,0 +1,76 @@
+// The public session API: Translator::Create, Translate, TranslateIds and accessors, over the session
+// (session/session.h). The busy flag is taken here, before anything of the session is touched.
+#include <string>
+
+#include "base/busy_guard.h"
+#include "session/session.h"
+
+namespace tern {
+namespace {
+
+std::string Lifetime(Phase first, Phase last) {
+  return first == last ? PhaseName(first) : std::string(PhaseName(first)) + ".." + PhaseName(last);
+}
+
+Status BusyError() {
+  return Status(StatusCode::kBusy, "Translator: a call is already running in another thread (use one Translator per thread)");
+}
+
+}  // namespace
+
+Result<size_t> Translator::RequiredArenaBytes(const Model& model, const TranslatorConfig& config) {
+  SessionBuffers buf;
+  ArenaPlan plan;
+  TERN_RETURN_IF_ERROR(PlanFor(model, config, &buf, &plan).status());
+  return plan.total_bytes();
+}
+
+Result<std::vector<ArenaBufferInfo>> Translator::DescribeArena(const Model& model, const TranslatorConfig& config) {
+  SessionBuffers buf;
+  ArenaPlan plan;
+  TERN_RETURN_IF_ERROR(PlanFor(model, config, &buf, &plan).status());
+  std::vector<ArenaBufferInfo> out;
+  for (const PlannedBuffer& b : plan.Describe()) out.push_back({b.name, b.bytes, b.offset, Lifetime(b.first, b.last)});
+  return out;
+}
+
+Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Model> model, const TranslatorConfig& config) {
+  if (!model) return Status(StatusCode::kInvalidArgument, "Translator: no model");
+  TERN_RETURN_IF_ERROR(InitXnnpack());
+  auto impl = std::make_unique<Impl>();
+  TERN_RETURN_IF_ERROR(impl->Init(std::move(model), config));
+  return std::unique_ptr<Translator>(new Translator(std::move(impl)));
+}
+
+Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Translator::~Translator() = default;
+
+Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+                                Span<const TranslationResult>* results) {
+  BusyGuard busy(impl_->busy);
+  if (!busy.acquired()) return BusyError();
+  return impl_->TranslateIds(sources, options, results);
+}
+
+Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+                             Span<const TranslationResult>* results) {
+  BusyGuard busy(impl_->busy);
+  if (!busy.acquired()) return BusyError();
+  return impl_->Translate(texts, options, results);
+}
+
+bool Translator::splits_sentences() const { return SentenceSplitter::Available(); }
+
+Translator::Impl& ImplOf(Translator& t) { return *t.impl_; }
+
+size_t Translator::arena_bytes() const { return impl_->plan.total_bytes(); }
+size_t Translator::arena_unshared_bytes() const { return impl_->plan.unshared_bytes(); }
+uint32_t Translator::threads() const { return impl_->net->threads(); }
+uint32_t Translator::max_batch() const { return static_cast<uint32_t>(impl_->dims.batch); }
+const TranslatorConfig& Translator::config() const { return impl_->config; }
+const Model& Translator::model() const { return *impl_->model; }
+void Translator::EnableProfile(bool on) { impl_->prof.enabled = on; }
+const Profile& Translator::profile() const { return impl_->prof.profile; }
+void Translator::ResetProfile() { impl_->prof.profile = Profile(); }
+
+}  // namespace tern

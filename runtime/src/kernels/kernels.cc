@@ -1,0 +1,189 @@
+#include "kernels/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/exp_pass.h"
+#include "weight_formats.h"
+
+namespace tern {
+
+float Dot(const float* a, const float* b, size_t n) {
+  float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+void LayerNorm(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
+    double mean = 0.0;
+    for (size_t i = 0; i < d; ++i) mean += xr[i];
+    mean /= static_cast<double>(d);
+    double var = 0.0;
+    for (size_t i = 0; i < d; ++i) {
+      const double c = xr[i] - mean;
+      var += c * c;
+    }
+    var /= static_cast<double>(d);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    const float m = static_cast<float>(mean);
+    for (size_t i = 0; i < d; ++i) yr[i] = (xr[i] - m) * inv * gamma[i] + beta[i];
+  }
+}
+
+void AddInPlace(float* y, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+void AddScalar(float* y, float c, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += c;
+}
+
+void Activate(Activation a, float* x, size_t n) {
+  switch (a) {
+    case Activation::kRelu:
+      for (size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.f);
+      break;
+    case Activation::kSwish:
+      for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.f + std::exp(-x[i]));
+      break;
+    case Activation::kGelu:
+      for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
+      break;
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+void ExpShiftedAvx2(const float* x, size_t n, float m, float* e);    // exp_avx2.cc
+void ExpShiftedAvx512(const float* x, size_t n, float m, float* e);  // exp_avx512.cc
+#endif
+
+namespace {
+void ExpShiftedPortable(const float* x, size_t n, float m, float* e) { ExpShiftedBody(x, n, m, e); }
+}  // namespace
+
+ExpShiftedFn ExpShiftedFor(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa == Isa::kAvx512Vnni) return ExpShiftedAvx512;
+  if (isa == Isa::kAvx2) return ExpShiftedAvx2;
+#endif
+  (void)isa;
+  return ExpShiftedPortable;
+}
+
+float LogSumExp(const float* x, size_t n) { return n == 0 ? -std::numeric_limits<float>::infinity() : LogSumExpWithMax(x, n, MaxOf(x, n)); }
+
+float LogSumExpWithMax(const float* x, size_t n, float m) { return LogSumExpWithMax(x, n, m, ActiveExpShifted()); }
+
+ExpShiftedFn ActiveExpShifted() {
+  static const ExpShiftedFn fn = ExpShiftedFor(ActiveIsa());
+  return fn;
+}
+
+float LogSumExpWithMax(const float* x, size_t n, float m, ExpShiftedFn exp_shifted) {
+  if (n == 0) return -std::numeric_limits<float>::infinity();
+  constexpr size_t kChunk = 256, kLanes = 8;
+  if (!std::isfinite(m)) return m;  // all -inf (nothing to normalize) or a +inf logit
+  float e[kChunk];
+  double lane[kLanes] = {};
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t c = std::min(kChunk, n - i);
+    exp_shifted(x + i, c, m, e);
+    size_t k = 0;
+    for (; k + kLanes <= c; k += kLanes)
+      for (size_t l = 0; l < kLanes; ++l) lane[l] += e[k + l];
+    for (; k < c; ++k) lane[0] += e[k];
+  }
+  double sum = 0.0;
+  for (size_t l = 0; l < kLanes; ++l) sum += lane[l];
+  return m + static_cast<float>(std::log(sum));
+}
+
+void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : (row[v] - lse) + base;
+}
+
+float MaxOf(const float* x, size_t n) {
+  constexpr size_t kLanes = 8;
+  float lane_max[kLanes];
+  std::fill(lane_max, lane_max + kLanes, -std::numeric_limits<float>::infinity());
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (size_t l = 0; l < kLanes; ++l) lane_max[l] = std::max(lane_max[l], x[i + l]);
+  float m = *std::max_element(lane_max, lane_max + kLanes);
+  for (; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+void MaskRow(float* row, const uint8_t* masked, size_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : row[v];
+}
+
+uint32_t ArgMax(const float* x, size_t n, uint32_t fallback) {
+  // Two vectorizable passes (the largest value, then its first index) instead of one branchy scan.
+  const float m = MaxOf(x, n);
+  if (!(m > -std::numeric_limits<float>::infinity())) return fallback;
+  for (size_t v = 0; v < n; ++v)
+    if (x[v] == m) return static_cast<uint32_t>(v);
+  return fallback;
+}
+
+namespace {
+
+// scores[j] <- softmax_j(scores[0..n)) in place, as exp(s_j - max) / sum; the one attention softmax.
+void SoftmaxInPlace(float* scores, size_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t j = 0; j < n; ++j) m = std::max(m, scores[j]);
+  float sum = 0.f;
+  for (size_t j = 0; j < n; ++j) {
+    scores[j] = std::exp(scores[j] - m);
+    sum += scores[j];
+  }
+  const float inv = 1.f / sum;
+  for (size_t j = 0; j < n; ++j) scores[j] *= inv;
+}
+
+}  // namespace
+
+void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
+               float scale, float* scores, float* out) {
+  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + j * key_stride, head_dim);
+  SoftmaxInPlace(scores, n);
+  std::fill(out, out + head_dim, 0.f);
+  for (size_t j = 0; j < n; ++j) {
+    const float p = scores[j];
+    const float* v = values + j * key_stride;
+    for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
+  }
+}
+
+void AttendGathered(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
+                    size_t head_dim, float scale, float* scores, float* out) {
+  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + offsets[j], head_dim);
+  SoftmaxInPlace(scores, n);
+  std::fill(out, out + head_dim, 0.f);
+  for (size_t j = 0; j < n; ++j) {
+    const float p = scores[j];
+    const float* v = values + offsets[j];
+    for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
+  }
+}
+
+void EmbedRow(const TensorView& e, uint32_t id, float scale, const float* position, float* out) {
+  format::FormatOf(e.dtype).dequantize_row(e, id, scale, position, out);
+}
+
+}  // namespace tern

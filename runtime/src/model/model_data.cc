@@ -1,0 +1,122 @@
+#include "model/model_data.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "format.h"
+#include "model_reader.h"
+
+namespace tern::internal {
+
+ModelData::~ModelData() {
+  if (mapping_) munmap(mapping_, size_);
+}
+
+Result<std::unique_ptr<ModelData>> ModelData::MapFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int e = errno;
+    close(fd);
+    return Status(StatusCode::kIoError, path + ": cannot stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return Status(StatusCode::kIoError, path + ": not a regular file");
+  }
+  Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
+  if (!size_ok.ok()) {
+    close(fd);
+    return size_ok;
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int e = errno;
+  close(fd);
+  if (p == MAP_FAILED) return Status(StatusCode::kIoError, path + ": mmap failed: " + std::strerror(e));
+  std::unique_ptr<ModelData> d(new ModelData());
+  d->mapping_ = p;
+  d->base_ = static_cast<const uint8_t*>(p);
+  d->size_ = size;
+  return d;
+}
+
+Result<std::unique_ptr<ModelData>> ModelData::ReadFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int e = errno;
+    close(fd);
+    return Status(StatusCode::kIoError, path + (e ? ": cannot stat: " + std::string(std::strerror(e)) : ": not a regular file"));
+  }
+  Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
+  if (!size_ok.ok()) {
+    close(fd);
+    return size_ok;
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  std::unique_ptr<ModelData> d(new ModelData());
+  constexpr size_t kAlign = format::kTensorAlignment;
+  d->owned_.reset(new (std::nothrow) uint8_t[size + kAlign]);
+  if (!d->owned_) {
+    close(fd);
+    return Status(StatusCode::kResourceExhausted, path + ": cannot allocate " + std::to_string(size) + " bytes to read it");
+  }
+  uint8_t* aligned =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(d->owned_.get()) + kAlign - 1) & ~uintptr_t{kAlign - 1});
+  size_t got = 0;
+  while (got < size) {
+    const ssize_t r = read(fd, aligned + got, size - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const int e = errno;
+      close(fd);
+      return Status(StatusCode::kIoError, path + ": read " + std::to_string(got) + " of " + std::to_string(size) + " bytes" +
+                                              (r < 0 ? std::string(": ") + std::strerror(e) : ": the file shrank while it was read"));
+    }
+    got += static_cast<size_t>(r);
+  }
+  close(fd);
+  d->base_ = aligned;
+  d->size_ = size;
+  return d;
+}
+
+Result<std::unique_ptr<ModelData>> ModelData::CopyOf(const void* data, size_t size, const std::string& name) {
+  TERN_RETURN_IF_ERROR(format::CheckImageSize(size, name));
+  std::unique_ptr<ModelData> d(new ModelData());
+  constexpr size_t kAlign = format::kTensorAlignment;
+  d->owned_.reset(new (std::nothrow) uint8_t[size + kAlign]);
+  if (!d->owned_) return Status(StatusCode::kResourceExhausted, name + ": cannot allocate a copy of " + std::to_string(size) + " bytes");
+  uint8_t* aligned =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(d->owned_.get()) + kAlign - 1) & ~uintptr_t{kAlign - 1});
+  std::memcpy(aligned, data, size);
+  d->base_ = aligned;
+  d->size_ = size;
+  return d;
+}
+
+void ModelData::ReleasePages(const void* data, size_t bytes) const {
+#if defined(MADV_DONTNEED)
+  if (!mapping_ || bytes == 0) return;
+  const auto begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  const auto map_begin = reinterpret_cast<uintptr_t>(mapping_), map_end = map_begin + size_;
+  if (begin < map_begin || end > map_end) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (begin + page - 1) & ~(page - 1), last = end & ~(page - 1);  // whole pages only
+  if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+}  // namespace tern::internal

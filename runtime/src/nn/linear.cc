@@ -1,0 +1,104 @@
+#include "nn/linear.h"
+
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "weight_formats.h"
+
+namespace tern {
+
+Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n) {
+  TERN_RETURN_IF_ERROR(InitXnnpack());
+  if (n == 0 || !weights[0] || weights[0]->rank != 2) return Status(StatusCode::kInvalidArgument, "Linear: no 2-D weight");
+  PackedLinear p;
+  p.name = std::string(weights[0]->name);
+  p.dtype = weights[0]->dtype;
+  p.in = weights[0]->cols();
+  p.block_size = weights[0]->block_size;
+  for (size_t i = 0; i < n; ++i) {
+    if (weights[i]->dtype != p.dtype || weights[i]->cols() != p.in || weights[i]->rank != 2 ||
+        weights[i]->block_size != p.block_size)
+      return Status(StatusCode::kInvalidArgument, "Linear: fused weight '" + std::string(weights[i]->name) +
+                                                      "' differs in format or in_features from '" + p.name + "'");
+    if (biases[i] && biases[i]->numel() != weights[i]->rows())
+      return Status(StatusCode::kInvalidArgument, "Linear: bias '" + std::string(biases[i]->name) + "' size mismatch");
+    p.out += weights[i]->rows();
+  }
+  const LinearKernel& k = KernelFor(p.dtype);
+  const format::WeightFormat& f = format::FormatOf(p.dtype);
+  // The operator's inputs: weight rows (widened when the kernel needs it), concatenated along out (one
+  // weight that needs no change is passed straight from the model), the scales in the format's layout,
+  // concatenated the same way, and the bias. Temporaries: XNNPACK packs its own layout into the
+  // PackedBlock and keeps none of these pointers.
+  const size_t row_bytes = k.widened_element_bytes ? p.in * k.widened_element_bytes : f.RowBytes(p.in);
+  std::vector<uint8_t> wcat, scat;
+  std::vector<float> bcat;
+  const void* w = weights[0]->data;
+  const void* scales = weights[0]->block_scales ? static_cast<const void*>(weights[0]->block_scales)
+                                                : static_cast<const void*>(weights[0]->scales);
+  try {
+    bcat.assign(p.out, 0.f);
+    if (n > 1 || k.to_kernel_weights || k.create_reads_scales) {
+      wcat.resize(p.out * row_bytes);
+      scat.resize(f.ScaleBytes(p.out, p.in, p.block_size));
+      size_t row = 0, scale_at = 0;
+      for (size_t i = 0; i < n; ++i) {
+        uint8_t* dst = wcat.data() + row * row_bytes;
+        if (k.to_kernel_weights) k.to_kernel_weights(*weights[i], dst);
+        else std::memcpy(dst, weights[i]->data, weights[i]->bytes);
+        const size_t sb = f.ScaleBytes(weights[i]->rows(), p.in, p.block_size);
+        const void* src = weights[i]->block_scales ? static_cast<const void*>(weights[i]->block_scales)
+                                                   : static_cast<const void*>(weights[i]->scales);
+        if (sb) std::memcpy(scat.data() + scale_at, src, sb);
+        row += weights[i]->rows(), scale_at += sb;
+      }
+      w = wcat.data();
+      scales = scat.empty() ? nullptr : scat.data();
+    }
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory to stage the weights for packing");
+  }
+  size_t row = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (biases[i])
+      for (size_t r = 0; r < weights[i]->rows(); ++r) bcat[row + r] = k.to_kernel_bias(biases[i]->f32()[r]);
+    row += weights[i]->rows();
+  }
+  p.block = std::make_unique<PackedBlock>();
+  xnn_operator_t op = nullptr;
+  const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block_size, p.block->cache(), &op);
+  XnnOperator owner(op);  // deleting the packing operator leaves the packed weights in the block
+  if (s != xnn_status_success) return XnnError(("create " + std::string(k.op_name) + " for '" + p.name + "'").c_str(), s);
+  if (!p.block->Seal())
+    return Status(StatusCode::kInternal, "XNNPACK did not pack the weights of '" + p.name + "' into tern's weights cache");
+  if (k.create_reads_scales) p.bind_scales = std::move(scat);
+  return p;
+}
+
+Result<Linear> Linear::Bind(const PackedLinear& p) {
+  const LinearKernel& k = KernelFor(p.dtype);
+  xnn_operator_t op = nullptr;
+  // The block holds the packed weights: XNNPACK finds them by the block's key and reads neither the
+  // weight, scale nor bias pointers (a miss fails in the sealed block instead of packing).
+  static const float kUnused[1] = {0.f};
+  const void* scales = k.create_reads_scales ? static_cast<const void*>(p.bind_scales.data()) : kUnused;
+  const xnn_status s = k.create(p.in, p.out, kUnused, scales, kUnused, p.block_size, p.block->cache(), &op);
+  if (s != xnn_status_success)
+    return XnnError(("create " + std::string(k.op_name) + " over the packed weights of '" + p.name + "'").c_str(), s);
+  Linear l;
+  l.op_.reset(op);
+  l.kernel_ = &k;
+  l.in_ = p.in;
+  l.out_ = p.out;
+  return l;
+}
+
+Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
+  xnn_status s = kernel_->reshape(op_.get(), rows, pool);
+  if (s == xnn_status_success) s = kernel_->setup(op_.get(), x, q, y);
+  if (s == xnn_status_success) s = xnn_run_operator(op_.get(), pool);
+  return s == xnn_status_success ? Status::Ok() : XnnError(kernel_->op_name, s);
+}
+
+}  // namespace tern

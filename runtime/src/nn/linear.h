@@ -1,0 +1,58 @@
+// Linear layers: y[rows, out] = x[rows, in] @ W^T + b, W [out, in] row-major, run by XNNPACK.
+//
+// Packing happens once per Model (PackLinear, called by the PreparedModel): the weights of one or more
+// tensors of the same format, concatenated along `out` (fused projections: Q|K|V, cross K|V), go into a
+// PackedBlock. Each Translator then binds its own operator to that block (Linear::Bind): operators carry
+// per-call state, so they are per Translator; the packed weights are not.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/linear_kernels.h"
+#include "nn/packed_weights.h"
+#include "tern/model.h"
+#include "views.h"
+#include "tern/status.h"
+#include "nn/xnn_ops.h"
+
+namespace tern {
+
+/// One linear layer as packed for the whole process.
+struct PackedLinear {
+  std::string name;  // the first weight's name, for messages
+  DType dtype = DType::kF32;
+  size_t in = 0, out = 0;
+  uint32_t block_size = 0;            // qb4w
+  std::vector<uint8_t> bind_scales;   // the scales, kept when binding must pass them (LinearKernel::create_reads_scales)
+  std::unique_ptr<PackedBlock> block;
+};
+
+/// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
+/// or nullptr entries for zero). Errors: kInvalidArgument (shapes or formats differ), kResourceExhausted
+/// (no memory for a temporary), kInternal (XNNPACK).
+Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n);
+
+/// A Translator's operator over a PackedLinear.
+class Linear {
+ public:
+  /// Creates the operator over p's packed weights (no packing, no read of the weights). Error: kInternal.
+  static Result<Linear> Bind(const PackedLinear& p);
+
+  size_t in_features() const { return in_; }
+  size_t out_features() const { return out_; }
+  /// True when Run reads the input from a QuantScratch filled by RowQuantizer::Run (int8 weights).
+  bool quantized() const { return kernel_->quantized_input; }
+
+  /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). Error: kInternal.
+  Status Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const;
+
+ private:
+  XnnOperator op_;
+  const LinearKernel* kernel_ = nullptr;
+  size_t in_ = 0, out_ = 0;
+};
+
+}  // namespace tern

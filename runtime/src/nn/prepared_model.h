@@ -1,0 +1,41 @@
+// The shared, immutable part of running a Model: every linear layer packed for XNNPACK once per Model
+// (Q|K|V and cross K|V fused), whatever number of Translators use it. The first Translator created on a
+// Model makes it (and releases the file pages of the weights it packed); every later one, in any thread,
+// gets the same object and only binds its own operators to the packed weights. A Translator then holds
+// its arena, its operators and its thread pool, and no copy of any weight.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "nn/gathered_projection.h"
+#include "layer_spec.h"
+#include "nn/linear.h"
+#include "tern/model.h"
+#include "tern/status.h"
+
+namespace tern {
+
+/// One layer's linear operators as packed, indexed by format::LinearOp (layer_spec.h); an operator its
+/// block does not have (an encoder layer's cross-attention) stays empty.
+struct PreparedLayer {
+  PackedLinear linear[format::kLinearOps];
+};
+
+class PreparedModel {
+ public:
+  /// The prepared weights of `model`, made by the first call and shared by all later ones (thread-safe).
+  /// Errors (from the first call, and again from later calls until one succeeds): kInternal (XNNPACK),
+  /// kResourceExhausted.
+  static Result<std::shared_ptr<const PreparedModel>> Of(const std::shared_ptr<const Model>& model);
+
+  std::vector<PreparedLayer> encoder, decoder;
+  PackedLinear output_projection;  // [target_vocab_size, d_model]: lm_head or the tied decoder embedding
+  /// The output projection over shortlist rows (models with a shortlist and an int8 output projection;
+  /// unavailable otherwise).
+  GatheredProjection gathered_output;
+  size_t packed_bytes = 0;         // sum of the packed weights, bytes
+};
+
+}  // namespace tern

@@ -1,0 +1,92 @@
+#include "session/batch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace tern {
+
+Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o) {
+  ResolvedOptions r;
+  if (n > dims.batch)
+    return Status(StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " + std::to_string(dims.batch));
+  r.beam = o.beam_size.value_or(std::min<uint32_t>(g.beam_size, static_cast<uint32_t>(dims.beam)));
+  if (r.beam == 0) return Status(StatusCode::kInvalidArgument, "beam_size 0 (1 = greedy search)");
+  if (r.beam > dims.beam)
+    return Status(StatusCode::kInvalidArgument,
+                  "beam_size " + std::to_string(r.beam) + " exceeds the Translator's max_beam " + std::to_string(dims.beam));
+  if (o.n_best < 1 || o.n_best > r.beam || o.n_best > dims.n_best)
+    return Status(StatusCode::kInvalidArgument, "n_best " + std::to_string(o.n_best) + " must be in 1..min(beam_size " +
+                                                    std::to_string(r.beam) + ", max_n_best " + std::to_string(dims.n_best) + ")");
+  r.n_best = o.n_best;
+  r.length_penalty = o.length_penalty.value_or(g.length_penalty);
+  if (!std::isfinite(r.length_penalty)) return Status(StatusCode::kInvalidArgument, "length_penalty must be finite");
+  r.max_length = std::min<uint32_t>(o.max_length.value_or(g.max_length), static_cast<uint32_t>(dims.tgt));
+  if (r.max_length == 0) return Status(StatusCode::kInvalidArgument, "max_length 0 (at least 1 generated token)");
+  r.max_length_ratio = o.max_length_ratio.value_or(g.max_length_ratio);
+  if (!(std::isfinite(r.max_length_ratio) && r.max_length_ratio >= 0.f))
+    return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite and >= 0 (0: off)");
+  r.want_scores = o.return_scores;
+  r.want_alignment = o.return_alignment;
+  r.use_shortlist = o.use_shortlist;
+  r.call_processors = o.logits_processors;
+  for (LogitsProcessor* p : o.logits_processors)
+    if (p == nullptr) return Status(StatusCode::kInvalidArgument, "logits_processors holds a null pointer");
+  if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
+    return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
+  r.hf_rules = o.hf_rules;
+  r.early_stopping = o.early_stopping.value_or(g.early_stopping);
+  if (static_cast<uint8_t>(r.early_stopping) > static_cast<uint8_t>(EarlyStopping::kNever))
+    return Status(StatusCode::kInvalidArgument, "early_stopping " + std::to_string(static_cast<int>(r.early_stopping)) +
+                                                    " (false 0, true 1, never 2)");
+  return r;
+}
+
+void SetSentenceError(const ResultBuffers& out, const BatchBuffers& in, size_t i, StatusCode code, const char* fmt, ...) {
+  char* buf = out.out_errors + i * kErrorBytes;
+  va_list args;
+  va_start(args, fmt);
+  const int w = std::vsnprintf(buf, kErrorBytes, fmt, args);
+  va_end(args);
+  const size_t len = w < 0 ? 0 : std::min<size_t>(static_cast<size_t>(w), kErrorBytes - 1);
+  buf[len] = 0;
+  TranslationResult& r = out.results[i];
+  r.error = code;
+  r.error_message = std::string_view(buf, len);
+  r.hypotheses = {};
+  in.sentence_ok[i] = 0;
+}
+
+size_t PackBatch(const Dims& dims, const BatchBuffers& in, size_t n, const ResolvedOptions& o) {
+  size_t valid = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (in.sentence_ok[i]) in.order[valid++] = static_cast<uint32_t>(i);
+  // Stable insertion sort by length (no allocation); a batch is small.
+  for (size_t i = 1; i < valid; ++i) {
+    const uint32_t x = in.order[i];
+    size_t j = i;
+    while (j > 0 && in.in_len[in.order[j - 1]] > in.in_len[x]) in.order[j] = in.order[j - 1], --j;
+    in.order[j] = x;
+  }
+  // Sources were staged at staged_ids[input index * src]; pack them in length order.
+  uint32_t off = 0;
+  for (size_t b = 0; b < valid; ++b) {
+    const uint32_t i = in.order[b];
+    const uint32_t len = in.in_len[i];
+    std::memcpy(in.src_ids + off, in.staged_ids + size_t{i} * dims.src, len * sizeof(uint32_t));
+    in.src_off[b] = off;
+    in.src_len[b] = len;
+    off += len;
+    uint32_t cap = o.max_length;
+    if (o.max_length_ratio > 0.f) {  // in double, compared before the cast: a huge ratio cannot overflow it
+      const double by_ratio = std::ceil(static_cast<double>(o.max_length_ratio) * len) + 10.0;
+      if (by_ratio < cap) cap = static_cast<uint32_t>(by_ratio);
+    }
+    in.max_len[b] = std::max<uint32_t>(cap, 1);
+  }
+  return valid;
+}
+
+}  // namespace tern

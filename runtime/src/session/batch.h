@@ -1,0 +1,41 @@
+// One translate call's batch: options resolved against the file's defaults and the Translator's limits,
+// per-sentence errors, and the sources sorted by length and packed for the encoder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "session/buffers.h"
+#include "tern/translator.h"
+
+namespace tern {
+
+/// TranslateOptions with every "file default" filled in and checked.
+struct ResolvedOptions {
+  uint32_t beam = 1, n_best = 1;
+  float length_penalty = 1.f;
+  uint32_t max_length = 1;        // generated tokens including </s>, <= dims.tgt
+  float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
+  bool want_scores = true;
+  bool want_alignment = false;
+  bool use_shortlist = true;
+  HfRules hf_rules = HfRules::kTransformers5;
+  EarlyStopping early_stopping = EarlyStopping::kFalse;
+  Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
+};
+
+/// Resolves `o` for a call of n sentences. Errors: kInvalidArgument (n > max_batch, beam > max_beam,
+/// n_best outside 1..min(beam, max_n_best), non-finite length penalty or ratio, an hf_rules or
+/// early_stopping value outside its enum).
+Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o);
+
+/// Marks input sentence i failed with `code` and a printf-style message written into its arena slot (cut
+/// to kErrorBytes - 1 bytes; no heap allocation).
+void SetSentenceError(const ResultBuffers& out, const BatchBuffers& in, size_t i, StatusCode code, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/// Orders the n staged sentences still ok by source length (stable), packs their ids into in.src_ids and
+/// sets each one's generated-token cap. Returns how many were packed.
+size_t PackBatch(const Dims& dims, const BatchBuffers& in, size_t n, const ResolvedOptions& o);
+
+}  // namespace tern

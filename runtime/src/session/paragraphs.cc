@@ -1,0 +1,151 @@
+#include "session/paragraphs.h"
+
+#include <algorithm>
+
+#include "text/tokenizer.h"
+
+namespace tern {
+
+Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_view> texts) {
+  texts_ = texts;
+  pieces_.clear();
+  coded_.clear();
+  bool several = false;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string_view t = texts[i];
+    // Invalid UTF-8 is not split: the text goes through whole and fails with its own message.
+    if (FindInvalidUtf8(t) != t.size()) {
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    if (SentenceSplitter::SurelyOneSentence(t)) {
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    if (!splitter_) {
+      TERN_ASSIGN_OR_RETURN(splitter_, SentenceSplitter::Create(lang));
+    }
+    // A leading language code belongs to every sentence of the text: split what follows it.
+    const std::string_view code = LeadingLanguageCode(t);
+    const std::string_view body = t.substr(code.size());
+    TERN_RETURN_IF_ERROR(splitter_->Split(body, &spans_));
+    if (spans_.size() <= 1) {  // one sentence, or whitespace only: translated as it is
+      pieces_.push_back({i, 0, 1, t, {}});
+      continue;
+    }
+    several = true;
+    for (size_t j = 0; j < spans_.size(); ++j) {
+      const SentenceSpan& s = spans_[j];
+      const bool last = j + 1 == spans_.size();
+      std::string_view sentence = body.substr(s.begin, s.end - s.begin);
+      if (!code.empty()) {
+        coded_.push_back(std::string(code) + " " + std::string(sentence));
+        sentence = coded_.back();
+      }
+      pieces_.push_back({i, j, spans_.size(), sentence, last ? std::string_view() : body.substr(s.end, s.gap_end - s.end)});
+    }
+  }
+  return several;
+}
+
+void Paragraphs::Add(const Piece& p, const TranslationResult& r) {
+  const size_t i = p.text;
+  if (!errors_[i].empty()) return;  // an earlier sentence of this text failed
+  if (!r.ok()) {
+    errors_[i] = "sentence " + std::to_string(p.index + 1) + " of " + std::to_string(p.count) + ": " +
+                 std::string(r.error_message);
+    results_[i].error = r.error;
+    return;
+  }
+  std::vector<Joined>& joined = joined_[i];
+  const size_t n = std::max(joined.size(), r.hypotheses.size());
+  if (joined.size() < n) {  // a hypothesis k that earlier sentences lacked starts from their last one
+    const size_t have = joined.size();
+    joined.resize(n);
+    for (size_t k = have; k < n; ++k)
+      if (have > 0) joined[k] = joined[have - 1];
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const Hypothesis& h = r.hypotheses[std::min(k, r.hypotheses.size() - 1)];
+    Joined& j = joined[k];
+    j.text.append(h.text);
+    j.ids.insert(j.ids.end(), h.ids.begin(), h.ids.end());
+    j.track.Append(h);
+    j.score += h.score;
+    if (!p.gap.empty()) j.text.append(p.gap);
+  }
+}
+
+Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const TranslationResult>* results) {
+  const size_t n = texts_.size();
+  joined_.assign(n, {});
+  hyps_.assign(n, {});
+  errors_.assign(n, {});
+  results_.assign(n, TranslationResult());
+  // A text of several sentences fails as a whole if one of them fails: check them all first, so that such
+  // a text is never decoded (nor streamed) in part.
+  for (const Piece& p : pieces_) {
+    if (p.count < 2 || !errors_[p.text].empty()) continue;
+    const Status s = engine.CheckSentence(p.sentence);
+    if (s.ok()) continue;
+    TranslationResult failed;
+    failed.error = s.code();
+    failed.error_message = s.message();
+    Add(p, failed);
+  }
+  Status cancelled = Status::Ok();
+  std::vector<size_t>& chunk_pieces = chunk_pieces_;
+  for (size_t next = 0; next < pieces_.size();) {
+    // The next max_batch sentences of texts that have not failed.
+    chunk_.clear();
+    origins_.clear();
+    chunk_pieces.clear();
+    for (; next < pieces_.size() && chunk_.size() < max_batch; ++next) {
+      const Piece& p = pieces_[next];
+      if (!errors_[p.text].empty()) continue;
+      chunk_.push_back(p.sentence);
+      chunk_pieces.push_back(next);
+      TokenStream::Origin o;
+      o.index = static_cast<uint32_t>(p.text);
+      o.part = static_cast<uint32_t>(p.index);
+      o.parts = static_cast<uint32_t>(p.count);
+      origins_.push_back(o);
+    }
+    if (chunk_.empty()) break;
+    Span<const TranslationResult> out;
+    const Status st = engine.TranslateSentences(Span<const std::string_view>(chunk_.data(), chunk_.size()), origins_.data(), &out);
+    if (!st.ok() && st.code() != StatusCode::kCancelled) return st;
+    for (size_t k = 0; k < chunk_pieces.size(); ++k) Add(pieces_[chunk_pieces[k]], out[k]);
+    if (st.code() == StatusCode::kCancelled) {  // the sentences not translated yet fail as cancelled
+      cancelled = st;
+      TranslationResult not_run;
+      not_run.error = StatusCode::kCancelled;
+      not_run.error_message = "cancelled by the caller";
+      for (size_t k = next; k < pieces_.size(); ++k) Add(pieces_[k], not_run);
+      break;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    TranslationResult& r = results_[i];
+    if (!errors_[i].empty()) {
+      r.error_message = errors_[i];
+      r.hypotheses = {};
+      continue;
+    }
+    hyps_[i].resize(joined_[i].size());
+    for (size_t k = 0; k < hyps_[i].size(); ++k) {
+      const Joined& j = joined_[i][k];
+      Hypothesis& h = hyps_[i][k];
+      h.text = j.text;
+      h.ids = Span<const uint32_t>(j.ids.data(), j.ids.size());
+      h.score = j.score;
+      j.track.Bind(&h);
+    }
+    r.error = StatusCode::kOk;
+    r.hypotheses = Span<const Hypothesis>(hyps_[i].data(), hyps_[i].size());
+  }
+  *results = Span<const TranslationResult>(results_.data(), n);
+  return cancelled;
+}
+
+}  // namespace tern

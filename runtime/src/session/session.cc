@@ -1,0 +1,224 @@
+#include "session/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "model/model_impl.h"
+#include "nn/decoder.h"
+#include "nn/encoder.h"
+
+namespace tern {
+namespace {
+
+// The shared shape of a translate call: resolve options, reset each result, stage sentence i with
+// stage(i) (which copies its ids to staged_ids/in_len or records its error), translate the batch.
+template <typename StageFn>
+Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, StageFn stage) {
+  TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options));
+  for (size_t i = 0; i < n; ++i) {
+    t.buf.results.results[i] = TranslationResult();
+    t.buf.batch.sentence_ok[i] = 1;
+    stage(i);
+  }
+  const size_t valid = PackBatch(t.dims, t.buf.batch, n, o);
+  if (valid == 0) return Status::Ok();
+  // Streaming: each sentence's text so far goes to its first result text slot (rewritten at the end).
+  for (size_t i = 0; i < n; ++i) t.buf.search.stream_emitted[i] = 0;
+  t.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes,
+                 t.dims.text_bytes, t.buf.search.stream_emitted, t.buf.batch.order, t.origins);
+  t.streaming = options.on_token != nullptr || options.abort != nullptr;
+  return t.TranslateStaged(valid, o);
+}
+
+// A status that still leaves *results filled: success, or a call the caller's callback stopped.
+bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
+
+SourceRanges Sources(const BatchBuffers& in) { return SourceRanges{in.src_off.data(), in.src_len.data()}; }
+
+}  // namespace
+
+Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
+  // Each step runs on the pool or on this thread alone, whichever the measured step times favour.
+  const ThreadPolicy::Way way = threads.Next();
+  bool pooled = way != ThreadPolicy::Way::kSingle;
+  if (way == ThreadPolicy::Way::kProbePool && net->PingPool() > ThreadPolicy::kStall) threads.PoolStalled(), pooled = false;
+  net->SetPooled(pooled);
+  DecodeRows rows;
+  rows.pos = r.pos;
+  rows.n = r.n;
+  rows.slots = r.slots;
+  rows.sentences = r.sentences;
+  rows.tokens = r.tokens;
+  rows.ancestry = r.ancestry;
+  rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
+  rows.alignment_layer = r.want_alignment ? alignment_layer : -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
+  threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
+  if (!pooled) prof.profile.single_thread_steps++;
+  StepOutput out;
+  out.logits = buf.dec.logits.data();
+  out.alignment = rows.alignment_layer >= 0 ? buf.dec.alignment.data() : nullptr;
+  return out;
+}
+
+Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& o) {
+  const BatchBuffers& in = buf.batch;
+  net->SetPooled(threads.pooled());
+  TERN_RETURN_IF_ERROR(Encode(*net, *model, n_valid, in.src_ids, Sources(in), buf.enc, buf.dec, dims.src_rows, prof));
+  const Hyperparameters& hp = model->hparams();
+  SearchOptions opt;
+  opt.beam = o.beam;
+  opt.n_best = o.n_best;
+  opt.length_penalty = o.length_penalty;
+  opt.want_scores = o.want_scores;
+  opt.want_alignment = o.want_alignment;
+  opt.hf_rules = o.hf_rules;
+  opt.early_stopping = o.early_stopping;
+  SearchContext ctx{dims,
+                    SentenceInfo{in.order.data(), in.max_len.data()},
+                    buf.search,
+                    buf.results,
+                    processors,
+                    o.call_processors,
+                    FinishedSet<TrackPlanes>(buf.search.finished, o.beam, dims.tgt, o.hf_rules),
+                    prof,
+                    hp.eos_id,
+                    hp.decoder_start_id,
+                    opt,
+                    /*n_sentences=*/0,
+                    /*logits=*/nullptr,
+                    /*vocab=*/VocabMap(),
+                    /*stream=*/streaming ? &stream : nullptr,
+                    /*origins=*/origins};
+  const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
+  ctx.vocab = dims.shortlist && o.use_shortlist
+                  ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
+                  : IdentityMap(dims.vocab, processors.mask());
+  BeamSearch beam;
+  GreedySearch greedy;
+  SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
+  const Status st = RunSearch(ctx, n_valid, *this, strategy);
+  if (st.code() == StatusCode::kCancelled) {
+    for (size_t b = 0; b < n_valid; ++b)
+      if (!buf.search.done[b])
+        SetSentenceError(buf.results, in, in.order[b], StatusCode::kCancelled, "cancelled by the caller");
+  }
+  return st;
+}
+
+Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+                                      Span<const TranslationResult>* results) {
+  const BatchBuffers& in = buf.batch;
+  const ResultBuffers& out = buf.results;
+  const uint32_t src_vocab = model->hparams().source_vocab_size;
+  origins = nullptr;
+  const Status st = RunCall(*this, sources.size(), options, [&](size_t i) {
+    const Span<const uint32_t>& s = sources[i];
+    if (s.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
+    if (s.size() > dims.src)
+      return SetSentenceError(out, in, i, StatusCode::kResourceExhausted, "%zu source tokens exceed max_source_tokens %zu",
+                              s.size(), dims.src);
+    for (size_t k = 0; k < s.size(); ++k) {
+      if (s[k] >= src_vocab)
+        return SetSentenceError(out, in, i, StatusCode::kInvalidArgument,
+                                "id %u at position %zu is outside the source vocabulary (%u)", s[k], k, src_vocab);
+    }
+    std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
+    in.in_len[i] = static_cast<uint32_t>(s.size());
+  });
+  if (!HasResults(st)) return st;
+  *results = Span<const TranslationResult>(out.results, sources.size());
+  return st;
+}
+
+Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+                                        Span<const TranslationResult>* results) {
+  const BatchBuffers& in = buf.batch;
+  const ResultBuffers& out = buf.results;
+  const size_t n = texts.size();
+  if (!options.target_lang.empty()) {  // a language the model lacks fails the call, not each sentence
+    const std::string code = LanguageCode(options.target_lang);
+    const auto& langs = model->language_tokens();
+    if (std::find(langs.begin(), langs.end(), code) == langs.end()) {
+      std::string have;
+      for (std::string_view l : langs) have += (have.empty() ? "" : ", ") + std::string(l);
+      return Status(StatusCode::kInvalidArgument, "target_lang '" + std::string(options.target_lang) + "': the model has no " +
+                                                      code + " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
+    }
+  }
+  const Status st = RunCall(*this, n, options, [&](size_t i) {
+    if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+      // Nothing to translate: an empty translation, without running the model.
+      Hypothesis& h = out.hypotheses[i * dims.n_best];
+      h = Hypothesis();
+      out.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
+      in.sentence_ok[i] = 0;
+      return;
+    }
+    size_t len = 0;
+    Status s = tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * dims.src, dims.src, &len);
+    if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
+    in.in_len[i] = static_cast<uint32_t>(len);
+  });
+  if (!HasResults(st)) return st;
+  // Detokenize every hypothesis into the arena's text buffer.
+  for (size_t i = 0; i < n; ++i) {
+    TranslationResult& r = out.results[i];
+    if (!r.ok()) continue;
+    for (size_t k = 0; k < r.hypotheses.size(); ++k) {
+      Hypothesis& h = const_cast<Hypothesis&>(r.hypotheses[k]);
+      char* text = out.out_text + (i * dims.n_best + k) * dims.text_bytes;
+      const size_t len = tokenizer->Decode(h.ids.data(), h.ids.size(), text, dims.text_bytes);
+      h.text = std::string_view(text, len);
+    }
+  }
+  *results = Span<const TranslationResult>(out.results, n);
+  return st;
+}
+
+namespace {
+
+// Paragraphs' engine: a chunk of sentences through TranslateTexts, splitting off.
+class SentenceEngine : public Paragraphs::Engine {
+ public:
+  SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o), ids_(t.dims.src) { o_.split_sentences = false; }
+  Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
+                            Span<const TranslationResult>* out) override {
+    t_.origins = origins;
+    const Status s = t_.TranslateTexts(sentences, o_, out);
+    t_.origins = nullptr;
+    return s;
+  }
+  Status CheckSentence(std::string_view s) override {
+    if (s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) return Status::Ok();
+    size_t len = 0;
+    return t_.tokenizer->Encode(s, o_.target_lang, ids_.data(), ids_.size(), &len);
+  }
+
+ private:
+  Translator::Impl& t_;
+  TranslateOptions o_;
+  std::vector<uint32_t> ids_;  // scratch for CheckSentence
+};
+
+}  // namespace
+
+Status Translator::Impl::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+                                   Span<const TranslationResult>* results) {
+  if (texts.size() > dims.batch)
+    return Status(StatusCode::kInvalidArgument,
+                  std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
+  origins = nullptr;
+  if (options.split_sentences && SentenceSplitter::Available()) {
+    TERN_ASSIGN_OR_RETURN(const bool several, paragraphs.Prepare(model->source_lang(), texts));
+    if (several) {
+      SentenceEngine engine(*this, options);
+      return paragraphs.Translate(engine, dims.batch, results);
+    }
+  }
+  return TranslateTexts(texts, options, results);
+}
+
+}  // namespace tern

@@ -1,0 +1,72 @@
+// Translator::Impl: one translation session. It owns the arena (planned once, bound to SessionBuffers),
+// its Network (operators over the Model's shared packed weights, thread pool), the tokenizer, the file's
+// logits rules and the profiler, and is the search's StepDecoder (the one seam between the search and the
+// network). A call: stage and pack the batch (batch.h), encode, choose the columns (the identity or the
+// call's shortlist), run the search strategy (search/search.h), detokenize.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "base/profiler.h"
+#include "memory/arena.h"
+#include "nn/network.h"
+#include "nn/prepared_model.h"
+#include "nn/thread_policy.h"
+#include "search/logits_processors.h"
+#include "search/search.h"
+#include "search/token_stream.h"
+#include "session/batch.h"
+#include "session/buffers.h"
+#include "tern/translator.h"
+#include "session/paragraphs.h"
+#include "text/tokenizer.h"
+
+namespace tern {
+
+struct Translator::Impl : public StepDecoder {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const PreparedModel> prepared;
+  std::unique_ptr<Network> net;
+  std::unique_ptr<Tokenizer> tokenizer;
+  TranslatorConfig config;
+  Dims dims;
+  ArenaPlan plan;
+  SessionBuffers buf;
+  std::unique_ptr<uint8_t[]> owned_arena;
+  LogitsProcessors processors;  // the file's rules
+  Profiler prof;
+  ThreadPolicy threads;   // pool or calling thread, step by step (nn/thread_policy.h)
+  Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
+  std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
+  TokenStream stream;             // the call's token callback and abort check
+  bool streaming = false;         // this call has a token or abort callback
+  const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
+  int alignment_layer = -1;       // the decoder layer whose cross-attention gives token_sources
+
+  /// Plans the arena for `config`, binds it (the caller's, or one allocated here), loads the tokenizer,
+  /// packs the weights (shared through the Model), makes the network. Errors: those of Translator::Create.
+  Status Init(std::shared_ptr<const Model> model, const TranslatorConfig& config);
+
+  /// StepDecoder: logits (and alignment) of the requested rows, on the pool or this thread by measurement.
+  Result<StepOutput> Decode(const StepRequest& request) override;
+
+  /// Translator::TranslateIds and Translate, after the busy flag is taken.
+  Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+                      Span<const TranslationResult>* results);
+  Status Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+                   Span<const TranslationResult>* results);
+
+  /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
+  Status TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+                        Span<const TranslationResult>* results);
+
+  /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
+  Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
+};
+
+/// Resolves `config` on `model` and plans every buffer into `plan` (Create, RequiredArenaBytes,
+/// DescribeArena). Errors: ResolveDims' and PlanArena's.
+Result<Dims> PlanFor(const Model& model, const TranslatorConfig& config, SessionBuffers* buf, ArenaPlan* plan);
+
+}  // namespace tern

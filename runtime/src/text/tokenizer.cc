@@ -1,0 +1,191 @@
+#include "model/model_impl.h"
+#include "text/tokenizer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <sentencepiece_processor.h>
+
+namespace tern {
+
+size_t FindInvalidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
+    else return i;
+    if (i + len > n) return i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+      return i;
+    i += len;
+  }
+  return n;
+}
+
+Tokenizer::~Tokenizer() = default;
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side side) {
+  std::unique_ptr<Tokenizer> t(new Tokenizer());
+  t->model_ = &model;
+  t->side_ = side;
+  const bool source = side == Side::kSource;
+  const std::string_view proto = source ? model.impl().source_spm() : model.impl().target_spm();
+  t->spm_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  // {data, size}: SentencePiece 0.1.97 upstream takes its own absl::string_view shim, Debian's std::string_view.
+  const std::string where = model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ");
+  sentencepiece::util::Status st;
+  // The verifier (format::CheckSentencePieceModel) already refused what is known to make SentencePiece or
+  // its darts-clone tries throw; an exception that still comes out of that C++ library is this model's
+  // error, never the process's end.
+  try {
+    st = t->spm_->LoadFromSerializedProto({proto.data(), proto.size()});
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidModel, where + "SentencePiece failed to load it: " + e.what());
+  }
+  if (!st.ok()) return Status(StatusCode::kInvalidModel, where + st.ToString());
+  model.impl().ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
+  // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
+  const auto& vocab = source ? model.source_vocab() : model.target_vocab();
+  t->ids_.reserve(vocab.size());
+  for (size_t i = 0; i < vocab.size(); ++i) t->ids_.emplace(vocab[i], static_cast<uint32_t>(i));
+  t->max_piece_bytes_ = MaxPieceBytes(model);
+  return t;
+}
+
+size_t MaxPieceBytes(const Model& model) {
+  size_t n = 6;  // " ⁇ " for unknown pieces
+  for (std::string_view p : model.target_vocab()) n = std::max(n, p.size());
+  return n;
+}
+
+std::string LanguageCode(std::string_view lang) { return ">>" + std::string(lang) + "<<"; }
+
+std::string_view LeadingLanguageCode(std::string_view text) {
+  if (text.size() < 2 || text.compare(0, 2, ">>") != 0) return {};
+  const size_t end = text.find("<<");
+  return end == std::string_view::npos ? std::string_view() : text.substr(0, end + 2);
+}
+
+Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity,
+                         size_t* n) const {
+  const size_t bad = FindInvalidUtf8(text);
+  if (bad != text.size()) return Status(StatusCode::kInvalidArgument, "invalid UTF-8 at byte " + std::to_string(bad));
+  const size_t nul = text.find('\0');
+  if (nul != std::string_view::npos) return Status(StatusCode::kInvalidArgument, "NUL byte at byte " + std::to_string(nul));
+  const uint32_t unk = model_->hparams().unk_id;
+  auto id_of = [&](std::string_view piece) {
+    auto it = ids_.find(piece);
+    return it == ids_.end() ? unk : it->second;
+  };
+  // MarianTokenizer.remove_language_code: ">>...<<" at the very start, up to the first "<<".
+  const std::string_view code = LeadingLanguageCode(text);
+  text.remove_prefix(code.size());
+  uint32_t code_id = 0;
+  bool has_code = !code.empty();
+  if (!target_lang.empty()) {
+    const std::string wanted = LanguageCode(target_lang);
+    auto it = ids_.find(wanted);
+    if (it == ids_.end())
+      return Status(StatusCode::kInvalidArgument, "the model has no target-language token " + wanted);
+    code_id = it->second, has_code = true;
+  } else if (has_code) {
+    code_id = id_of(code);
+  }
+  std::vector<std::string> pieces;
+  auto st = spm_->Encode({text.data(), text.size()}, &pieces);
+  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
+  const size_t total = (has_code ? 1 : 0) + pieces.size() + 1;
+  if (total > capacity)
+    return Status(StatusCode::kResourceExhausted, std::to_string(total) + " source tokens exceed max_source_tokens " +
+                                                      std::to_string(capacity));
+  size_t k = 0;
+  if (has_code) ids[k++] = code_id;
+  for (const std::string& p : pieces) ids[k++] = id_of(p);
+  ids[k++] = model_->hparams().eos_id;
+  *n = k;
+  return Status::Ok();
+}
+
+size_t CleanUpTokenization(char* text, size_t n) {
+  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
+      {" .", "."},   {" ?", "?"},     {" !", "!"},     {" ,", ","},     {" ' ", "'"},
+      {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+  for (const auto& [from, to] : kRules) {  // each rule over the whole text, left to right (str.replace)
+    size_t r = 0, w = 0;
+    while (r < n) {
+      if (n - r >= from.size() && std::string_view(text + r, from.size()) == from) {
+        std::memcpy(text + w, to.data(), to.size());  // to is shorter than from: w + |to| <= r
+        w += to.size(), r += from.size();
+      } else {
+        text[w++] = text[r++];
+      }
+    }
+    n = w;
+  }
+  return n;
+}
+
+size_t Tokenizer::Decode(const uint32_t* ids, size_t n, char* out, size_t capacity) const {
+  static constexpr char kSpace[] = "\xe2\x96\x81";  // U+2581
+  const Hyperparameters& hp = model_->hparams();
+  const auto& vocab = model_->target_vocab();
+  size_t len = 0;
+  auto put = [&](const char* s, size_t k) {
+    if (len + k > capacity) {  // keep whole UTF-8 sequences only: cut before a continuation byte
+      size_t cut = capacity - len;
+      while (cut > 0 && cut < k && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
+      k = cut;
+    }
+    std::memcpy(out + len, s, k);
+    len += k;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t id = ids[i];
+    if (id == hp.eos_id || id == hp.pad_id || id >= vocab.size()) continue;
+    std::string_view p = vocab[id];
+    if (id == hp.unk_id) {
+      put(" \xe2\x81\x87 ", 5);
+      continue;
+    }
+    if (p.size() == 6 && p[0] == '<' && p[1] == '0' && p[2] == 'x' && p[5] == '>') {  // byte fallback <0xNN>
+      auto hex = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+      char byte = static_cast<char>(hex(p[3]) * 16 + hex(p[4]));
+      put(&byte, 1);
+      continue;
+    }
+    size_t pos = 0;
+    while (pos < p.size()) {
+      if (p.compare(pos, 3, kSpace) == 0) {
+        put(" ", 1);
+        pos += 3;
+      } else {
+        size_t next = p.find(kSpace, pos);
+        if (next == std::string_view::npos) next = p.size();
+        put(p.data() + pos, next - pos);
+        pos = next;
+      }
+    }
+  }
+  if (len > 0 && out[0] == ' ') {
+    std::memmove(out, out + 1, len - 1);
+    --len;
+  }
+  if (model_->clean_up_tokenization_spaces()) len = CleanUpTokenization(out, len);
+  return len;
+}
+
+}  // namespace tern
