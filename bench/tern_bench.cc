@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limit);
   app.add_option("--max-length", max_length);
   app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
-  bool no_shortlist = false;
+  bool no_shortlist = false, scores = false, alignment = false;
+  app.add_flag("--scores", scores, "return per-token log-probabilities and the sentence score");
+  app.add_flag("--alignment", alignment, "return each token's source alignment (cross-attention)");
   app.add_flag("--no-shortlist", no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
   CLI11_PARSE(app, argc, argv);
 
@@ -69,7 +71,8 @@ int main(int argc, char** argv) {
   tern::TranslateOptions opt;
   opt.beam_size = beam;
   opt.max_length = max_length;
-  opt.return_scores = false;
+  opt.return_scores = scores;
+  opt.return_alignment = alignment;
   opt.use_shortlist = !no_shortlist;
   std::ofstream out(output);
   struct Totals {
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
   auto pct = [&](double p) { return latency.empty() ? 0.0 : latency[std::min(latency.size() - 1, static_cast<size_t>(p * latency.size()))]; };
   nlohmann::json j = {{"system", std::string("tern ") + tern::DTypeName(model.value()->weight_dtype())},
                       {"cpu", tern::CpuSummary()},
-                      {"beam", beam}, {"batch", batch}, {"threads", trs[0]->threads()}, {"translators", translators},
+                      {"beam", beam}, {"batch", batch}, {"scores", scores}, {"alignment", alignment}, {"threads", trs[0]->threads()}, {"translators", translators},
                       {"sentences", sentences}, {"failed", failed}, {"target_tokens", tokens},
                       {"seconds", total_ms / 1000}, {"sentences_per_s", sentences / (total_ms / 1000)},
                       {"tokens_per_s", tokens / (total_ms / 1000)}, {"latency_p50_ms", pct(0.50)}, {"latency_p95_ms", pct(0.95)},

@@ -65,6 +65,38 @@ check "text: invalid UTF-8 line fails alone" grep -q "^tern: line 2: invalid UTF
 check "text: exit 1" test $rc -eq 1
 check "text: 2 output lines" test "$(wc -l < "$tmp/out")" -eq 2
 
+# --format json: one object per line (a failing line included), tokens with log-probabilities, spans, sources
+printf 'A man in a blue shirt.\nbad \xff\n' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --format json \
+  > "$tmp/out.json" 2> "$tmp/err"; rc=$?
+check "json: exit 1 (line 2 fails)" test $rc -eq 1
+check "json: objects with text, tokens, confidence and source; an error object for line 2" /usr/bin/python3 -c '
+import json, sys
+a, b = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+t = a["tokens"]
+assert a["line"] == 1 and isinstance(a["text"], str) and t and t[-1]["id"] == 0, a
+assert all("logprob" in x and "span" in x and 0 <= x["source"] < len(a["source"]) for x in t), t
+assert abs(a["confidence"]["mean"] - sum(x["logprob"] for x in t) / len(t)) < 1e-4
+assert a["source"][-1]["id"] == 0 and a["source"][0]["span"] == [0, 1]
+assert b == {"line": 2, "error": "invalid UTF-8 at byte 4"}, b
+' "$tmp/out.json"
+tern translate -m "$models/post-swish.int8.tern" --format yaml < /dev/null 2> /dev/null; rc=$?
+check "json: an unknown --format exits 2" test $rc -eq 2
+
+# --html: the tags come back, well formed; broken markup fails its line (strict) or is repaired (lenient)
+printf 'A <b>man</b> in a <a href="/x?a=1&amp;b=2" title="a > b">blue shirt</a>.<br>A dog.\nA <b>man.\n' |
+  tern translate -m "$models/post-swish.int8.tern" --beam 1 --html > "$tmp/out.html" 2> "$tmp/err"; rc=$?
+check "html: exit 1 (line 2 is not well formed)" test $rc -eq 1
+check "html: line 1 holds exactly its tags, in order" test "$(sed -n 1p "$tmp/out.html" | grep -o '<[^<>]*\(>\|"[^"]*"[^<>]*>\)' | tr '\n' ' ')" \
+  = '<b> </b> <a href="/x?a=1&amp;b=2" title="a > b"> </a> <br> '
+check "html: line 2 is empty" test -z "$(sed -n 2p "$tmp/out.html")"
+check "html: strict error names the tag and byte" grep -q "^tern: line 2: markup: <b> at byte 2 is not closed" "$tmp/err"
+printf 'A <b>man.\n' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --html=lenient > "$tmp/out.html"; rc=$?
+check "html=lenient: exit 0" test $rc -eq 0
+check "html=lenient: closed at the end" grep -q '^[^<]*<b>.*</b>$' "$tmp/out.html"
+echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --html --stream > /dev/null 2> "$tmp/err"; rc=$?
+check "html + stream: exit 2" test $rc -eq 2
+check "html + stream: says why" grep -q "cannot be combined with --stream" "$tmp/err"
+
 # a long file streams through, line for line
 lines=3000
 [ -n "${TERN_EMULATOR:-}" ] && lines=300  # under qemu: fewer, same check

@@ -185,6 +185,38 @@ int main(int argc, char** argv) {
   p.logits_callback = NULL;
   p.max_length = 0;
   p.return_alignment = 0;
+  /* Spans, source tokens and confidence; markup (a tag kept, an unclosed one failing its sentence alone). */
+  p.beam_size = 1;
+  {
+    const char* tagged[] = {"A man in <b>a</b> blue shirt.", "A <i>man."};
+    p.markup = 1;
+    CHECK(tern_translate(tr, tagged, 2, &p, res, &err) == TERN_OK);
+    const char* text = tern_result_text(res, 0, 0, &len);
+    CHECK(text != NULL && strstr(text, "<b>") != NULL && strstr(text, "</b>") != NULL);
+    CHECK(tern_result_code(res, 1) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(tern_result_error(res, 1), "markup: <i> at byte 2 is not closed") == 0);
+    size_t nt = 0, nsp = 0, nsrc = 0, nss = 0;
+    tern_result_tokens(res, 0, 0, &nt);
+    const tern_text_span* spans = tern_result_token_spans(res, 0, 0, &nsp);
+    CHECK(spans != NULL && nsp == nt);
+    for (size_t k = 0; k < nsp; ++k) CHECK(spans[k].begin <= spans[k].end && spans[k].end <= len);
+    CHECK(tern_result_source_ids(res, 0, &nsrc) != NULL && nsrc >= 2);
+    const tern_text_span* src_spans = tern_result_source_spans(res, 0, &nss);
+    CHECK(src_spans != NULL && nss == nsrc && src_spans[nss - 1].end == strlen(tagged[0]));
+    CHECK(tern_result_source_ids(res, 1, &nsrc) == NULL && nsrc == 0);
+    float mean = 1.f, lowest = 1.f;
+    const int low = tern_result_confidence(res, 0, 0, &mean, &lowest);
+    CHECK((low == 0 || low == 1) && mean <= 0.f && lowest <= mean);
+    CHECK(tern_result_confidence(res, 1, 0, &mean, &lowest) == -1);
+    p.markup = 7;
+    CHECK(tern_translate(tr, tagged, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "markup 255") != NULL);
+    p.markup = 1;
+    p.token_callback = on_token;
+    CHECK(tern_translate(tr, tagged, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+    p.token_callback = NULL;
+    p.markup = 0;
+  }
   CHECK(tern_result_tokens(res, 9, 0, &n) == NULL && n == 0);
 
   /* Bad input on the device path. */

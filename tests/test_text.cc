@@ -162,3 +162,66 @@ TEST_CASE("a line that starts with a language code gives the code to each of its
   REQUIRE(t->Translate(plain, o, &r).ok());
   CHECK(ToVector(r[0].best().ids) == want);
 }
+
+TEST_CASE("clean_up_tokenization's origin map: each output byte's position in the input") {
+  std::string s = "I do n't know , ok .";
+  std::vector<uint32_t> origin(s.size());
+  s.resize(CleanUpTokenization(s.data(), s.size(), origin.data()));
+  REQUIRE(s == "I don't know, ok.");
+  const std::string in = "I do n't know , ok .";
+  for (size_t i = 0; i < s.size(); ++i) CHECK(in[origin[i]] == s[i]);
+  CHECK(origin[4] == 5);  // "n't" moved left by one
+}
+
+TEST_CASE("source spans: each id's bytes in the text, the language code's, an empty one at the end for </s>") {
+  auto model = LoadOrFail(BundledModel());
+  auto tok = Tokenizer::Create(*model);
+  REQUIRE(tok.ok());
+  const std::string text = "A  man\twith \xc3\xa9" "clair, Na\xc3\xaf" "ve.";
+  std::vector<uint32_t> ids(64);
+  std::vector<TextSpan> spans(64);
+  size_t n = 0;
+  REQUIRE(tok.value()->Encode(text, "", ids.data(), ids.size(), &n, spans.data()).ok());
+  REQUIRE(n >= 4);
+  CHECK(text.substr(spans[0].begin, spans[0].end - spans[0].begin) == "A");
+  CHECK(text.substr(spans[1].begin, spans[1].end - spans[1].begin) == "man");  // the double space left out
+  for (size_t k = 1; k < n; ++k) CHECK(spans[k].begin >= spans[k - 1].end);
+  CHECK(spans[n - 1].begin == text.size());  // </s>
+  CHECK(spans[n - 1].end == text.size());
+  // The ids are what Encode gives without spans.
+  std::vector<uint32_t> plain(64);
+  size_t m = 0;
+  REQUIRE(tok.value()->Encode(text, "", plain.data(), plain.size(), &m).ok());
+  CHECK(m == n);
+  CHECK(std::equal(ids.begin(), ids.begin() + n, plain.begin()));
+}
+
+TEST_CASE("target spans: each token's bytes in the detokenized text, through the clean-up") {
+  auto model = LoadOrFail(BundledModel());
+  auto tok = Tokenizer::Create(*model, Tokenizer::Side::kTarget);
+  REQUIRE(tok.ok());
+  // Pieces by name from the target vocabulary.
+  auto id = [&](std::string_view piece) {
+    const auto& v = model->target_vocab();
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == piece) return static_cast<uint32_t>(i);
+    FAIL("no piece " << piece);
+    return 0u;
+  };
+  // "\xe2\x96\x81" (a lone word boundary) before "," and "." makes " ," and " .", which the clean-up joins.
+  const std::vector<uint32_t> ids = {id("\xe2\x96\x81" "Ein"), id("\xe2\x96\x81" "Hund"), id("\xe2\x96\x81"), id(","),
+                                     id("\xe2\x96\x81" "der"), id("\xe2\x96\x81"), id("."), model->hparams().eos_id};
+  std::vector<char> text(256);
+  std::vector<TextSpan> spans(ids.size());
+  std::vector<uint32_t> scratch(text.size());
+  const size_t len = tok.value()->Decode(ids.data(), ids.size(), text.data(), text.size(), spans.data(), scratch.data());
+  const std::string s(text.data(), len);
+  const bool cleans = model->clean_up_tokenization_spaces();
+  CHECK(s == (cleans ? "Ein Hund, der." : "Ein Hund , der ."));
+  const char* want[] = {"Ein", "Hund", "", ",", "der", "", "."};
+  for (size_t k = 0; k < 7; ++k) CHECK(s.substr(spans[k].begin, spans[k].end - spans[k].begin) == want[k]);
+  CHECK(spans[7].begin == len);  // </s>
+  // The same text as without spans.
+  std::vector<char> plain(256);
+  CHECK(tok.value()->Decode(ids.data(), ids.size(), plain.data(), plain.size()) == len);
+}

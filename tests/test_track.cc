@@ -252,15 +252,68 @@ TEST_CASE("split texts: a text's per-token data is each sentence's in turn, ever
   std::vector<uint32_t> tokens;
   std::vector<float> logprobs;
   std::vector<int32_t> sources;
+  std::vector<uint32_t> source_ids;
   for (size_t i = 0; i < 2; ++i) {
     const Hypothesis& h = r[i].best();
     tokens.insert(tokens.end(), h.tokens.begin(), h.tokens.end());
     logprobs.insert(logprobs.end(), h.token_logprobs.begin(), h.token_logprobs.end());
-    sources.insert(sources.end(), h.token_sources.begin(), h.token_sources.end());
+    // A text's alignment points into the text's source tokens: the second sentence's come after the first's.
+    for (int32_t s : h.token_sources) sources.push_back(s + static_cast<int32_t>(source_ids.size()));
+    source_ids.insert(source_ids.end(), r[i].source_ids.begin(), r[i].source_ids.end());
   }
   REQUIRE(t->Translate(both, o, &r).ok());
   const Hypothesis& h = r[0].best();
   CHECK(Vec(h.tokens) == tokens);
   CHECK(std::vector<float>(h.token_logprobs.begin(), h.token_logprobs.end()) == logprobs);
+  CHECK(std::vector<uint32_t>(r[0].source_ids.begin(), r[0].source_ids.end()) == source_ids);
   CHECK(std::vector<int32_t>(h.token_sources.begin(), h.token_sources.end()) == sources);
+}
+
+TEST_CASE("source tokens in results: every input of a full batch, after beam search has used the arena") {
+  auto model = EnDe();
+  TranslatorConfig c;
+  c.max_batch = 8;
+  c.max_beam = 4;
+  auto t = MakeTranslator(model, c);
+  auto tok = TextTokenizer::Create(model);
+  REQUIRE(tok.ok());
+  std::vector<std::string> lines = {
+      "A man in a blue shirt is standing on a ladder and cleaning windows.", "Two dogs play in the snow.",
+      "A group of people standing in front of an igloo.", "Hi.",
+      "A little girl climbing into a wooden playhouse while her father watches from the garden.",
+      "A woman with a large purse is walking by a gate.", "Boys dancing on poles in the middle of the night.",
+      "A black dog and a spotted dog are fighting."};
+  std::vector<std::string_view> in(lines.begin(), lines.end());
+  TranslateOptions o;
+  o.beam_size = 4;
+  o.return_alignment = true;
+  for (int round = 0; round < 2; ++round) {
+    Span<const TranslationResult> r;
+    REQUIRE(t->Translate(Span<const std::string_view>(in.data(), in.size()), o, &r).ok());
+    for (size_t i = 0; i < in.size(); ++i) {
+      CAPTURE(i);
+      std::vector<uint32_t> ids;
+      REQUIRE(tok.value()->Encode(in[i], "", &ids).ok());
+      REQUIRE(r[i].ok());
+      CHECK(std::vector<uint32_t>(r[i].source_ids.begin(), r[i].source_ids.end()) == ids);
+      REQUIRE(r[i].source_spans.size() == ids.size());
+      for (const TextSpan& s : r[i].source_spans) CHECK((s.begin <= s.end && s.end <= in[i].size()));
+      for (int32_t s : r[i].best().token_sources) CHECK((s >= 0 && static_cast<size_t>(s) < ids.size()));
+    }
+  }
+}
+
+TEST_CASE("what results point to lives through the whole call in the arena plan") {
+  auto plan = Translator::DescribeArena(*EnDe(), {});
+  REQUIRE(plan.ok());
+  size_t checked = 0;
+  for (const ArenaBufferInfo& b : plan.value()) {
+    const bool viewed = b.name.rfind("results.", 0) == 0 || b.name == "batch.staged_ids" || b.name == "batch.in_len" ||
+                        b.name == "batch.src_spans";
+    if (!viewed) continue;
+    CAPTURE(b.name);
+    CHECK(b.lifetime == "encoder..decoder");
+    ++checked;
+  }
+  CHECK(checked >= 10);
 }

@@ -1,7 +1,7 @@
 // tern: the desktop command line.
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
 //                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap]
-//                  [--no-split] [--no-shortlist] [--target-lang LANG]
+//                  [--no-split] [--no-shortlist] [--target-lang LANG] [--format text|json] [--html[=lenient]]
 //   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
 // Errors are one line on stderr and a non-zero exit.
@@ -55,6 +55,23 @@ static int Run(int argc, char** argv) {
   tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
   tr->add_flag("--no-shortlist", ta.no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
   tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
+  std::string format = "text";
+  tr->add_option("--format", format,
+                 "text (default): one line per translation; json: one JSON object per line with every token's text, "
+                 "bytes, log-probability, confidence flag and source alignment")
+      ->check(CLI::IsMember({"text", "json"}));
+  tr->add_option("--alignment-layer", ta.alignment_layer,
+                 "the decoder layer whose cross-attention gives the alignment (0-based; default: the model's)")
+      ->check(CLI::Range(0u, 255u));
+  tr->add_option("--low-token", ta.low_token, "--format json: a token whose log-probability is below this is low confidence")
+      ->check(CLI::Range(-1e6f, 0.f));
+  tr->add_option("--low-sentence", ta.low_sentence,
+                 "--format json: a translation whose mean token log-probability is below this is low confidence")
+      ->check(CLI::Range(-1e6f, 0.f));
+  tr->add_flag("--html{strict}", ta.html,
+               "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
+               "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired)")
+      ->check(CLI::IsMember({"strict", "lenient"}));
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 
@@ -79,7 +96,18 @@ static int Run(int argc, char** argv) {
     // contract is 0 for --help and 2 for any bad argument, as for a model that cannot be opened.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (tr->parsed()) return tern::cli::RunTranslate(ta);
+  if (tr->parsed()) {
+    ta.json = format == "json";
+    if (!ta.html.empty() && ta.stream) {
+      std::cerr << "tern: --html puts the tags in once a line is complete; it cannot be combined with --stream\n";
+      return 2;
+    }
+    if (ta.json && ta.stream) {
+      std::cerr << "tern: --stream prints text as it is generated; it cannot be combined with --format json\n";
+      return 2;
+    }
+    return tern::cli::RunTranslate(ta);
+  }
   if (tok->parsed()) return tern::cli::RunTokenize(tk);
   auto model = tern::Model::Load(inspect_model);
   if (!model.ok()) {

@@ -3,6 +3,7 @@
 #include "cli_io.h"
 #include "kernels/isa.h"
 #include "profile_report.h"
+#include "result_writer.h"
 
 #include <unistd.h>
 
@@ -165,6 +166,17 @@ int RunTranslate(const TranslateArgs& args) {
   opt.target_lang = args.target_lang;
   opt.split_sentences = !args.no_split;
   opt.use_shortlist = !args.no_shortlist;
+  if (args.json) opt.return_scores = true, opt.return_alignment = true;
+  if (args.alignment_layer) opt.alignment_layer = *args.alignment_layer;
+  if (!args.html.empty()) opt.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
+  OutputFormat format;
+  format.json = args.json;
+  format.ids = args.ids;
+  format.scores = opt.return_scores && !args.json;
+  format.streamed = args.stream;
+  format.n_best = args.n_best;
+  if (args.low_token) format.thresholds.token = *args.low_token;
+  if (args.low_sentence) format.thresholds.sentence = *args.low_sentence;
   StreamPrinter printer;
   printer.out = out;
   printer.ids = args.ids;
@@ -227,25 +239,11 @@ int RunTranslate(const TranslateArgs& args) {
       if (!r) {
         std::cerr << "tern: line " << l.number << ": " << error << "\n";
         ++failed;
-        for (uint32_t n = 0; n < args.n_best; ++n) *out << "\n";
-        continue;
+      } else {
+        ++sentences;
+        for (const Hypothesis& h : r->hypotheses) tokens += h.ids.size() + 1;
       }
-      ++sentences;
-      for (size_t n = 0; n < args.n_best; ++n) {
-        if (n < r->hypotheses.size()) {
-          const Hypothesis& h = r->hypotheses[n];
-          tokens += h.ids.size() + 1;
-          if (args.stream && n == 0) {
-            // already printed, word by word
-          } else if (args.ids) {
-            for (size_t j = 0; j < h.ids.size(); ++j) *out << (j ? " " : "") << h.ids[j];
-          } else {
-            *out << h.text;
-          }
-          if (opt.return_scores) *out << "\t" << h.score;
-        }
-        *out << "\n";
-      }
+      WriteResult(*out, format, l.number, l.text, r, error);
     }
     out->flush();
     lines.clear();

@@ -28,6 +28,10 @@ struct TranslateArgs {
   bool no_shortlist = false;  // ignore the model's shortlist
   bool no_mmap = false;     // read the model into memory instead of mapping it
   bool stream = false;      // print each line's words as they are generated (one line per call)
+  bool json = false;        // --format json: one JSON object per line (result_writer.h)
+  std::string html;         // --html: "strict" or "lenient"; empty: plain text
+  std::optional<uint32_t> alignment_layer;  // the decoder layer whose cross-attention aligns (default: the model's)
+  std::optional<float> low_token, low_sentence;  // low-confidence thresholds (tern/confidence.h defaults)
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

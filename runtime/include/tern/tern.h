@@ -164,6 +164,9 @@ typedef struct tern_translate_params {
   const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
   int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
   int use_shortlist;        /* nonzero (default): a model with a lexical shortlist scores only its tokens */
+  int markup;               /* 0 (default): plain text; 1: inline HTML/XML, kept through translation (markup
+                               that is not well-formed fails its sentence); 2: the same, such markup repaired.
+                               Turns alignment on; not with token_callback (TERN_INVALID_ARGUMENT) */
   /* Streaming and cancellation (as whisper.h's callbacks): called on the translating thread, which they
    * must not re-enter. A stopped call returns TERN_CANCELLED with results for the sentences that finished
    * (the others report "cancelled by the caller"). NULL: none. */
@@ -221,6 +224,29 @@ TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k
 TERN_API const uint32_t* tern_result_tokens(const tern_results* results, size_t i, size_t k, size_t* count);
 TERN_API const float* tern_result_token_logprobs(const tern_results* results, size_t i, size_t k, size_t* count);
 TERN_API const int32_t* tern_result_token_sources(const tern_results* results, size_t i, size_t k, size_t* count);
+
+/* A byte range [begin, end) of a UTF-8 text (tern::TextSpan). */
+typedef struct tern_text_span {
+  size_t begin, end;
+} tern_text_span;
+/* Each token's bytes in the text of hypothesis k of sentence i (the same *count as tern_result_tokens; a
+ * word-initial token without its space; </s> an empty span at the end). NULL if absent. */
+TERN_API const tern_text_span* tern_result_token_spans(const tern_results* results, size_t i, size_t k, size_t* count);
+/* The source tokens sentence i became (MarianTokenizer's ids, </s> last; what tern_result_token_sources
+ * indexes) and each one's bytes in the input text (tern_translate; *count 0 for tern_translate_ids). NULL
+ * if sentence i failed. */
+TERN_API const uint32_t* tern_result_source_ids(const tern_results* results, size_t i, size_t* count);
+TERN_API const tern_text_span* tern_result_source_spans(const tern_results* results, size_t i, size_t* count);
+
+/* Confidence (tern/confidence.h): the mean and the minimum token log-probability of hypothesis k of
+ * sentence i (either pointer may be NULL). Returns 1 when the hypothesis is low confidence by the default
+ * threshold (mean below TERN_LOW_CONFIDENCE_SENTENCE), 0 when not, -1 when there is no such hypothesis.
+ * A token is low confidence when its log-probability is below TERN_LOW_CONFIDENCE_TOKEN. Both thresholds
+ * were chosen on Multi30k val for the bundled en-de model (README "Confidence and alignment"). */
+#define TERN_LOW_CONFIDENCE_TOKEN (-0.33f)
+#define TERN_LOW_CONFIDENCE_SENTENCE (-0.50f)
+TERN_API int tern_result_confidence(const tern_results* results, size_t i, size_t k, float* mean_logprob,
+                                    float* min_logprob);
 
 #ifdef __cplusplus
 }

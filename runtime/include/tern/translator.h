@@ -92,6 +92,14 @@ enum class HfRules : uint8_t {
   kTransformers4 = 4,  // BeamSearchScorer / BeamHypotheses of transformers 4.x
 };
 
+/// Markup in the texts Translate() is given (README "Markup").
+enum class Markup : uint8_t {
+  kNone = 0,         // plain text: '<' and '&' are text
+  kHtml = 1,         // inline HTML/XML: tags and character references are taken out, translated around, put
+                     // back by alignment; markup that is not well-formed fails its text alone
+  kHtmlLenient = 2,  // the same, not well-formed markup repaired as a browser would
+};
+
 /// Per-call options. An empty optional means the file's default (GenerationDefaults).
 struct TranslateOptions {
   std::optional<uint32_t> beam_size;       // 1 = greedy (argmax; Hugging Face greedy search semantics)
@@ -103,6 +111,9 @@ struct TranslateOptions {
   /// Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
   /// cross-attention; README "Confidence and alignment").
   bool return_alignment = false;
+  /// The decoder layer (0-based) whose cross-attention gives token_sources; empty: the model's default
+  /// (README "Confidence and alignment" says which and why). Beyond the decoder's layers: kInvalidArgument.
+  std::optional<uint32_t> alignment_layer;
   /// Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
   /// when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
   /// for good) or 4.x's (BeamHypotheses.is_done on the best candidate). Greedy search is the same in both.
@@ -117,6 +128,11 @@ struct TranslateOptions {
   /// as one batch and join the translations with the whitespace that separated them, one result per
   /// input text. Off: each text is one sentence. Translate() only.
   bool split_sentences = true;
+  /// Inline markup in the texts (runtime/src/markup/html.h says what is recognized): the output keeps
+  /// exactly the input's tags, placed around the words translated from the text they enclosed. Turns
+  /// alignment on; spans are then bytes of the marked-up input and output. Not with on_token (the tags go
+  /// in once a sentence is complete): that is kInvalidArgument. Translate() only.
+  Markup markup = Markup::kNone;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;
@@ -133,6 +149,11 @@ struct TranslateOptions {
   Span<LogitsProcessor* const> logits_processors;
 };
 
+/// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).
+struct TextSpan {
+  size_t begin = 0, end = 0;
+};
+
 /// One output sequence. Views are valid until the Translator's next call.
 struct Hypothesis {
   std::string_view text;     // detokenized target text (empty for TranslateIds)
@@ -143,8 +164,10 @@ struct Hypothesis {
   Span<const uint32_t> tokens;        // the token ids
   Span<const float> token_logprobs;   // its log-probability after the logits processors (transformers'
                                       // compute_transition_scores(normalize_logits=True)); 0s without scores
-  Span<const int32_t> token_sources;  // the source token it aligns to (TranslateOptions::return_alignment), -1 when
-                                      // not asked
+  Span<const int32_t> token_sources;  // the source token it aligns to (TranslateOptions::return_alignment): an
+                                      // index into TranslationResult::source_ids; -1 when not asked
+  Span<const TextSpan> token_spans;   // Translate: its bytes in `text` (a word-initial piece without its space;
+                                      // </s>: empty at the end); empty for TranslateIds
 };
 
 /// The outcome for one input sentence: n hypotheses (best first), or an error for that sentence alone.
@@ -152,6 +175,11 @@ struct TranslationResult {
   StatusCode error = StatusCode::kOk;
   std::string_view error_message;  // e.g. "301 source tokens exceed max_source_tokens 256" (the result's index says which sentence)
   Span<const Hypothesis> hypotheses;
+  /// The source tokens the input became (Translate: MarianTokenizer's ids, </s> last; a split text: its
+  /// sentences' in turn; TranslateIds: the ids given) and, for Translate, each one's bytes in the input text
+  /// (empty for TranslateIds). Empty when the input failed before it was tokenized.
+  Span<const uint32_t> source_ids;
+  Span<const TextSpan> source_spans;
   bool ok() const { return error == StatusCode::kOk; }
   const Hypothesis& best() const { return hypotheses[0]; }
 };

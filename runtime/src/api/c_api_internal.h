@@ -35,12 +35,15 @@ struct tern_results {
     std::vector<uint32_t> ids;
     float score = 0.f;
     tern::TrackCopy track;  // per generated token, </s> included when it ended with one
+    std::vector<tern::TextSpan> token_spans;
   };
   struct Sentence {
     tern_status_code code = TERN_OK;
     std::string error;
     std::vector<Hypothesis> hypotheses;  // size() entries are live; capacity is kept
     size_t count = 0;
+    std::vector<uint32_t> source_ids;
+    std::vector<tern::TextSpan> source_spans;
   };
   std::vector<Sentence> sentences;  // capacity kept from call to call
   size_t count = 0;

@@ -30,6 +30,8 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.target_lang = p.target_lang ? std::string_view(p.target_lang) : std::string_view();
   o.split_sentences = p.split_sentences != 0;
   o.use_shortlist = p.use_shortlist != 0;
+  // Out of range: a value the session refuses (kInvalidArgument naming it), never a silent wrap to 0.
+  o.markup = p.markup >= 0 && p.markup <= 2 ? static_cast<Markup>(p.markup) : static_cast<Markup>(0xff);
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {

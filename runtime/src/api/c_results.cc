@@ -1,5 +1,14 @@
 // The C API's result sets: a call's results copied out of the Translator's arena, and their accessors.
+#include <cstddef>
+
 #include "api/c_api_internal.h"
+#include "tern/confidence.h"
+
+static_assert(sizeof(tern_text_span) == sizeof(tern::TextSpan) && offsetof(tern_text_span, end) == offsetof(tern::TextSpan, end),
+              "tern_text_span is tern::TextSpan");
+static_assert(tern::ConfidenceThresholds{}.token == TERN_LOW_CONFIDENCE_TOKEN &&
+                  tern::ConfidenceThresholds{}.sentence == TERN_LOW_CONFIDENCE_SENTENCE,
+              "tern.h's thresholds are tern/confidence.h's");
 
 namespace tern::c_api {
 
@@ -11,6 +20,8 @@ void CopyResults(Span<const TranslationResult> in, tern_results* out) {
     s.code = static_cast<tern_status_code>(r.error);
     s.error.assign(r.ok() ? std::string_view() : r.error_message);
     s.count = r.ok() ? r.hypotheses.size() : 0;
+    s.source_ids.assign(r.source_ids.begin(), r.source_ids.end());
+    s.source_spans.assign(r.source_spans.begin(), r.source_spans.end());
     if (s.hypotheses.size() < s.count) s.hypotheses.resize(s.count);
     for (size_t k = 0; k < s.count; ++k) {
       const Hypothesis& h = r.hypotheses[k];
@@ -19,6 +30,7 @@ void CopyResults(Span<const TranslationResult> in, tern_results* out) {
       c.ids.assign(h.ids.begin(), h.ids.end());
       c.score = h.score;
       c.track.Assign(h);
+      c.token_spans.assign(h.token_spans.begin(), h.token_spans.end());
     }
   }
   out->count = in.size();
@@ -95,6 +107,34 @@ const float* tern_result_token_logprobs(const tern_results* r, size_t i, size_t 
 const int32_t* tern_result_token_sources(const tern_results* r, size_t i, size_t k, size_t* count) {
   const tern_results::Hypothesis* h = Hyp(r, i, k);
   return Array(h ? &h->track.token_sources : nullptr, count);
+}
+
+const tern_text_span* tern_result_token_spans(const tern_results* r, size_t i, size_t k, size_t* count) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
+  return reinterpret_cast<const tern_text_span*>(Array(h ? &h->token_spans : nullptr, count));
+}
+
+const uint32_t* tern_result_source_ids(const tern_results* r, size_t i, size_t* count) {
+  const bool ok = r && i < r->count && r->sentences[i].code == TERN_OK;
+  return Array(ok ? &r->sentences[i].source_ids : nullptr, count);
+}
+
+const tern_text_span* tern_result_source_spans(const tern_results* r, size_t i, size_t* count) {
+  const bool ok = r && i < r->count && r->sentences[i].code == TERN_OK;
+  return reinterpret_cast<const tern_text_span*>(Array(ok ? &r->sentences[i].source_spans : nullptr, count));
+}
+
+int tern_result_confidence(const tern_results* r, size_t i, size_t k, float* mean_logprob, float* min_logprob) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
+  if (!h) return -1;
+  tern::Hypothesis view;
+  h->track.Bind(&view);
+  const tern::Confidence c = tern::ConfidenceOf(view);
+  if (mean_logprob) *mean_logprob = c.mean_logprob;
+  if (min_logprob) *min_logprob = c.min_logprob;
+  tern::ConfidenceThresholds t;
+  t.token = TERN_LOW_CONFIDENCE_TOKEN, t.sentence = TERN_LOW_CONFIDENCE_SENTENCE;
+  return tern::LowConfidence(c, t) ? 1 : 0;
 }
 
 }  // extern "C"

@@ -30,7 +30,8 @@ Result<std::vector<ArenaBufferInfo>> Translator::DescribeArena(const Model& mode
   ArenaPlan plan;
   TERN_RETURN_IF_ERROR(PlanFor(model, config, &buf, &plan).status());
   std::vector<ArenaBufferInfo> out;
-  for (const PlannedBuffer& b : plan.Describe()) out.push_back({b.name, b.bytes, b.offset, Lifetime(b.first, b.last)});
+  for (const PlannedBuffer& b : plan.Describe())  // the plan fits size_t (PlanArena)
+    out.push_back({b.name, static_cast<size_t>(b.bytes), static_cast<size_t>(b.offset), Lifetime(b.first, b.last)});
   return out;
 }
 

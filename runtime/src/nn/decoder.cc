@@ -70,7 +70,9 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
         AttendRow(A.q + i * d + h * dh, k + h * dh, k + d + h * dh, 2 * d, len, dh, scale, scores, A.ctx + i * d + h * dh);
         if (align) AddInPlace(A.alignment_sum, scores, len);  // scores: this head's attention probabilities
       }
-      if (align) A.alignment[i] = static_cast<int32_t>(ArgMax(A.alignment_sum, len, 0));
+      // The source's </s> (its last token) takes much attention without translating to anything: a
+      // generated token aligns to the most attended of the others (a generated </s> to the source's, Finish).
+      if (align) A.alignment[i] = static_cast<int32_t>(ArgMax(A.alignment_sum, len > 1 ? len - 1 : len, 0));
     }
     prof.Tock(t0, &P.cross_attention_ms);
     t0 = prof.Tick();

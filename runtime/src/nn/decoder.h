@@ -38,8 +38,8 @@ struct DecodeRows {
 /// attends over the cache (causal by construction: only positions <= pos exist), attends over its
 /// sentence's cross-attention K/V, and writes logits [rows.n, columns] to dec.logits. With an alignment
 /// layer, dec.alignment[i] is the source position row i attends to most in that layer's cross-attention,
-/// the attention probabilities summed over its heads (ties: the first position). Error: kInternal
-/// (XNNPACK).
+/// the attention probabilities summed over its heads, the source's final </s> left out (ties: the first
+/// position). Error: kInternal (XNNPACK).
 Status DecodeStep(const Network& net, const Model& model, const Dims& dims, const DecodeRows& rows,
                   const SourceRanges& src, const DecoderBuffers& dec, Profiler& prof);
 

@@ -33,6 +33,8 @@ void Finish(SearchContext& c, size_t ns) {
       TERN_RESULT_CHANNELS(TERN_BIND)
 #undef TERN_BIND
       if (!c.opt.want_scores) std::fill(c.out.tracks.logprob + row * T, c.out.tracks.logprob + row * T + len, 0.f);
+      // A generated </s> aligns to the source's </s> (the decoder's alignment leaves that one out).
+      if (c.opt.want_alignment && c.hyps.ended_eos(b, h) && len > 0) c.out.tracks.source[row * T + len - 1] = c.in.src_len[b] - 1;
       c.prof.profile.generated_tokens += ids;
     }
     TranslationResult& r = c.out.results[input];
@@ -143,6 +145,8 @@ void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, Are
   plan->Add(&s->stream_emitted, "search.stream_emitted", batch, kEnc, kDec);
   TrackPlanes::Declare(&r->tracks, plan, kResults, batch * d.n_best * T, kEnc, kDec);
   plan->Add(&r->out_text, "results.text", batch * d.n_best * d.text_bytes, kEnc, kDec);
+  plan->Add(&r->token_spans, "results.token_spans", batch * d.n_best * T, kEnc, kDec);
+  plan->Add(&r->decode_scratch, "results.decode_scratch", d.text_bytes, kEnc, kDec);
   plan->Add(&r->out_errors, "results.errors", batch * kErrorBytes, kEnc, kDec);
   plan->Add(&r->hypotheses, "results.hypotheses", batch * d.n_best, kEnc, kDec);
   plan->Add(&r->results, "results.results", batch, kEnc, kDec);

@@ -49,6 +49,8 @@ struct SearchBuffers {
 struct ResultBuffers {
   TrackPlanes tracks;                        // [batch x n_best, tgt]
   ArenaArray<char> out_text;                 // [batch, n_best, text_bytes]
+  ArenaArray<TextSpan> token_spans;          // [batch x n_best, tgt] each token's bytes in its text
+  ArenaArray<uint32_t> decode_scratch;       // [text_bytes] the detokenizer's clean-up map
   ArenaArray<char> out_errors;               // [batch, kErrorBytes]
   ArenaArray<Hypothesis> hypotheses;         // [batch, n_best]
   ArenaArray<TranslationResult> results;     // [batch]
@@ -96,10 +98,11 @@ class StepDecoder {
   virtual Result<StepOutput> Decode(const StepRequest& request) = 0;
 };
 
-/// Per sentence (length order): the caller's input index and the cap on generated tokens.
+/// Per sentence (length order): the caller's input index, the cap on generated tokens, the source length.
 struct SentenceInfo {
   const uint32_t* order = nullptr;    // [n] input index (within the call)
   const uint32_t* max_len = nullptr;  // [n] generated-token cap, </s> included
+  const uint32_t* src_len = nullptr;  // [n] source tokens, </s> included
 };
 
 /// What the stages share during one search.

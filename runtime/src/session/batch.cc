@@ -8,7 +8,8 @@
 
 namespace tern {
 
-Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o) {
+Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o,
+                                       int default_layer) {
   ResolvedOptions r;
   if (n > dims.batch)
     return Status(StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " + std::to_string(dims.batch));
@@ -30,6 +31,13 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite and >= 0 (0: off)");
   r.want_scores = o.return_scores;
   r.want_alignment = o.return_alignment;
+  r.alignment_layer = default_layer;
+  if (o.alignment_layer) {
+    if (*o.alignment_layer >= dims.dec_layers)
+      return Status(StatusCode::kInvalidArgument, "alignment_layer " + std::to_string(*o.alignment_layer) +
+                                                      " (the decoder has " + std::to_string(dims.dec_layers) + " layers)");
+    r.alignment_layer = static_cast<int>(*o.alignment_layer);
+  }
   r.use_shortlist = o.use_shortlist;
   r.call_processors = o.logits_processors;
   for (LogitsProcessor* p : o.logits_processors)

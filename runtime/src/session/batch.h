@@ -18,16 +18,19 @@ struct ResolvedOptions {
   float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
   bool want_scores = true;
   bool want_alignment = false;
+  int alignment_layer = -1;       // the decoder layer whose cross-attention aligns (resolved)
   bool use_shortlist = true;
   HfRules hf_rules = HfRules::kTransformers5;
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
 };
 
-/// Resolves `o` for a call of n sentences. Errors: kInvalidArgument (n > max_batch, beam > max_beam,
+/// Resolves `o` for a call of n sentences (`default_layer`: the alignment layer when the call names none).
+/// Errors: kInvalidArgument (n > max_batch, beam > max_beam, an alignment layer beyond the decoder's,
 /// n_best outside 1..min(beam, max_n_best), non-finite length penalty or ratio, an hf_rules or
 /// early_stopping value outside its enum).
-Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o);
+Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o,
+                                       int default_layer);
 
 /// Marks input sentence i failed with `code` and a printf-style message written into its arena slot (cut
 /// to kErrorBytes - 1 bytes; no heap allocation).

@@ -71,8 +71,9 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   constexpr Phase kEnc = Phase::kEncoder, kDec = Phase::kDecoder;
   const uint64_t batch = d.batch, src_rows = uint64_t{d.batch} * d.src;
   BatchBuffers& in = b->batch;
-  plan->Add(&in.staged_ids, "batch.staged_ids", src_rows, kEnc, kEnc);
-  plan->Add(&in.in_len, "batch.in_len", batch, kEnc, kEnc);
+  plan->Add(&in.staged_ids, "batch.staged_ids", src_rows, kEnc, kDec);
+  plan->Add(&in.src_spans, "batch.src_spans", src_rows, kEnc, kDec);
+  plan->Add(&in.in_len, "batch.in_len", batch, kEnc, kDec);
   plan->Add(&in.src_ids, "batch.src_ids", src_rows, kEnc, kDec);
   plan->Add(&in.src_off, "batch.src_off", batch, kEnc, kDec);
   plan->Add(&in.src_len, "batch.src_len", batch, kEnc, kDec);

@@ -22,8 +22,9 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& config);
 
 /// Sources of one call (batch staging, batch.cc).
 struct BatchBuffers {
-  ArenaArray<uint32_t> staged_ids;   // [batch, src] source ids by input index, before packing
-  ArenaArray<uint32_t> in_len;       // [batch] source tokens by input index
+  ArenaArray<uint32_t> staged_ids;   // [batch, src] source ids by input index (results show them)
+  ArenaArray<TextSpan> src_spans;    // [batch, src] Translate: each source token's bytes in its text
+  ArenaArray<uint32_t> in_len;       // [batch] source tokens by input index (results show them)
   ArenaArray<uint32_t> src_ids;      // [src_rows] packed in length order: sentence b at src_off[b] .. + src_len[b]
   ArenaArray<uint32_t> src_off;      // [batch] (length order)
   ArenaArray<uint32_t> src_len;      // [batch] (length order)

@@ -15,11 +15,11 @@ Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_v
     const std::string_view t = texts[i];
     // Invalid UTF-8 is not split: the text goes through whole and fails with its own message.
     if (FindInvalidUtf8(t) != t.size()) {
-      pieces_.push_back({i, 0, 1, t, {}});
+      pieces_.push_back({i, 0, 1, t, {}, 0, 0});
       continue;
     }
     if (SentenceSplitter::SurelyOneSentence(t)) {
-      pieces_.push_back({i, 0, 1, t, {}});
+      pieces_.push_back({i, 0, 1, t, {}, 0, 0});
       continue;
     }
     if (!splitter_) {
@@ -30,7 +30,7 @@ Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_v
     const std::string_view body = t.substr(code.size());
     TERN_RETURN_IF_ERROR(splitter_->Split(body, &spans_));
     if (spans_.size() <= 1) {  // one sentence, or whitespace only: translated as it is
-      pieces_.push_back({i, 0, 1, t, {}});
+      pieces_.push_back({i, 0, 1, t, {}, 0, 0});
       continue;
     }
     several = true;
@@ -38,14 +38,23 @@ Result<bool> Paragraphs::Prepare(std::string_view lang, Span<const std::string_v
       const SentenceSpan& s = spans_[j];
       const bool last = j + 1 == spans_.size();
       std::string_view sentence = body.substr(s.begin, s.end - s.begin);
+      const size_t offset = code.size() + s.begin;
       if (!code.empty()) {
         coded_.push_back(std::string(code) + " " + std::string(sentence));
         sentence = coded_.back();
       }
-      pieces_.push_back({i, j, spans_.size(), sentence, last ? std::string_view() : body.substr(s.end, s.gap_end - s.end)});
+      pieces_.push_back({i, j, spans_.size(), sentence, last ? std::string_view() : body.substr(s.end, s.gap_end - s.end),
+                         offset, code.empty() ? 0 : code.size() + 1});
     }
   }
   return several;
+}
+
+TextSpan Paragraphs::InText(const Piece& p, TextSpan s) {
+  if (p.code == 0) return TextSpan{p.offset + s.begin, p.offset + s.end};
+  if (s.begin < p.code - 1) return TextSpan{0, p.code - 1};  // the language code, at the text's start
+  auto at = [&](size_t x) { return p.offset + (x > p.code ? x - p.code : 0); };
+  return TextSpan{at(s.begin), std::max(at(s.begin), at(s.end))};
 }
 
 void Paragraphs::Add(const Piece& p, const TranslationResult& r) {
@@ -65,12 +74,20 @@ void Paragraphs::Add(const Piece& p, const TranslationResult& r) {
     for (size_t k = have; k < n; ++k)
       if (have > 0) joined[k] = joined[have - 1];
   }
+  // Source token indices and byte offsets continue from the text's earlier sentences.
+  const size_t source_base = source_ids_[i].size();
+  source_ids_[i].insert(source_ids_[i].end(), r.source_ids.begin(), r.source_ids.end());
+  for (const TextSpan& sp : r.source_spans) source_spans_[i].push_back(InText(p, sp));
   for (size_t k = 0; k < n; ++k) {
     const Hypothesis& h = r.hypotheses[std::min(k, r.hypotheses.size() - 1)];
     Joined& j = joined[k];
+    const size_t text_base = j.text.size(), first = j.track.token_sources.size();
     j.text.append(h.text);
     j.ids.insert(j.ids.end(), h.ids.begin(), h.ids.end());
     j.track.Append(h);
+    for (size_t t = first; t < j.track.token_sources.size(); ++t)
+      if (j.track.token_sources[t] >= 0) j.track.token_sources[t] += static_cast<int32_t>(source_base);
+    for (const TextSpan& sp : h.token_spans) j.token_spans.push_back(TextSpan{text_base + sp.begin, text_base + sp.end});
     j.score += h.score;
     if (!p.gap.empty()) j.text.append(p.gap);
   }
@@ -80,6 +97,8 @@ Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const Transl
   const size_t n = texts_.size();
   joined_.assign(n, {});
   hyps_.assign(n, {});
+  source_ids_.assign(n, {});
+  source_spans_.assign(n, {});
   errors_.assign(n, {});
   results_.assign(n, TranslationResult());
   // A text of several sentences fails as a whole if one of them fails: check them all first, so that such
@@ -140,7 +159,10 @@ Status Paragraphs::Translate(Engine& engine, size_t max_batch, Span<const Transl
       h.ids = Span<const uint32_t>(j.ids.data(), j.ids.size());
       h.score = j.score;
       j.track.Bind(&h);
+      h.token_spans = Span<const TextSpan>(j.token_spans.data(), j.token_spans.size());
     }
+    r.source_ids = Span<const uint32_t>(source_ids_[i].data(), source_ids_[i].size());
+    r.source_spans = Span<const TextSpan>(source_spans_[i].data(), source_spans_[i].size());
     r.error = StatusCode::kOk;
     r.hypotheses = Span<const Hypothesis>(hyps_[i].data(), hyps_[i].size());
   }

@@ -58,9 +58,13 @@ class Paragraphs {
   struct Piece {
     size_t text;                // index of its text
     size_t index, count;        // sentence index within the text, sentences in the text
-    std::string_view sentence;  // a view into the caller's text
+    std::string_view sentence;  // a view into the caller's text, or into coded_ (its text's code first)
     std::string_view gap;       // the whitespace after it within the text (empty after the last)
+    size_t offset = 0;          // where the sentence starts in its text, bytes
+    size_t code = 0;            // bytes of the text's language code in front of `sentence` (coded_: code + ' ')
   };
+  /// A source span of piece p's sentence -> its bytes in p's text.
+  static TextSpan InText(const Piece& p, TextSpan s);
   void Add(const Piece& p, const TranslationResult& r);
 
   std::unique_ptr<SentenceSplitter> splitter_;
@@ -76,10 +80,13 @@ class Paragraphs {
     std::string text;
     std::vector<uint32_t> ids;
     TrackCopy track;
+    std::vector<TextSpan> token_spans;
     float score = 0.f;
   };
-  // Per text: its joined hypotheses and their public views, result, error text.
+  // Per text: its joined hypotheses and their public views, its sentences' source tokens, result, error text.
   std::vector<std::vector<Joined>> joined_;
+  std::vector<std::vector<uint32_t>> source_ids_;
+  std::vector<std::vector<TextSpan>> source_spans_;
   std::vector<std::vector<Hypothesis>> hyps_;
   std::vector<std::string> errors_;
   std::vector<TranslationResult> results_;

@@ -15,7 +15,7 @@ namespace {
 // stage(i) (which copies its ids to staged_ids/in_len or records its error), translate the batch.
 template <typename StageFn>
 Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, StageFn stage) {
-  TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options));
+  TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
   for (size_t i = 0; i < n; ++i) {
     t.buf.results.results[i] = TranslationResult();
     t.buf.batch.sentence_ok[i] = 1;
@@ -52,7 +52,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.tokens = r.tokens;
   rows.ancestry = r.ancestry;
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
-  rows.alignment_layer = r.want_alignment ? alignment_layer : -1;
+  rows.alignment_layer = r.want_alignment ? call_alignment_layer : -1;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
@@ -74,10 +74,11 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores;
   opt.want_alignment = o.want_alignment;
+  call_alignment_layer = o.alignment_layer;
   opt.hf_rules = o.hf_rules;
   opt.early_stopping = o.early_stopping;
   SearchContext ctx{dims,
-                    SentenceInfo{in.order.data(), in.max_len.data()},
+                    SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
                     buf.search,
                     buf.results,
                     processors,
@@ -100,6 +101,10 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   GreedySearch greedy;
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
   const Status st = RunSearch(ctx, n_valid, *this, strategy);
+  for (size_t b = 0; b < n_valid; ++b) {
+    const size_t i = in.order[b];
+    buf.results.results[i].source_ids = Span<const uint32_t>(in.staged_ids + i * dims.src, in.in_len[i]);
+  }
   if (st.code() == StatusCode::kCancelled) {
     for (size_t b = 0; b < n_valid; ++b)
       if (!buf.search.done[b])
@@ -158,20 +163,25 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
       return;
     }
     size_t len = 0;
-    Status s = tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * dims.src, dims.src, &len);
+    Status s = tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * dims.src, dims.src, &len,
+                                 in.src_spans + i * dims.src);
     if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
     in.in_len[i] = static_cast<uint32_t>(len);
   });
   if (!HasResults(st)) return st;
-  // Detokenize every hypothesis into the arena's text buffer.
+  // Detokenize every hypothesis into the arena's text buffer, with each token's bytes in it.
   for (size_t i = 0; i < n; ++i) {
     TranslationResult& r = out.results[i];
-    if (!r.ok()) continue;
+    if (!r.ok() || !in.sentence_ok[i]) continue;
+    r.source_spans = Span<const TextSpan>(in.src_spans + i * dims.src, in.in_len[i]);
     for (size_t k = 0; k < r.hypotheses.size(); ++k) {
       Hypothesis& h = const_cast<Hypothesis&>(r.hypotheses[k]);
-      char* text = out.out_text + (i * dims.n_best + k) * dims.text_bytes;
-      const size_t len = tokenizer->Decode(h.ids.data(), h.ids.size(), text, dims.text_bytes);
+      const size_t row = i * dims.n_best + k;
+      char* text = out.out_text + row * dims.text_bytes;
+      TextSpan* spans = out.token_spans + row * dims.tgt;
+      const size_t len = tokenizer->Decode(h.tokens.data(), h.tokens.size(), text, dims.text_bytes, spans, out.decode_scratch);
       h.text = std::string_view(text, len);
+      h.token_spans = Span<const TextSpan>(spans, h.tokens.size());
     }
   }
   *results = Span<const TranslationResult>(out.results, n);
@@ -211,6 +221,21 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
     return Status(StatusCode::kInvalidArgument,
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   origins = nullptr;
+  if (options.markup != Markup::kNone) {
+    if (options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient)
+      return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1 or 2)");
+    if (options.on_token)
+      return Status(StatusCode::kInvalidArgument, "markup cannot be combined with on_token: tags go in when a sentence is complete");
+    markup.Prepare(texts, options.markup);
+    TranslateOptions plain = options;
+    plain.markup = Markup::kNone;
+    plain.return_alignment = true;
+    Span<const TranslationResult> out;
+    const Status st = Translate(markup.plain(), plain, &out);
+    if (!HasResults(st)) return st;
+    *results = markup.Finish(out);
+    return st;
+  }
   if (options.split_sentences && SentenceSplitter::Available()) {
     TERN_ASSIGN_OR_RETURN(const bool several, paragraphs.Prepare(model->source_lang(), texts));
     if (several) {

@@ -18,6 +18,7 @@
 #include "search/token_stream.h"
 #include "session/batch.h"
 #include "session/buffers.h"
+#include "session/markup_call.h"
 #include "tern/translator.h"
 #include "session/paragraphs.h"
 #include "text/tokenizer.h"
@@ -38,11 +39,13 @@ struct Translator::Impl : public StepDecoder {
   Profiler prof;
   ThreadPolicy threads;   // pool or calling thread, step by step (nn/thread_policy.h)
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
+  MarkupCall markup;      // takes markup out of the texts and puts it back into the translations
   std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
   TokenStream stream;             // the call's token callback and abort check
   bool streaming = false;         // this call has a token or abort callback
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
-  int alignment_layer = -1;       // the decoder layer whose cross-attention gives token_sources
+  int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
+  int call_alignment_layer = -1;  // this call's
 
   /// Plans the arena for `config`, binds it (the caller's, or one allocated here), loads the tokenizer,
   /// packs the weights (shared through the Model), makes the network. Errors: those of Translator::Create.

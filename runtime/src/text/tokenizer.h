@@ -17,6 +17,7 @@
 
 #include "tern/model.h"
 #include "tern/status.h"
+#include "tern/translator.h"
 
 namespace sentencepiece {
 class SentencePieceProcessor;
@@ -38,7 +39,12 @@ class Tokenizer {
   /// Errors (message without the sentence number; the caller adds it): kInvalidArgument "invalid UTF-8
   /// at byte N" / "NUL byte at byte N" / an unknown target_lang; kResourceExhausted when more than
   /// `capacity` ids would be needed. Allocates inside SentencePiece only.
-  Status Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity, size_t* n) const;
+  /// With `spans` (capacity entries): each id's byte range in `text`, the text it came from: the language
+  /// code's (an empty span at 0 for a target_lang code the text lacks), SentencePiece's begin/end of each
+  /// piece in the original text (normalization undone) without the space or tab a word-initial piece
+  /// starts with, an empty span at the end for </s>.
+  Status Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity, size_t* n,
+                TextSpan* spans = nullptr) const;
 
   /// Writes the text of target `ids` into out[0..capacity) and returns its length in bytes: pieces
   /// concatenated, U+2581 (SentencePiece's word boundary) turned into a space and the leading space
@@ -48,7 +54,12 @@ class Tokenizer {
   /// " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " 's" -> "'s", " 've" -> "'ve", " 're" -> "'re", in
   /// that order, each over the whole text). No allocation. Output beyond capacity is cut at a UTF-8
   /// boundary.
-  size_t Decode(const uint32_t* ids, size_t n, char* out, size_t capacity) const;
+  ///
+  /// With `spans` (n entries) and `scratch` (capacity entries): each token's byte range in the output text,
+  /// what its piece wrote there without the space a word-initial piece starts with (</s>, pad and tokens cut
+  /// by the capacity: an empty span at the end; a space the clean-up takes out leaves the span it was in).
+  size_t Decode(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans = nullptr,
+                uint32_t* scratch = nullptr) const;
 
   /// Bytes Decode can need per token at most.
   size_t max_piece_bytes() const { return max_piece_bytes_; }
@@ -69,8 +80,9 @@ std::string LanguageCode(std::string_view lang);
 /// that starts with ">>" up to and including the first "<<"; empty when there is none.
 std::string_view LeadingLanguageCode(std::string_view text);
 
-/// transformers' clean_up_tokenization on text[0..n) in place; returns the new length.
-size_t CleanUpTokenization(char* text, size_t n);
+/// transformers' clean_up_tokenization on text[0..n) in place; returns the new length. With `origin` (n
+/// entries), origin[i] is set to the position in the input of output byte i (the rules only delete spaces).
+size_t CleanUpTokenization(char* text, size_t n, uint32_t* origin = nullptr);
 
 /// Bytes Tokenizer::Decode can need per target token: the longest target piece, at least 6 (" ⁇ ",
 /// the text of an unknown piece). Used to size the result text buffers.

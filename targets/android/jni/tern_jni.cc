@@ -2,6 +2,7 @@
 // and for Android (the same source). Errors become dev.tern.TernException; no C++ exception escapes.
 #include <jni.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -54,43 +55,95 @@ int OnToken(const tern_token_event* e, void* user_data) {
   return go ? 1 : 0;
 }
 
-// Translator.Result of sentence i of `r`, through Translator.makeResult (nullptr: an exception is pending).
-jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* r, size_t i) {
+// UTF-16 index (Java String offsets) of each byte offset 0..n of the UTF-8 text s[0..n).
+std::vector<jint> Utf16Offsets(const char* s, size_t n) {
+  std::vector<jint> at(n + 1);
+  jint units = 0;
+  for (size_t k = 0; k < n; ++k) {
+    at[k] = units;
+    const auto c = static_cast<unsigned char>(s[k]);
+    if ((c & 0xc0) != 0x80) units += c >= 0xf0 ? 2 : 1;  // a lead byte; 4-byte sequences are surrogate pairs
+  }
+  at[n] = units;
+  return at;
+}
+
+// Local references a JNI call makes, deleted when it returns.
+struct LocalRefs {
+  JNIEnv* env;
+  std::vector<jobject> refs;
+  ~LocalRefs() {
+    for (jobject o : refs)
+      if (o) env->DeleteLocalRef(o);
+  }
+  template <typename T>
+  T Keep(T o) {
+    refs.push_back(o);
+    return o;
+  }
+};
+
+jintArray Ints(JNIEnv* env, LocalRefs& refs, const jint* data, size_t n) {
+  jintArray a = refs.Keep(env->NewIntArray(static_cast<jsize>(n)));
+  if (a && n) env->SetIntArrayRegion(a, 0, static_cast<jsize>(n), data);
+  return a;
+}
+
+// Spans in bytes of a text -> [begin, end] pairs in UTF-16 units of it.
+jintArray Spans(JNIEnv* env, LocalRefs& refs, const tern_text_span* spans, size_t n, const std::vector<jint>& at) {
+  std::vector<jint> pairs(2 * n);
+  const size_t last = at.size() - 1;
+  for (size_t k = 0; k < n; ++k) pairs[2 * k] = at[std::min(spans[k].begin, last)], pairs[2 * k + 1] = at[std::min(spans[k].end, last)];
+  return Ints(env, refs, pairs.data(), pairs.size());
+}
+
+// Translator.Result of sentence i of `r` (input: its UTF-8 text), through Translator.makeResult (nullptr: an
+// exception is pending).
+jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* r, size_t i, const std::string& input) {
+  LocalRefs refs{env, {}};
   const char* error = tern_result_error(r, i);
-  jstring jerror = nullptr;
-  if (error && !(jerror = env->NewStringUTF(error))) return nullptr;
-  size_t len = 0, n_tokens = 0;
+  jstring jerror = error ? refs.Keep(env->NewStringUTF(error)) : nullptr;
+  if (error && !jerror) return nullptr;
+  size_t len = 0, n = 0, n_src = 0;
   const char* text = tern_result_text(r, i, 0, &len);
   jbyteArray jtext = nullptr;
+  jintArray jtokens = nullptr, jsources = nullptr, jspans = nullptr, jsrc_ids = nullptr, jsrc_spans = nullptr;
+  jfloatArray jlogprobs = nullptr, jconfidence = nullptr;
   if (text) {
-    if (!(jtext = env->NewByteArray(static_cast<jsize>(len)))) return nullptr;
+    if (!(jtext = refs.Keep(env->NewByteArray(static_cast<jsize>(len))))) return nullptr;
     env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
-  }
-  const uint32_t* tokens = tern_result_tokens(r, i, 0, &n_tokens);
-  jintArray jtokens = nullptr, jsources = nullptr;
-  jfloatArray jlogprobs = nullptr;
-  if (tokens) {
-    std::vector<jint> t(tokens, tokens + n_tokens);
-    const float* lp = tern_result_token_logprobs(r, i, 0, nullptr);
+    const uint32_t* tokens = tern_result_tokens(r, i, 0, &n);
+    const std::vector<jint> ids(tokens, tokens + n);
     const int32_t* src = tern_result_token_sources(r, i, 0, nullptr);
-    if (!(jtokens = env->NewIntArray(static_cast<jsize>(n_tokens))) || !(jlogprobs = env->NewFloatArray(static_cast<jsize>(n_tokens))) ||
-        !(jsources = env->NewIntArray(static_cast<jsize>(n_tokens))))
+    if (!(jtokens = Ints(env, refs, ids.data(), n)) || !(jsources = Ints(env, refs, reinterpret_cast<const jint*>(src), n)))
       return nullptr;
-    env->SetIntArrayRegion(jtokens, 0, static_cast<jsize>(n_tokens), t.data());
-    env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n_tokens), lp);
-    env->SetIntArrayRegion(jsources, 0, static_cast<jsize>(n_tokens), reinterpret_cast<const jint*>(src));
+    if (!(jlogprobs = refs.Keep(env->NewFloatArray(static_cast<jsize>(n))))) return nullptr;
+    env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n), tern_result_token_logprobs(r, i, 0, nullptr));
+    size_t n_spans = 0;
+    const tern_text_span* spans = tern_result_token_spans(r, i, 0, &n_spans);
+    if (!(jspans = Spans(env, refs, spans, n_spans, Utf16Offsets(text, len)))) return nullptr;
+    const uint32_t* sids = tern_result_source_ids(r, i, &n_src);
+    const std::vector<jint> source_ids(sids, sids + n_src);
+    size_t n_src_spans = 0;
+    const tern_text_span* sspans = tern_result_source_spans(r, i, &n_src_spans);
+    if (!(jsrc_ids = Ints(env, refs, source_ids.data(), n_src)) ||
+        !(jsrc_spans = Spans(env, refs, sspans, n_src_spans, Utf16Offsets(input.data(), input.size()))))
+      return nullptr;
+    float c[3] = {0.f, 0.f, 0.f};
+    c[2] = tern_result_confidence(r, i, 0, &c[0], &c[1]) == 1 ? 1.f : 0.f;
+    if (!(jconfidence = refs.Keep(env->NewFloatArray(3)))) return nullptr;
+    env->SetFloatArrayRegion(jconfidence, 0, 3, c);
   }
   jobject out = env->CallStaticObjectMethod(cls, make, jtext, static_cast<jfloat>(tern_result_score(r, i, 0)), jerror,
-                                            static_cast<jint>(tern_result_code(r, i)), jtokens, jlogprobs, jsources);
-  for (jobject o : {static_cast<jobject>(jtext), static_cast<jobject>(jerror), static_cast<jobject>(jtokens),
-                    static_cast<jobject>(jlogprobs), static_cast<jobject>(jsources)})
-    if (o) env->DeleteLocalRef(o);
+                                            static_cast<jint>(tern_result_code(r, i)), jtokens, jlogprobs, jsources,
+                                            jspans, jsrc_ids, jsrc_spans, jconfidence);
   return env->ExceptionCheck() ? nullptr : out;
 }
 
 // tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
 // target language's bytes for the call.
-bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, tern_translate_params* p, std::string* lang) {
+bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, tern_translate_params* p,
+                 std::string* lang) {
   jclass c = env->GetObjectClass(options);
   auto i = [&](const char* name) { return env->GetIntField(options, env->GetFieldID(c, name, "I")); };
   auto z = [&](const char* name) { return env->GetBooleanField(options, env->GetFieldID(c, name, "Z")) == JNI_TRUE; };
@@ -106,6 +159,7 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, tern_transla
   p->max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
   p->length_penalty = length_penalty;  // NaN: the file's
   p->early_stopping = early_stopping;  // -1: the file's
+  p->markup = markup;
   p->hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
   if (target) {
     const char* l = env->GetStringUTFChars(target, nullptr);
@@ -142,7 +196,8 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 
 JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
                                                                     jobjectArray sentences, jobject options,
-                                                                    jint early_stopping, jobject listener, jint index_offset,
+                                                                    jint early_stopping, jint markup, jobject listener,
+                                                                    jint index_offset,
                                                                     jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
@@ -162,7 +217,7 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
   std::string lang;
-  if (!ReadOptions(env, options, early_stopping, &p, &lang)) return JNI_FALSE;
+  if (!ReadOptions(env, options, early_stopping, markup, &p, &lang)) return JNI_FALSE;
   JavaListener java{env, cls, nullptr, listener, index_offset};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
@@ -174,10 +229,10 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   const tern_status_code rc = tern_translate(s->translator, pointers.data(), static_cast<size_t>(n), &p, results.r, &err);
   if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
   if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
-  const jmethodID make = env->GetStaticMethodID(cls, "makeResult", "([BFLjava/lang/String;I[I[F[I)Ldev/tern/Translator$Result;");
+  const jmethodID make = env->GetStaticMethodID(cls, "makeResult", "([BFLjava/lang/String;I[I[F[I[I[I[I[F)Ldev/tern/Translator$Result;");
   if (!make) return JNI_FALSE;
   for (jsize i = 0; i < n; ++i) {
-    jobject r = MakeResult(env, cls, make, results.r, static_cast<size_t>(i));
+    jobject r = MakeResult(env, cls, make, results.r, static_cast<size_t>(i), inputs[static_cast<size_t>(i)]);
     if (!r) return JNI_FALSE;  // a Java exception is pending
     env->SetObjectArrayElement(out, i, r);
     env->DeleteLocalRef(r);

@@ -53,6 +53,23 @@ public class TranslatorTest {
         check(a[0].tokenSources[k] >= 0, "each token aligns to a source token");
       }
       check(Math.abs(sum - a[0].score) < 1e-3f, "greedy score = sum of token log-probabilities: " + sum + " vs " + a[0].score);
+      check(a[0].tokenSpans.length == 2 * a[0].tokens.length, "a span per token");
+      check(a[0].text.substring(a[0].tokenSpans[2], a[0].tokenSpans[3]).length() > 0, "the second token's text");
+      check(Math.abs(a[0].confidenceMean - sum / a[0].tokens.length) < 1e-4f, "confidence: the mean log-probability");
+      check(a[0].sourceIds.length * 2 == a[0].sourceSpans.length, "a span per source token");
+      int s0 = a[0].tokenSources[1];
+      String srcWord = in[0].substring(a[0].sourceSpans[2 * s0], a[0].sourceSpans[2 * s0 + 1]);
+      check(srcWord.equals("man"), "'Mann' aligns to 'man': " + srcWord);
+      // Markup: the tags come back around the translated words; a broken line fails alone.
+      Translator.Options html = new Translator.Options();
+      html.beamSize = 1;
+      html.markup = "html";
+      Translator.Result[] m = t.translate(new String[] {"A <b>man</b> in a blue shirt.", "A <b>man in a shirt."}, html);
+      check(m[0].ok() && m[0].text.contains("<b>Mann</b>"), "the tag around the word: " + m[0].text);
+      check(!m[1].ok() && m[1].error.contains("<b> at byte 2 is not closed"), "unclosed tag: " + m[1].error);
+      html.markup = "html-lenient";
+      m = t.translate(new String[] {"A <b>man in a shirt."}, html);
+      check(m[0].ok() && m[0].text.contains("<b>") && m[0].text.endsWith("</b>"), "lenient: closed at the end: " + m[0].text);
 
       // Streaming: the texts of each sentence, in order, make up its translation.
       final StringBuilder[] streamed = {new StringBuilder(), new StringBuilder()};

@@ -44,6 +44,12 @@ public final class Translator implements AutoCloseable {
     public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
     public boolean returnScores = true;    // score and tokenLogprobs
     public boolean returnAlignment = false; // tokenSources: the source token each generated token aligns to
+    /**
+     * Inline HTML/XML in the sentences: "html" (markup that is not well-formed fails its sentence) or
+     * "html-lenient" (repaired); null: plain text. Tags and entities are kept, each tag around the words
+     * translated from what it enclosed. Not with a TokenListener.
+     */
+    public String markup = null;
   }
 
   /**
@@ -67,8 +73,11 @@ public final class Translator implements AutoCloseable {
   /**
    * One sentence's outcome: text and score, or the error for that sentence alone. Per generated token (the
    * best hypothesis' tokens, its final &lt;/s&gt; included when it ended with one; null if the sentence failed):
-   * the token id, its log-probability after the logits processors, the source token it aligns to (-1
-   * unless {@link Options#returnAlignment}).
+   * the token id, its log-probability after the logits processors, the source token it aligns to (an index
+   * into sourceIds; -1 unless {@link Options#returnAlignment} or markup), and its [begin, end) in
+   * {@code text} (two ints per token, String offsets). The source tokens with their [begin, end) in the input
+   * String. Confidence: the mean and minimum token log-probability, and whether the mean is below the
+   * default threshold (tern/confidence.h).
    */
   public static final class Result {
     public final String text;   // null if the sentence failed
@@ -78,9 +87,14 @@ public final class Translator implements AutoCloseable {
     public final int[] tokens;
     public final float[] tokenLogprobs;
     public final int[] tokenSources;
+    public final int[] tokenSpans;
+    public final int[] sourceIds;
+    public final int[] sourceSpans;
+    public final float confidenceMean, confidenceMin;
+    public final boolean lowConfidence;
 
     Result(String text, float score, String error, boolean cancelled, int[] tokens, float[] tokenLogprobs,
-        int[] tokenSources) {
+        int[] tokenSources, int[] tokenSpans, int[] sourceIds, int[] sourceSpans, float[] confidence) {
       this.text = text;
       this.score = score;
       this.error = error;
@@ -88,6 +102,12 @@ public final class Translator implements AutoCloseable {
       this.tokens = tokens;
       this.tokenLogprobs = tokenLogprobs;
       this.tokenSources = tokenSources;
+      this.tokenSpans = tokenSpans;
+      this.sourceIds = sourceIds;
+      this.sourceSpans = sourceSpans;
+      this.confidenceMean = confidence == null ? 0f : confidence[0];
+      this.confidenceMin = confidence == null ? 0f : confidence[1];
+      this.lowConfidence = confidence != null && confidence[2] != 0f;
     }
 
     public boolean ok() {
@@ -140,7 +160,7 @@ public final class Translator implements AutoCloseable {
     for (int start = 0; start < sentences.length; start += maxBatch) {
       int n = Math.min(maxBatch, sentences.length - start);
       if (stopped) {
-        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true, null, null, null);
+        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true, null, null, null, null, null, null, null);
         continue;
       }
       byte[][] in = new byte[n][];
@@ -149,8 +169,8 @@ public final class Translator implements AutoCloseable {
         in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
       }
       Result[] results = new Result[n];
-      boolean cancelled = nativeTranslate(handle, in, options, earlyStoppingCode(options.earlyStopping), listener,
-          start, results);
+      boolean cancelled = nativeTranslate(handle, in, options, earlyStoppingCode(options.earlyStopping),
+          markupCode(options.markup), listener, start, results);
       System.arraycopy(results, 0, out, start, n);
       stopped = cancelled;
     }
@@ -170,11 +190,23 @@ public final class Translator implements AutoCloseable {
     }
   }
 
+  // tern_translate_params.markup: 0 none, 1 html, 2 html, lenient.
+  private static int markupCode(String s) throws TernException {
+    if (s == null) return 0;
+    switch (s) {
+      case "html": return 1;
+      case "html-lenient": return 2;
+      default: throw new TernException("markup must be null, \"html\" or \"html-lenient\", is \"" + s + "\"");
+    }
+  }
+
   // Called by the native code for each sentence's result (text as UTF-8 bytes; null arrays when it failed).
   private static Result makeResult(byte[] text, float score, String error, int code, int[] tokens,
-      float[] tokenLogprobs, int[] tokenSources) {
+      float[] tokenLogprobs, int[] tokenSources, int[] tokenSpans, int[] sourceIds, int[] sourceSpans,
+      float[] confidence) {
     String t = text == null ? null : new String(text, StandardCharsets.UTF_8);
-    return new Result(t, score, error, code == CANCELLED, tokens, tokenLogprobs, tokenSources);
+    return new Result(t, score, error, code == CANCELLED, tokens, tokenLogprobs, tokenSources, tokenSpans, sourceIds,
+        sourceSpans, confidence);
   }
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
@@ -210,7 +242,7 @@ public final class Translator implements AutoCloseable {
 
   // Fills out[0..n) and returns true when the listener stopped the call.
   private static native boolean nativeTranslate(long handle, byte[][] sentences, Options options, int earlyStopping,
-      TokenListener listener, int indexOffset, Result[] out) throws TernException;
+      int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 

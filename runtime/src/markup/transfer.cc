@@ -1,0 +1,143 @@
+#include "markup/transfer.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tern::markup {
+namespace {
+
+bool WordByte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || std::isalnum(u);
+}
+
+class Placer {
+ public:
+  Placer(const Parsed& p, const AlignedTranslation& t, std::vector<size_t>* ob, std::vector<size_t>* oe)
+      : p_(p), t_(t), ob_(*ob), oe_(*oe), children_(p.elements.size() + 1), tb_(p.elements.size()), te_(p.elements.size()) {
+    for (size_t i = 0; i < p.elements.size(); ++i) children_[static_cast<size_t>(p.elements[i].parent + 1)].push_back(i);
+  }
+
+  std::string Run() {
+    const size_t n = t_.text.size();
+    ob_.assign(n + 1, 0);
+    oe_.assign(n + 1, 0);
+    size_t cursor = 0;
+    for (size_t c : children_[0]) Place(c, cursor, n), cursor = te_[c];
+    cursor = 0;
+    for (size_t c : children_[0]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
+    WriteText(cursor, n);
+    ob_[n] = oe_[n] = out_.size();
+    return std::move(out_);
+  }
+
+ private:
+  // Where source position x goes: after the last target token aligned to source text before x.
+  size_t MapPos(size_t x) const {
+    if (x == 0) return 0;
+    if (x >= p_.text.size()) return t_.text.size();
+    size_t at = 0;
+    for (size_t k = 0; k < t_.token_spans.size() && k < t_.token_sources.size(); ++k) {
+      const TextSpan& ts = t_.token_spans[k];
+      const int32_t s = t_.token_sources[k];
+      if (ts.end <= ts.begin || s < 0 || static_cast<size_t>(s) >= t_.source_spans.size()) continue;
+      if (t_.source_spans[static_cast<size_t>(s)].begin < x) at = ts.end;
+    }
+    return at;
+  }
+
+  // The element's target range before the tree's constraints.
+  std::pair<size_t, size_t> Raw(const Element& e) const {
+    if (e.kind == Element::Kind::kVerbatim || e.end <= e.begin) {
+      const size_t at = MapPos(e.begin);
+      return {at, at};
+    }
+    // The target tokens aligned into the element form runs (a gap of at most one other token inside a
+    // run); the run with the most word tokens (then the most tokens, then the first) is the element's, so
+    // a stray token aligned far away (often the final '.') does not stretch it over the sentence.
+    size_t lo = 0, hi = 0, best_words = 0, best_tokens = 0;
+    size_t run_lo = 0, run_hi = 0, run_words = 0, run_tokens = 0, last_k = 0;
+    bool in_run = false, found = false;
+    auto close_run = [&]() {
+      if (in_run && (!found || run_words > best_words || (run_words == best_words && run_tokens > best_tokens))) {
+        lo = run_lo, hi = run_hi, best_words = run_words, best_tokens = run_tokens, found = true;
+      }
+      in_run = false;
+    };
+    for (size_t k = 0; k < t_.token_spans.size() && k < t_.token_sources.size(); ++k) {
+      const TextSpan& ts = t_.token_spans[k];
+      const int32_t s = t_.token_sources[k];
+      if (ts.end <= ts.begin || s < 0 || static_cast<size_t>(s) >= t_.source_spans.size()) continue;
+      const TextSpan& ss = t_.source_spans[static_cast<size_t>(s)];
+      if (!(ss.begin < e.end && ss.end > e.begin)) continue;
+      if (in_run && k > last_k + 2) close_run();
+      if (!in_run) in_run = true, run_lo = ts.begin, run_words = run_tokens = 0;
+      run_hi = ts.end, last_k = k, ++run_tokens;
+      for (size_t j = ts.begin; j < ts.end; ++j) {
+        if (WordByte(t_.text[j])) { ++run_words; break; }
+      }
+    }
+    close_run();
+    if (!found) {
+      const size_t at = MapPos(e.begin);
+      return {at, at};
+    }
+    const std::string& src = p_.text;
+    const bool whole_words = (e.begin == 0 || !WordByte(src[e.begin - 1])) && (e.end >= src.size() || !WordByte(src[e.end]));
+    if (whole_words) {
+      while (lo > 0 && WordByte(t_.text[lo - 1])) --lo;
+      while (hi < t_.text.size() && WordByte(t_.text[hi])) ++hi;
+    }
+    return {lo, hi};
+  }
+
+  // Fixes element i's range within [lo, hi], then its children's within it, in order.
+  void Place(size_t i, size_t lo, size_t hi) {
+    auto [b, e] = Raw(p_.elements[i]);
+    b = std::clamp(b, lo, hi);
+    e = std::clamp(e, b, hi);
+    tb_[i] = b, te_[i] = e;
+    size_t cursor = b;
+    for (size_t c : children_[i + 1]) Place(c, cursor, e), cursor = te_[c];
+  }
+
+  void WriteText(size_t from, size_t to) {
+    size_t k = from;
+    while (k < to) {
+      const auto c = static_cast<unsigned char>(t_.text[k]);
+      const size_t len = std::min<size_t>(c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4, to - k);
+      const size_t start = out_.size();
+      AppendEscaped(t_.text.substr(k, len), p_, &out_);
+      for (size_t j = k; j < k + len; ++j) ob_[j] = start, oe_[j] = out_.size();
+      k += len;
+    }
+  }
+
+  void Emit(size_t i) {
+    const Element& e = p_.elements[i];
+    out_.append(e.open);
+    if (e.kind == Element::Kind::kVerbatim) return;
+    size_t cursor = tb_[i];
+    for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
+    WriteText(cursor, te_[i]);
+    out_.append(e.close);
+  }
+
+  const Parsed& p_;
+  const AlignedTranslation& t_;
+  std::vector<size_t>& ob_;
+  std::vector<size_t>& oe_;
+  std::vector<std::vector<size_t>> children_;  // [element + 1]: 0 is the top
+  std::vector<size_t> tb_, te_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string Transfer(const Parsed& p, const AlignedTranslation& t, std::vector<size_t>* out_begin,
+                     std::vector<size_t>* out_end) {
+  Placer placer(p, t, out_begin, out_end);
+  return placer.Run();
+}
+
+}  // namespace tern::markup

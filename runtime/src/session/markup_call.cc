@@ -1,0 +1,65 @@
+#include "session/markup_call.h"
+
+#include "markup/transfer.h"
+
+namespace tern {
+
+void MarkupCall::Prepare(Span<const std::string_view> texts, Markup mode) {
+  const size_t n = texts.size();
+  parsed_.resize(n);
+  errors_.assign(n, {});
+  plain_.assign(n, {});
+  const markup::Mode m = mode == Markup::kHtmlLenient ? markup::Mode::kLenient : markup::Mode::kStrict;
+  for (size_t i = 0; i < n; ++i) {
+    const Status s = markup::Parse(texts[i], m, &parsed_[i]);
+    if (!s.ok()) {
+      errors_[i] = s.message();
+      parsed_[i] = markup::Parsed();
+    }
+    plain_[i] = parsed_[i].text;
+  }
+}
+
+Span<const TranslationResult> MarkupCall::Finish(Span<const TranslationResult> plain) {
+  const size_t n = plain.size();
+  hyps_.assign(n, {});
+  views_.assign(n, {});
+  source_spans_.assign(n, {});
+  results_.assign(n, TranslationResult());
+  for (size_t i = 0; i < n; ++i) {
+    TranslationResult& r = results_[i];
+    if (!errors_[i].empty()) {
+      r.error = StatusCode::kInvalidArgument;
+      r.error_message = errors_[i];
+      continue;
+    }
+    const TranslationResult& in = plain[i];
+    r = in;  // errors, source ids; hypotheses and spans are rewritten below
+    if (!in.ok()) continue;
+    const markup::Parsed& p = parsed_[i];
+    for (const TextSpan& s : in.source_spans) {
+      const auto [b, e] = markup::LineSpan(p, s.begin, s.end);
+      source_spans_[i].push_back(TextSpan{b, e});
+    }
+    r.source_spans = Span<const TextSpan>(source_spans_[i].data(), source_spans_[i].size());
+    hyps_[i].resize(in.hypotheses.size());
+    views_[i].assign(in.hypotheses.begin(), in.hypotheses.end());
+    for (size_t k = 0; k < in.hypotheses.size(); ++k) {
+      const Hypothesis& h = in.hypotheses[k];
+      Hyp& out = hyps_[i][k];
+      markup::AlignedTranslation t{h.text, h.token_spans, h.token_sources, in.source_spans};
+      out.text = markup::Transfer(p, t, &out_begin_, &out_end_);
+      for (const TextSpan& s : h.token_spans) {
+        const size_t b = std::min(s.begin, h.text.size()), e = std::min(std::max(s.end, b), h.text.size());
+        out.token_spans.push_back(e > b ? TextSpan{out_begin_[b], out_end_[e - 1]} : TextSpan{out_begin_[b], out_begin_[b]});
+      }
+      Hypothesis& v = views_[i][k];
+      v.text = out.text;
+      v.token_spans = Span<const TextSpan>(out.token_spans.data(), out.token_spans.size());
+    }
+    r.hypotheses = Span<const Hypothesis>(views_[i].data(), views_[i].size());
+  }
+  return Span<const TranslationResult>(results_.data(), n);
+}
+
+}  // namespace tern

@@ -1,0 +1,278 @@
+// Markup through translation: the parser (what is recognized, what is refused and how lenient mode
+// repairs it, the bounds), the tag transfer (exactly the input's tags, well nested, placed by alignment,
+// whatever the alignment: a seeded property test), and Translate() with TranslateOptions::markup on the
+// bundled model.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "markup/html.h"
+#include "markup/transfer.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+using markup::Element;
+using markup::Mode;
+using markup::Parsed;
+
+namespace {
+
+Parsed ParseOk(std::string_view line, Mode mode = Mode::kStrict) {
+  Parsed p;
+  const Status s = markup::Parse(line, mode, &p);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  REQUIRE(p.origin.size() == p.text.size());
+  return p;
+}
+
+std::string ParseError(std::string_view line) {
+  Parsed p;
+  const Status s = markup::Parse(line, Mode::kStrict, &p);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  return s.message();
+}
+
+// The tags of a marked-up string in order ("<b>", "</b>", "<br>", ...; comments and script as one item).
+std::vector<std::string> Tags(const Parsed& p) {
+  std::vector<std::string> out;
+  for (const Element& e : p.elements) out.push_back(e.open), out.push_back(e.close);
+  return out;
+}
+
+// A translation whose tokens are words (split at spaces), token k aligned to source word align[k].
+struct Fake {
+  std::string text;
+  std::vector<TextSpan> token_spans, source_spans;
+  std::vector<int32_t> sources;
+  markup::AlignedTranslation View() const {
+    return {text, {token_spans.data(), token_spans.size()}, {sources.data(), sources.size()},
+            {source_spans.data(), source_spans.size()}};
+  }
+};
+
+std::vector<TextSpan> Words(const std::string& s) {
+  std::vector<TextSpan> w;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    const size_t b = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    if (i > b) w.push_back({b, i});
+  }
+  return w;
+}
+
+Fake MakeFake(const Parsed& p, const std::string& target, std::vector<int32_t> align) {
+  Fake f;
+  f.text = target;
+  f.token_spans = Words(target);
+  f.source_spans = Words(p.text);
+  f.sources = std::move(align);
+  REQUIRE(f.sources.size() == f.token_spans.size());
+  return f;
+}
+
+std::string Transfer(const Parsed& p, const Fake& f) {
+  std::vector<size_t> ob, oe;
+  return markup::Transfer(p, f.View(), &ob, &oe);
+}
+
+// Re-parses `out` strictly (it must be well formed) and checks it holds `want`'s tags in the same order.
+void CheckSameTags(const std::string& out, const std::vector<std::string>& want) {
+  Parsed again;
+  const Status s = markup::Parse(out, Mode::kStrict, &again);
+  REQUIRE_MESSAGE(s.ok(), s.message() << " in " << out);
+  std::vector<std::string> got;
+  for (const Element& e : again.elements) got.push_back(e.open), got.push_back(e.close);
+  std::vector<std::string> a = want, b = got;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  CHECK_MESSAGE(a == b, out);
+}
+
+}  // namespace
+
+TEST_CASE("markup: tags, void elements, references and word separation") {
+  const Parsed p = ParseOk("A <b>big</b> dog &amp; a cat<br>sleeps &copy; <i>un<b>believ</b>ably</i>.");
+  CHECK(p.text == "A big dog & a cat sleeps \xc2\xa9 unbelievably.");
+  REQUIRE(p.elements.size() == 4);
+  CHECK(p.elements[0].open == "<b>");
+  CHECK(p.text.substr(p.elements[0].begin, p.elements[0].end - p.elements[0].begin) == "big");
+  CHECK(p.elements[1].kind == Element::Kind::kVerbatim);  // <br>: a space between "cat" and "sleeps"
+  CHECK(p.elements[1].open == "<br>");
+  CHECK(p.elements[3].parent == 2);  // <b> inside <i>, inside a word
+  CHECK(p.text.substr(p.elements[3].begin, p.elements[3].end - p.elements[3].begin) == "believ");
+  // The decoded '&' maps back to the whole reference.
+  const size_t amp = p.text.find('&');
+  const auto [b, e] = markup::LineSpan(p, amp, amp + 1);
+  CHECK(b == 17);
+  CHECK(e == 22);
+  std::string escaped;
+  markup::AppendEscaped("Tom & Jerry \xc2\xa9 <3", p, &escaped);
+  CHECK(escaped == "Tom &amp; Jerry &copy; &lt;3");
+}
+
+TEST_CASE("markup: comments, CDATA, script and style are kept verbatim and never translated") {
+  const Parsed p = ParseOk("a <!-- note --> b <![CDATA[ <b>x</b> ]]> c <script>if (a<b) f();</script> d "
+                           "<style>p > b {}</style> e <?php x ?> <!DOCTYPE html>");
+  CHECK(p.text.find("note") == std::string::npos);
+  CHECK(p.text.find("if (a") == std::string::npos);
+  CHECK(p.text.find("p > b") == std::string::npos);
+  for (const Element& e : p.elements) CHECK(e.kind == Element::Kind::kVerbatim);
+  CHECK(p.elements.size() == 6);
+  CHECK(p.elements[2].open == "<script>if (a<b) f();</script>");
+}
+
+TEST_CASE("markup: attribute values may hold '>', and a '<' that starts nothing is text") {
+  const Parsed p = ParseOk("<a title=\"a>b\" href='x?y=1&amp;z'>link</a> and 3 < 4 & 5 > 2");
+  REQUIRE(p.elements.size() == 1);
+  CHECK(p.elements[0].open == "<a title=\"a>b\" href='x?y=1&amp;z'>");  // attributes verbatim
+  CHECK(p.text == "link and 3 < 4 & 5 > 2");
+}
+
+TEST_CASE("markup: strict mode names what is not well formed and where") {
+  CHECK(ParseError("<b>x") == "markup: <b> at byte 0 is not closed");
+  CHECK(ParseError("<b><i>x</b></i>") == "markup: </b> at byte 7 does not close <i> (byte 3)");
+  CHECK(ParseError("a </b>") == "markup: </b> at byte 2 has no open <b>");
+  CHECK(ParseError("x <!-- y") == "markup: comment at byte 2 is not terminated");
+  CHECK(ParseError("x <![CDATA[ y") == "markup: CDATA section at byte 2 is not terminated");
+  CHECK(ParseError("<b title=\"x>") == "markup: tag at byte 0 is not terminated");
+  CHECK(ParseError("a <script>x") == "markup: <script> at byte 2 is not closed");
+}
+
+TEST_CASE("markup: lenient mode repairs as a browser would, and loses no text") {
+  Parsed p = ParseOk("<b><i>x</b>y</i> z </u> <em>w", Mode::kLenient);
+  CHECK(p.text == "xy z  w");
+  REQUIRE(p.elements.size() == 3);
+  CHECK(p.elements[1].close == "</i>");  // closed by </b>
+  CHECK(p.elements[0].close == "</b>");
+  CHECK(p.elements[2].close == "</em>");  // closed at the end
+  p = ParseOk("a <!-- b <x", Mode::kLenient);
+  CHECK(p.text == "a <!-- b <x");
+  p = ParseOk("a <script>b", Mode::kLenient);
+  CHECK(p.text == "a ");
+}
+
+TEST_CASE("markup: bounds: 10,000 tags in a line work, more than the limit or too deep is refused") {
+  std::string line;
+  for (int i = 0; i < 10000; ++i) line += "<b>w" + std::to_string(i) + "</b> ";
+  const Parsed p = ParseOk(line);
+  CHECK(p.elements.size() == 10000);
+  std::vector<int32_t> align;
+  for (int i = 0; i < 10000; ++i) align.push_back(9999 - i);  // every word reversed
+  std::string target;
+  for (int i = 0; i < 10000; ++i) target += "v" + std::to_string(i) + " ";
+  CheckSameTags(Transfer(p, MakeFake(p, target, align)), Tags(p));
+  std::string many;
+  for (size_t i = 0; i <= markup::kMaxElements; ++i) many += "<br>";
+  Parsed q;
+  CHECK(markup::Parse(many, Mode::kLenient, &q).message() == "markup: more than 100000 elements in one line");
+  std::string deep;
+  for (size_t i = 0; i <= markup::kMaxDepth; ++i) deep += "<i>";
+  CHECK(markup::Parse(deep, Mode::kLenient, &q).message() == "markup: elements nested deeper than 1000");
+}
+
+TEST_CASE("tag transfer: tags go around the aligned words, keep the tree, and come out escaped") {
+  Parsed p = ParseOk("A <b>big</b> dog &amp; a cat.");
+  std::string out = Transfer(p, MakeFake(p, "Ein großer Hund & eine Katze.", {0, 1, 2, 3, 4, 5}));
+  CHECK(out == "Ein <b>großer</b> Hund &amp; eine Katze.");
+  // Reordered words: each tag follows its word; siblings keep their source order.
+  p = ParseOk("<b>red</b> <i>car</i>");
+  out = Transfer(p, MakeFake(p, "voiture rouge", {1, 0}));
+  CHECK(out == "voiture <b>rouge</b><i></i>");
+  CheckSameTags(out, Tags(p));
+  // A void element goes after the last word aligned to what precedes it.
+  p = ParseOk("Dogs run<br>and cats sleep");
+  out = Transfer(p, MakeFake(p, "Hunde rennen und Katzen schlafen", {0, 1, 2, 3, 4}));
+  CHECK(out == "Hunde rennen<br> und Katzen schlafen");
+  // A tag inside a word stays on that word's piece when the alignment says so.
+  p = ParseOk("<a href=\"/x\">two words</a> here");
+  out = Transfer(p, MakeFake(p, "hier zwei Wörter", {2, 0, 1}));
+  CHECK(out == "hier <a href=\"/x\">zwei Wörter</a>");
+  // One stray token aligned into an element (here the final '.') does not stretch it over the sentence:
+  // the run of aligned words wins, and the next sibling still finds its word (was "<a>reparieren das Dach
+  // eines Hauses .</a><b></b>" when an element went from its first aligned token to its last).
+  p = ParseOk("People <a href=\"/r\">are fixing the</a> roof of a <b>house</b>.");
+  out = Transfer(p, MakeFake(p, "Leute reparieren das Dach eines Hauses .", {0, 2, 3, 4, 6, 7, 2}));
+  CHECK(out == "Leute <a href=\"/r\">reparieren das</a> Dach eines <b>Hauses</b> .");
+}
+
+TEST_CASE("tag transfer: random trees and random alignments give well-formed output with exactly the input's tags") {
+  std::mt19937 rng(20261126);
+  const char* names[] = {"b", "i", "a", "span", "em"};
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    std::string line;
+    std::vector<std::string> open;
+    const int words = 1 + static_cast<int>(rng() % 12);
+    for (int w = 0; w < words; ++w) {
+      const int r = static_cast<int>(rng() % 6);
+      if (r == 0 && open.size() < 4) {
+        open.push_back(names[rng() % 5]);
+        line += "<" + open.back() + ">";
+      } else if (r == 1 && !open.empty()) {
+        line += "</" + open.back() + ">";
+        open.pop_back();
+      } else if (r == 2) {
+        line += "<br>";
+      }
+      line += "w" + std::to_string(w) + " ";
+    }
+    while (!open.empty()) line += "</" + open.back() + ">", open.pop_back();
+    const Parsed p = ParseOk(line);
+    const size_t src_words = Words(p.text).size();
+    const int tgt_words = 1 + static_cast<int>(rng() % 14);
+    std::string target;
+    std::vector<int32_t> align;
+    for (int k = 0; k < tgt_words; ++k) {
+      target += "t" + std::to_string(k) + (k + 1 < tgt_words ? " " : "");
+      align.push_back(rng() % 5 == 0 ? -1 : static_cast<int32_t>(rng() % std::max<size_t>(1, src_words)));
+    }
+    CheckSameTags(Transfer(p, MakeFake(p, target, align)), Tags(p));
+  }
+}
+
+TEST_CASE("Translate with markup: tags around the translated words, a broken line fails alone, spans into the marked-up texts") {
+  auto t = MakeTranslator(LoadOrFail(BundledModel()));
+  std::string_view in[] = {"A man in a blue shirt is standing on a <b>ladder</b>.",
+                           "Two dogs <i>play</i> in the snow.<br>A child &amp; a woman watch.", "A <b>broken line.",
+                           "A man <u>with a hat</b>."};
+  TranslateOptions o;
+  o.beam_size = 1;
+  o.markup = Markup::kHtml;
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(r[0].best().text.find("<b>Leiter</b>") != std::string_view::npos);
+  REQUIRE(r[1].ok());
+  CHECK(r[1].best().text.find("<i>") != std::string_view::npos);
+  CHECK(r[1].best().text.find("<br>") != std::string_view::npos);
+  // Every '&' of the output starts a reference (the model may translate "&" as "und").
+  for (size_t at = r[1].best().text.find('&'); at != std::string_view::npos; at = r[1].best().text.find('&', at + 1))
+    CHECK(r[1].best().text.substr(at, 5) == "&amp;");
+  CHECK(r[2].error_message == "markup: <b> at byte 2 is not closed");
+  CHECK(r[3].error_message == "markup: </b> at byte 19 has no open <b>");
+  // Spans: a token's span is its text in the marked-up output, a source span its text in the input.
+  const Hypothesis& h = r[0].best();
+  bool found = false;
+  for (size_t k = 0; k < h.tokens.size(); ++k) {
+    const TextSpan s = h.token_spans[k];
+    if (h.text.substr(s.begin, s.end - s.begin) != "Leiter") continue;
+    found = true;
+    const TextSpan src = r[0].source_spans[static_cast<size_t>(h.token_sources[k])];
+    CHECK(in[0].substr(src.begin, src.end - src.begin) == "ladder");
+  }
+  CHECK(found);
+  // Lenient: the broken lines are repaired and translated.
+  o.markup = Markup::kHtmlLenient;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  CHECK(r[2].ok());
+  CHECK(r[3].ok());
+  CheckSameTags(std::string(r[3].best().text), {"<u>", "</u>"});
+  // Streaming cannot be combined with markup.
+  o.on_token = [](const TokenEvent&, void*) { return true; };
+  CHECK(t->Translate(in, o, &r).message() == "markup cannot be combined with on_token: tags go in when a sentence is complete");
+}
