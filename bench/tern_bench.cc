@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tern/cpu.h"
+#include "tern/glossary.h"
 #include "tern/translator.h"
 
 int main(int argc, char** argv) {
@@ -35,7 +36,10 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limit);
   app.add_option("--max-length", max_length);
   app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
-  bool no_shortlist = false, scores = false, alignment = false;
+  bool no_shortlist = false, scores = false, alignment = false, glossary_ignore_case = false;
+  std::string glossary_path;
+  app.add_option("--glossary", glossary_path, "TSV glossary: translate with its terms as constraints");
+  app.add_flag("--glossary-ignore-case", glossary_ignore_case, "--glossary: source terms match in any case");
   app.add_flag("--scores", scores, "return per-token log-probabilities and the sentence score");
   app.add_flag("--alignment", alignment, "return each token's source alignment (cross-attention)");
   app.add_flag("--no-shortlist", no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
@@ -71,6 +75,18 @@ int main(int argc, char** argv) {
   tern::TranslateOptions opt;
   opt.beam_size = beam;
   opt.max_length = max_length;
+  std::shared_ptr<const tern::Glossary> glossary;
+  double glossary_ms = 0;
+  if (!glossary_path.empty()) {
+    tern::GlossaryOptions go;
+    go.case_insensitive = glossary_ignore_case;
+    const auto g0 = Clock::now();
+    auto g = tern::Glossary::Load(*model.value(), glossary_path, go);
+    if (!g.ok()) return std::cerr << "tern-bench: " << g.status().message() << "\n", 2;
+    glossary_ms = ms(g0, Clock::now());
+    glossary = g.value();
+    opt.glossary = glossary.get();
+  }
   opt.return_scores = scores;
   opt.return_alignment = alignment;
   opt.use_shortlist = !no_shortlist;
@@ -140,6 +156,8 @@ int main(int argc, char** argv) {
     columns += tr->profile().output_columns;
   }
   j["shortlist"] = model.value()->shortlist().present && !no_shortlist;
+  j["glossary_entries"] = glossary ? glossary->size() : 0;
+  j["glossary_load_ms"] = glossary_ms;
   j["weights"] = model.value()->provenance().weights;
   j["decoder_steps"] = steps;
   j["weight_bytes_per_token"] = tokens ? static_cast<double>(weight_bytes) / tokens : 0.0;

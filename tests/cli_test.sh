@@ -93,6 +93,21 @@ check "html: strict error names the tag and byte" grep -q "^tern: line 2: markup
 printf 'A <b>man.\n' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --html=lenient > "$tmp/out.html"; rc=$?
 check "html=lenient: exit 0" test $rc -eq 0
 check "html=lenient: closed at the end" grep -q '^[^<]*<b>.*</b>$' "$tmp/out.html"
+# --glossary: the term comes out once per occurrence; a bad file is named with its line, exit 2
+printf 'dog\tKater\n' > "$tmp/terms.tsv"
+printf 'The dog runs.\nA man.\n' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --glossary "$tmp/terms.tsv" \
+  > "$tmp/out.terms"; rc=$?
+check "glossary: exit 0" test $rc -eq 0
+check "glossary: the term once in line 1" test "$(sed -n 1p "$tmp/out.terms" | grep -o Kater | wc -l)" -eq 1
+check "glossary: no term in line 2" test "$(sed -n 2p "$tmp/out.terms" | grep -c Kater)" -eq 0
+printf 'dog\tKater\ncat\n' > "$tmp/bad.tsv"
+echo 'A dog.' | tern translate -m "$models/post-swish.int8.tern" --glossary "$tmp/bad.tsv" > /dev/null 2> "$tmp/err"; rc=$?
+check "glossary: a bad file exits 2" test $rc -eq 2
+check "glossary: the error names file and line" grep -q "^tern: glossary: $tmp/bad.tsv:2: no tab" "$tmp/err"
+echo 'A man runs {0} km.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders > "$tmp/out.keep"
+check "keep-placeholders: {0} verbatim" grep -q '{0}' "$tmp/out.keep"
+echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --html > /dev/null 2> "$tmp/err"; rc=$?
+check "keep-placeholders + html: exit 2" test $rc -eq 2
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --html --stream > /dev/null 2> "$tmp/err"; rc=$?
 check "html + stream: exit 2" test $rc -eq 2
 check "html + stream: says why" grep -q "cannot be combined with --stream" "$tmp/err"

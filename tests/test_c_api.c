@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
   tp.max_batch = 3;
   tern_translator* tr = tern_translator_create(model, &tp, &err);
   CHECK(tr != NULL);
+  tern_model* model_for_glossary = tern_model_load(argv[1], &err);
+  CHECK(model_for_glossary != NULL);
   tern_model_free(model); /* the translator keeps it alive */
   CHECK(tern_translator_arena_bytes(tr) > 0);
   tern_results* res = tern_results_create();
@@ -219,6 +221,30 @@ int main(int argc, char** argv) {
   }
   CHECK(tern_result_tokens(res, 9, 0, &n) == NULL && n == 0);
 
+  /* Terminology: a glossary term comes out once; bad entries are named; placeholders are kept. */
+  {
+    const char* src[] = {"dog", "dog"};
+    const char* tgt[] = {"Hund", "Kater"};
+    CHECK(tern_glossary_create(model_for_glossary, src, tgt, 2, 0, &err) == NULL);
+    CHECK(strcmp(err.message, "entry 2: source term 'dog' is also entry 1 with another target ('Hund' and 'Kater')") == 0);
+    CHECK(tern_glossary_load(model_for_glossary, "/nonexistent.tsv", 0, &err) == NULL && err.code == TERN_NOT_FOUND);
+    tern_glossary* g = tern_glossary_create(model_for_glossary, src + 1, tgt + 1, 1, 1, &err);
+    CHECK(g != NULL && tern_glossary_size(g) == 1);
+    const char* dogs[] = {"The dog runs.", "Dogs play with {0} and 5 km."};
+    p.glossary = g;
+    CHECK(tern_translate(tr, dogs, 1, &p, res, &err) == TERN_OK);
+    const char* text = tern_result_text(res, 0, 0, &len);
+    CHECK(text != NULL && strstr(text, "Kater") != NULL && strstr(strstr(text, "Kater") + 1, "Kater") == NULL);
+    p.glossary = NULL;
+    p.keep_placeholders = 1;
+    CHECK(tern_translate(tr, dogs + 1, 1, &p, res, &err) == TERN_OK);
+    text = tern_result_text(res, 0, 0, &len);
+    CHECK(text != NULL && strstr(text, "{0}") != NULL && strstr(text, "5 km") != NULL);
+    p.keep_placeholders = 0;
+    tern_glossary_free(g);
+    tern_glossary_free(NULL);
+  }
+
   /* Bad input on the device path. */
   CHECK(tern_translate(NULL, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, NULL, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
@@ -248,6 +274,7 @@ int main(int argc, char** argv) {
   tern_results_free(res);
   tern_results_free(NULL);
   tern_translator_free(tr);
+  tern_model_free(model_for_glossary);
   tern_translator_free(NULL);
   tern_model_free(NULL);
   printf("c_api: all checks passed\n");

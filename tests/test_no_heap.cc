@@ -4,12 +4,15 @@
 // Not built under sanitizers, which own malloc themselves.
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
 
 #include "nn/xnn_ops.h"
+#include "tern/glossary.h"
 #include "tern/logits_processor.h"
+#include "tern/tokenize.h"
 #include "test_util.h"
 
 extern "C" {
@@ -180,5 +183,51 @@ TEST_CASE("streaming and cancelling allocate nothing either: the token callback 
       CHECK(g_allocations.load() == 0);
       CHECK(count.events > 0);
     }
+  }
+}
+
+TEST_CASE("constrained decoding allocates nothing: glossary matching, constraint rows, dynamic beam allocation") {
+  auto model = LoadOrFail(BundledModel());
+  TranslatorConfig c;
+  c.max_batch = 4;
+  c.max_beam = 4;
+  c.threads = 1;
+  auto t = MakeTranslator(model, c);
+  GlossaryEntry e[] = {{"dog", "Köter"}, {"snow", "Schneedecke"}};
+  auto g = Glossary::Create(*model, e);
+  REQUIRE(g.ok());
+  auto src = TextTokenizer::Create(model);
+  auto tgt = TextTokenizer::Create(model, TextTokenizer::Side::kTarget);
+  REQUIRE((src.ok() && tgt.ok()));
+  std::vector<std::vector<uint32_t>> ids(3);
+  REQUIRE(src.value()->Encode("A dog runs through the snow.", {}, &ids[0]).ok());
+  REQUIRE(src.value()->Encode("Two men talk.", {}, &ids[1]).ok());
+  REQUIRE(src.value()->Encode("The dog and the other dog play.", {}, &ids[2]).ok());
+  std::vector<uint32_t> term;
+  REQUIRE(tgt.value()->Encode("Köter", {}, &term).ok());
+  term.pop_back();  // </s>
+  std::vector<Span<const uint32_t>> spans;
+  for (const auto& s : ids) spans.emplace_back(s.data(), s.size());
+  for (uint32_t beam : {1u, 4u}) {
+    CAPTURE(beam);
+    TranslateOptions o;
+    o.beam_size = beam;
+    o.glossary = g.value().get();
+    Span<const TranslationResult> r;
+    g_allocations = 0;
+    g_counting = true;
+    const Status s = t->TranslateIds(Span<const Span<const uint32_t>>(spans.data(), spans.size()), o, &r);
+    g_counting = false;
+    REQUIRE(s.ok());
+    CHECK(g_allocations.load() == 0);
+    auto count = [&](Span<const uint32_t> out) {
+      size_t n = 0;
+      for (size_t k = 0; k + term.size() <= out.size(); ++k)
+        n += std::equal(term.begin(), term.end(), out.begin() + k);
+      return n;
+    };
+    CHECK(count(r[0].best().ids) == 1);
+    CHECK(count(r[1].best().ids) == 0);
+    CHECK(count(r[2].best().ids) == 2);
   }
 }

@@ -72,6 +72,13 @@ static int Run(int argc, char** argv) {
                "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
                "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired)")
       ->check(CLI::IsMember({"strict", "lenient"}));
+  tr->add_option("--glossary", ta.glossary,
+                 "TSV file, one 'source term<TAB>target term' per line: each occurrence of a source term comes out as "
+                 "its target term");
+  tr->add_flag("--glossary-ignore-case", ta.glossary_ignore_case,
+               "--glossary: source terms also match in lower case, capitalized and in capitals");
+  tr->add_flag("--keep-placeholders", ta.keep_placeholders,
+               "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 
@@ -100,6 +107,11 @@ static int Run(int argc, char** argv) {
     ta.json = format == "json";
     if (!ta.html.empty() && ta.stream) {
       std::cerr << "tern: --html puts the tags in once a line is complete; it cannot be combined with --stream\n";
+      return 2;
+    }
+    if (ta.keep_placeholders && (ta.stream || !ta.html.empty())) {
+      std::cerr << "tern: --keep-placeholders puts the spans back once a line is complete; it cannot be combined with "
+                << (ta.stream ? "--stream" : "--html (there, mark spans with translate=\"no\")") << "\n";
       return 2;
     }
     if (ta.json && ta.stream) {

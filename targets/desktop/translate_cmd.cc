@@ -22,6 +22,7 @@
 #include "tern/cpu.h"
 #include "tern/model.h"
 #include "tern/tokenize.h"
+#include "tern/glossary.h"
 #include "tern/translator.h"
 #include "tern/version.h"
 
@@ -169,6 +170,23 @@ int RunTranslate(const TranslateArgs& args) {
   if (args.json) opt.return_scores = true, opt.return_alignment = true;
   if (args.alignment_layer) opt.alignment_layer = *args.alignment_layer;
   if (!args.html.empty()) opt.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
+  opt.keep_placeholders = args.keep_placeholders;
+  std::shared_ptr<const Glossary> glossary;
+  if (!args.glossary.empty()) {
+    GlossaryOptions go;
+    go.case_insensitive = args.glossary_ignore_case;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto g = Glossary::Load(*model.value(), args.glossary, go);
+    if (!g.ok()) {
+      std::cerr << "tern: glossary: " << g.status().message() << "\n";
+      return 2;
+    }
+    glossary = g.value();
+    opt.glossary = glossary.get();
+    if (args.verbose)
+      std::cerr << "tern: glossary: " << glossary->size() << " entries, " << glossary->bytes() << " bytes, loaded in "
+                << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
+  }
   OutputFormat format;
   format.json = args.json;
   format.ids = args.ids;

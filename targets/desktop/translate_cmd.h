@@ -30,6 +30,9 @@ struct TranslateArgs {
   bool stream = false;      // print each line's words as they are generated (one line per call)
   bool json = false;        // --format json: one JSON object per line (result_writer.h)
   std::string html;         // --html: "strict" or "lenient"; empty: plain text
+  std::string glossary;     // --glossary: TSV of source term, target term
+  bool glossary_ignore_case = false;
+  bool keep_placeholders = false;  // --keep-placeholders
   std::optional<uint32_t> alignment_layer;  // the decoder layer whose cross-attention aligns (default: the model's)
   std::optional<float> low_token, low_sentence;  // low-confidence thresholds (tern/confidence.h defaults)
 };

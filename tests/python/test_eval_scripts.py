@@ -63,3 +63,10 @@ def test_spearman_by_hand():
     assert math.isclose(confidence_eval.spearman([1, 2, 3, 4], [4, 3, 2, 1]), -1.0)
     # ranks (1, 2, 3) and (2, 1, 3): d^2 = 1 + 1 + 0, rho = 1 - 6 * 2 / (3 * 8) = 0.5
     assert math.isclose(confidence_eval.spearman([1, 2, 3], [5, 4, 6]), 0.5)
+
+
+def test_terminology_counts_whole_words():
+    import terminology_eval
+    assert terminology_eval.count_word("Flip-flops and flops. FLOPS!", "flops") == 2
+    assert terminology_eval.count_word("Der Köter und der Köterich", "Köter") == 1
+    assert terminology_eval.casing(["der Hund", "Der Hund", "Hund", "der"])["hund"] == "Hund"

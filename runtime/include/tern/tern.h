@@ -68,6 +68,7 @@ typedef struct tern_error {
 typedef struct tern_model tern_model;
 typedef struct tern_translator tern_translator;
 typedef struct tern_results tern_results;
+typedef struct tern_glossary tern_glossary;
 
 /* The library's version, e.g. "0.2.0" (tern/version.h: TERN_VERSION_STRING of the headers). */
 TERN_API const char* tern_version(void);
@@ -177,9 +178,26 @@ typedef struct tern_translate_params {
   /* The call's own logits processor (tern_logits_row), after the file's rules. NULL: none. */
   tern_logits_callback logits_callback;
   void* logits_user_data;
+  /* Terminology (README "Terminology"): each occurrence of a glossary source term comes out as its target
+   * term (constrained decoding; a sentence with more than 16 occurrences fails alone). NULL: none. */
+  const tern_glossary* glossary;
+  int keep_placeholders;    /* nonzero: placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in
+                               plain texts come out verbatim, placed by alignment (not with markup) */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
+
+/* Glossaries (tern/glossary.h) for a model, shared by any number of calls and threads. From a TSV file
+ * ("source term<TAB>target term" per line; '#' lines and empty lines skipped) or from n pairs of
+ * NUL-terminated strings. case_insensitive nonzero: a source term also matches in lower case, capitalized
+ * and in capitals. NULL on error (err says which line or entry, and why: an empty term, a duplicate source
+ * with another target, a target the vocabulary cannot spell, invalid UTF-8). Free with tern_glossary_free
+ * (NULL does nothing) once no call uses it. */
+TERN_API tern_glossary* tern_glossary_load(const tern_model* model, const char* path, int case_insensitive, tern_error* err);
+TERN_API tern_glossary* tern_glossary_create(const tern_model* model, const char* const* sources,
+                                             const char* const* targets, size_t n, int case_insensitive, tern_error* err);
+TERN_API void tern_glossary_free(tern_glossary* glossary);
+TERN_API size_t tern_glossary_size(const tern_glossary* glossary);
 
 /* A result set: what one translate call returns, owned by the caller (tern_results_create), reused by
  * every call it is passed to (its memory is kept from call to call) and released by tern_results_free.

@@ -100,6 +100,19 @@ enum class Markup : uint8_t {
   kHtmlLenient = 2,  // the same, not well-formed markup repaired as a browser would
 };
 
+/// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).
+struct TextSpan {
+  size_t begin = 0, end = 0;
+};
+
+class Glossary;  // tern/glossary.h
+
+/// A do-not-translate span the caller marks: bytes [span.begin, span.end) of texts[text].
+struct KeepSpan {
+  size_t text = 0;
+  TextSpan span;
+};
+
 /// Per-call options. An empty optional means the file's default (GenerationDefaults).
 struct TranslateOptions {
   std::optional<uint32_t> beam_size;       // 1 = greedy (argmax; Hugging Face greedy search semantics)
@@ -133,6 +146,20 @@ struct TranslateOptions {
   /// alignment on; spans are then bytes of the marked-up input and output. Not with on_token (the tags go
   /// in once a sentence is complete): that is kInvalidArgument. Translate() only.
   Markup markup = Markup::kNone;
+  /// Terminology (tern/glossary.h): each occurrence of a glossary source term in a sentence makes its target
+  /// term a constraint the translation must contain (README "Terminology"). Not owned; must outlive the
+  /// call. A sentence with more than kMaxConstraints (16) occurrences or 256 target tokens of them fails
+  /// alone (kResourceExhausted). With constraints a call scores the whole vocabulary (no shortlist).
+  const Glossary* glossary = nullptr;
+  /// Do-not-translate spans of plain texts (README "Terminology"): with keep_placeholders, placeholders
+  /// ({0}, {name}, %s, %1$d), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
+  /// lists what is found) come out of the text before translation and go back verbatim where the alignment
+  /// places them; keep_spans adds the caller's own (sorted per text, not overlapping; a bad one fails its
+  /// text alone). With markup, elements with translate="no" are kept so instead (and these two options are
+  /// kInvalidArgument). Turns alignment on; spans are then bytes of the input and output texts. Not with
+  /// on_token. Translate() only.
+  bool keep_placeholders = false;
+  Span<const KeepSpan> keep_spans;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;
@@ -147,11 +174,6 @@ struct TranslateOptions {
   /// The call's own logits processors (tern/logits_processor.h), applied in order after the file's rules
   /// to every hypothesis at every step. Not owned; they must outlive the call.
   Span<LogitsProcessor* const> logits_processors;
-};
-
-/// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).
-struct TextSpan {
-  size_t begin = 0, end = 0;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.

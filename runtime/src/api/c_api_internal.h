@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "search/track_copy.h"
+#include "tern/glossary.h"
 #include "tern/logits_processor.h"
 #include "tern/model.h"
 #include "tern/tern.h"
@@ -16,6 +17,10 @@
 struct tern_model {
   std::shared_ptr<const tern::Model> model;
   std::vector<std::string> languages;  // NUL-terminated copies of Model::language_tokens()
+};
+
+struct tern_glossary {
+  std::shared_ptr<const tern::Glossary> glossary;
 };
 
 struct tern_translator {

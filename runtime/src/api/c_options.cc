@@ -32,6 +32,8 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.use_shortlist = p.use_shortlist != 0;
   // Out of range: a value the session refuses (kInvalidArgument naming it), never a silent wrap to 0.
   o.markup = p.markup >= 0 && p.markup <= 2 ? static_cast<Markup>(p.markup) : static_cast<Markup>(0xff);
+  o.glossary = p.glossary ? p.glossary->glossary.get() : nullptr;
+  o.keep_placeholders = p.keep_placeholders != 0;
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {

@@ -1,4 +1,6 @@
 #include "markup/html.h"
+
+#include "markup/protect.h"
 #include "markup/references.h"
 
 #include <algorithm>
@@ -144,7 +146,8 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
   while (k < to && IsNameChar(line_[k])) ++k;
   const std::string name = Lower(line_.substr(from + 1, k - from - 1));
   const bool self_closing = to - from >= 2 && line_[to - 2] == '/';
-  if ((name == "script" || name == "style") && !self_closing) {  // raw text: to its end tag, never translated
+  const bool raw = name == "script" || name == "style" || (TranslateNo(line_.substr(from, to - from)) && !IsVoid(name));
+  if (raw && !self_closing) {  // raw text (script, style, translate="no"): to its end tag, never translated
     const size_t close = FindNoCase(line_, "</" + name, to);
     const size_t end = close == std::string_view::npos ? std::string_view::npos : TagEnd(line_, close);
     if (end == std::string_view::npos) {
@@ -153,7 +156,12 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
       return Verbatim(from, line_.size(), false);  // lenient: the rest of the line is its contents
     }
     *next = end;
-    return Verbatim(from, end, false);
+    TERN_RETURN_IF_ERROR(Verbatim(from, end, false));
+    Element& e = out_.elements.back();  // translate="no" is text on the page: it keeps its spaces
+    const bool text = name != "script" && name != "style";
+    e.space_before = text && from > 0 && IsSpace(line_[from - 1]);
+    e.space_after = text && end < line_.size() && IsSpace(line_[end]);
+    return Status::Ok();
   }
   if (self_closing || IsVoid(name)) return Verbatim(from, to, IsVoid(name) || IsBlock(name));
   if (open_.size() >= kMaxDepth) return Error("elements nested deeper than " + std::to_string(kMaxDepth));
@@ -268,6 +276,7 @@ Status Parse(std::string_view line, Mode mode, Parsed* out) {
 }
 
 void AppendEscaped(std::string_view text, const Parsed& p, std::string* out) {
+  if (p.plain) return void(out->append(text));
   size_t i = 0;
   while (i < text.size()) {
     const unsigned char c = static_cast<unsigned char>(text[i]);

@@ -9,8 +9,8 @@
 //  - void elements (HTML's area, base, br, col, embed, hr, img, input, link, meta, param, source, track,
 //    wbr): no end tag;
 //  - comments <!-- -->, CDATA sections <![CDATA[ ]]>, declarations <!...> and processing instructions
-//    <?...?>, and <script>/<style> elements with their contents: kept verbatim where they are, never
-//    translated;
+//    <?...?>, and <script>/<style> elements and elements with translate="no", with their contents (to the
+//    first end tag of the same name): kept verbatim where they are, never translated;
 //  - character references: &name; for the entities in html.cc's table, &#N; and &#xH; (decoded in the
 //    plain text; the output writes a character that came from a reference with the input's spelling);
 //    anything else starting with '&' is text;
@@ -55,6 +55,8 @@ struct Element {
   size_t begin = 0, end = 0;  // plain-text bytes it encloses (kVerbatim: begin == end, where it stands)
   size_t source_offset = 0;   // where its start tag is in the line (bytes)
   int parent = -1;            // index of the enclosing element, -1 at the top
+  bool space_before = false;  // protect.h: a do-not-translate span had a space before / after it: the
+  bool space_after = false;   //   output gets one there too
 };
 
 /// A line taken apart.
@@ -66,6 +68,7 @@ struct Parsed {
   /// Characters that came from character references, with the input's spelling ("\u00a0" -> "&nbsp;"):
   /// the output writes them that way.
   std::vector<std::pair<std::string, std::string>> references;
+  bool plain = false;  // plain text with do-not-translate spans (protect.h): the output is not escaped
 };
 
 /// Plain-text bytes [b, e) -> the line's bytes they came from (tags inside the range included).

@@ -103,6 +103,11 @@ class Placer {
 
   void WriteText(size_t from, size_t to) {
     size_t k = from;
+    if (space_ && k < to) {  // after a do-not-translate span that had a space after it
+      const char c = t_.text[k];
+      if (c != ' ' && !std::ispunct(static_cast<unsigned char>(c))) out_.push_back(' ');
+    }
+    if (k < to) space_ = false;
     while (k < to) {
       const auto c = static_cast<unsigned char>(t_.text[k]);
       const size_t len = std::min<size_t>(c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4, to - k);
@@ -115,7 +120,9 @@ class Placer {
 
   void Emit(size_t i) {
     const Element& e = p_.elements[i];
+    if (e.space_before && !out_.empty() && out_.back() != ' ') out_.push_back(' ');
     out_.append(e.open);
+    space_ = e.space_after;
     if (e.kind == Element::Kind::kVerbatim) return;
     size_t cursor = tb_[i];
     for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
@@ -130,6 +137,7 @@ class Placer {
   std::vector<std::vector<size_t>> children_;  // [element + 1]: 0 is the top
   std::vector<size_t> tb_, te_;
   std::string out_;
+  bool space_ = false;  // a space is owed before the next text
 };
 
 }  // namespace

@@ -55,6 +55,53 @@ void PlaceCandidate(SearchContext& c, TrackPlanes& planes, size_t row, size_t b,
   planes.kv_slot[at] = static_cast<uint32_t>(parent);  // this position's K/V is in the parent's slot
   planes.logprob[at] = S.cand_logprob[r];
   planes.source[at] = S.row_source[i0 + S.cand_beam[r]];
+  const SentenceConstraints sc = c.Constraints(b);
+  planes.constraint[at] = sc.n ? AdvanceConstraint(sc, c.ConstraintState(parent, pos), S.cand_token[r]) : 0;
+}
+
+// Dynamic beam allocation for a sentence with constraints (search/constraints.h): the top candidates, plus
+// each live beam's next constraint token (a started constraint's, or the first of each unmet one), then
+// the beam filled bank by bank. Returns the new candidate count.
+size_t ConstrainedCandidates(SearchContext& c, size_t b, size_t i0, size_t live, size_t nc, size_t pos) {
+  SearchBuffers& S = c.s;
+  const SentenceConstraints sc = c.Constraints(b);
+  const size_t V = c.vocab.size, cap = CandidateCapacity(c.opt.beam);
+  const size_t top = nc;
+  auto add = [&](size_t j, uint32_t token) {
+    const int64_t col = c.vocab.Index(token);
+    if (col < 0 || nc >= cap) return;
+    const float lp = c.logits[(i0 + j) * V + static_cast<size_t>(col)];
+    if (!std::isfinite(lp)) return;
+    for (size_t r = 0; r < nc; ++r)
+      if (S.cand_token[r] == token && S.cand_beam[r] == j) return;
+    S.cand_score[nc] = lp + S.beam_scores[S.active[i0 + j]], S.cand_logprob[nc] = lp;
+    S.cand_token[nc] = token, S.cand_beam[nc] = static_cast<uint32_t>(j);
+    ++nc;
+  };
+  for (size_t j = 0; j < live; ++j) {
+    const float* row = c.logits + (i0 + j) * V;
+    add(j, c.vocab.Token(ArgMax(row, V, 0)));  // each hypothesis' own best next token
+    const uint32_t state = c.ConstraintState(S.active[i0 + j], pos);
+    const uint32_t started = constraint_state::Started(state);
+    if (started) {
+      add(j, sc.Token(started - 1, constraint_state::Progress(state)));
+      continue;
+    }
+    uint32_t need = 0;
+    for (uint32_t k = 0; k < sc.n; ++k)
+      if (!((constraint_state::Met(state) >> k) & 1u)) need += sc.len[k];
+    const bool must = need + pos + 1 >= c.in.max_len[b];
+    for (uint32_t k = 0; k < sc.n; ++k)
+      if (!((constraint_state::Met(state) >> k) & 1u) && (must || AlignedAt(sc, k, S.row_source[i0 + j])))
+        add(j, sc.Token(k, 0));
+  }
+  for (size_t r = 0; r < nc; ++r) {
+    const uint32_t parent = S.active[i0 + S.cand_beam[r]];
+    S.cand_met[r] = ConstraintTokensMet(sc, AdvanceConstraint(sc, c.ConstraintState(parent, pos), S.cand_token[r]));
+  }
+  const Candidates cand{S.cand_score.data(), S.cand_logprob.data(), S.cand_token.data(), S.cand_beam.data(), S.cand_met.data()};
+  (void)top;
+  return AllocateBanks(cand, nc, c.opt.beam);
 }
 
 // The next beams of sentence b from candidates cand_*[0..nc): the first `beam` candidates (in rank order)
@@ -188,12 +235,15 @@ void BeamSearch::Step(SearchContext& c, size_t n, size_t pos) {
       const float lse = LogSumExp(row, V);
       if (std::isfinite(lse)) AddScalar(row, -lse, V);
     }
+    const SentenceConstraints sc = c.Constraints(b);
+    if (sc.n) ConstrainRow(sc, c.ConstraintState(slot, pos), pos, c.in.max_len[b], c.eos, c.vocab, S.row_source[i], true, row);
   }
   size_t i0 = 0;
   for (size_t b = 0; b < c.n_sentences; ++b) {
     if (S.done[b]) continue;
     const size_t live = LiveRows(c, pos);
-    const size_t nc = TopCandidates(c, i0, live, 2 * B);
+    size_t nc = TopCandidates(c, i0, live, 2 * B);
+    if (c.Constraints(b).n) nc = ConstrainedCandidates(c, b, i0, live, nc, pos);
     c.prof.Tock(t0, &c.prof.profile.softmax_topk_ms);
     t0 = c.prof.Tick();
     if (c.opt.hf_rules == HfRules::kTransformers4) ProcessCandidates4(c, b, i0, nc, pos);

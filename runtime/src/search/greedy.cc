@@ -17,6 +17,9 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
     MaskRow(row, c.vocab.mask, V);  // NoBadWords on the logits
     c.processors.Apply(ctx, row);
     c.ApplyCallProcessors(slot, b, pos, row);
+    const SentenceConstraints sc = c.Constraints(b);
+    const uint32_t state = sc.n ? c.ConstraintState(slot, pos) : 0;
+    if (sc.n) ConstrainRow(sc, state, pos, ctx.max_len, c.eos, c.vocab, S.row_source[i], /*start_by_alignment=*/true, row);
     const int64_t eos_col = c.vocab.Index(c.eos);
     const uint32_t best = c.vocab.Token(ArgMax(row, V, eos_col >= 0 ? static_cast<uint32_t>(eos_col) : 0));
     const size_t best_col = static_cast<size_t>(c.vocab.Index(best));
@@ -35,6 +38,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
     S.track.kv_slot[at] = static_cast<uint32_t>(slot);
     S.track.logprob[at] = logprob;
     S.track.source[at] = S.row_source[i];
+    S.track.constraint[at] = sc.n ? AdvanceConstraint(sc, state, best) : 0;
     const bool last = pos + 1 >= ctx.max_len, eos = best == c.eos;
     if (c.stream) c.stream->Token(b, best, S.track.token + slot * T, eos ? pos : pos + 1, eos || last);
     if (eos || last) {

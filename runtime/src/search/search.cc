@@ -138,10 +138,11 @@ void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, Are
   plan->Add(&s->active_sentence, "search.active_sentence", rows, kDec, kDec);
   plan->Add(&s->row_source, "search.row_source", rows, kDec, kDec);
   plan->Add(&s->done, "search.done", batch, kDec, kDec);
-  plan->Add(&s->cand_score, "search.cand_score", 2 * beam, kDec, kDec);
-  plan->Add(&s->cand_logprob, "search.cand_logprob", 2 * beam, kDec, kDec);
-  plan->Add(&s->cand_token, "search.cand_token", 2 * beam, kDec, kDec);
-  plan->Add(&s->cand_beam, "search.cand_beam", 2 * beam, kDec, kDec);
+  plan->Add(&s->cand_score, "search.cand_score", CandidateCapacity(beam), kDec, kDec);
+  plan->Add(&s->cand_logprob, "search.cand_logprob", CandidateCapacity(beam), kDec, kDec);
+  plan->Add(&s->cand_token, "search.cand_token", CandidateCapacity(beam), kDec, kDec);
+  plan->Add(&s->cand_beam, "search.cand_beam", CandidateCapacity(beam), kDec, kDec);
+  plan->Add(&s->cand_met, "search.cand_met", CandidateCapacity(beam), kDec, kDec);
   plan->Add(&s->stream_emitted, "search.stream_emitted", batch, kEnc, kDec);
   TrackPlanes::Declare(&r->tracks, plan, kResults, batch * d.n_best * T, kEnc, kDec);
   plan->Add(&r->out_text, "results.text", batch * d.n_best * d.text_bytes, kEnc, kDec);

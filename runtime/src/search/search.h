@@ -18,6 +18,7 @@
 #include "base/profiler.h"
 #include "memory/arena.h"
 #include "memory/dims.h"
+#include "search/constraints.h"
 #include "search/hypotheses.h"
 #include "search/logits_processors.h"
 #include "search/token_stream.h"
@@ -39,8 +40,9 @@ struct SearchBuffers {
   ArenaArray<uint32_t> active_sentence;      // [rows] sentence of each active row
   ArenaArray<int32_t> row_source;            // [rows] alignment of each active row this step (-1 when not asked)
   ArenaArray<uint8_t> done;                  // [batch]
-  ArenaArray<float> cand_score, cand_logprob;  // [2 beam] candidates of one sentence: running score, token's
-  ArenaArray<uint32_t> cand_token, cand_beam;  //   log-probability, token, beam (0..beam-1)
+  ArenaArray<float> cand_score, cand_logprob;  // [kCandidates] candidates of one sentence: running score,
+  ArenaArray<uint32_t> cand_token, cand_beam;  //   token's log-probability, token, beam (0..beam-1)
+  ArenaArray<uint32_t> cand_met;             // [kCandidates] constraint tokens met by each (constrained sentences)
   ArenaArray<uint32_t> stream_emitted;       // [batch] text bytes already streamed per sentence (input order)
 };
 
@@ -55,6 +57,10 @@ struct ResultBuffers {
   ArenaArray<Hypothesis> hypotheses;         // [batch, n_best]
   ArenaArray<TranslationResult> results;     // [batch]
 };
+
+/// Candidates of one sentence per step: the top 2 x beam, and with constraints each beam's constraint
+/// starts (search/constraints.h).
+inline uint64_t CandidateCapacity(uint64_t beam) { return 2 * beam + beam * (kMaxConstraints + 1); }
 
 /// Bytes of one sentence's error message, NUL included (longer messages are cut).
 constexpr size_t kErrorBytes = 192;
@@ -122,6 +128,14 @@ struct SearchContext {
   VocabMap vocab;           // the columns of the logits (identity, or the call's shortlist)
   TokenStream* stream = nullptr;  // the call's token stream and abort check (nullptr: neither)
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: the text and part of each input sentence
+  const ConstraintBuffers* constraints = nullptr;  // the call's constraints (nullptr: none)
+
+  /// The constraints of sentence b (length order); n == 0 when it has none.
+  SentenceConstraints Constraints(size_t b) const {
+    return constraints ? ConstraintsOf(*constraints, in.order[b]) : SentenceConstraints();
+  }
+  /// The constraint state of beam slot `slot` before position `pos`.
+  uint32_t ConstraintState(size_t slot, size_t pos) const { return pos ? s.track.constraint[slot * dims.tgt + pos - 1] : 0; }
 
   /// What the file's logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
   RowContext Row(size_t slot, size_t b, size_t pos) const {

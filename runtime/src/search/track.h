@@ -21,7 +21,8 @@ namespace tern {
   X(uint32_t, token)    /* the generated id */                                                                   \
   X(uint32_t, kv_slot)  /* the KV-cache slot that holds this position (beams reorder rows, never K/V) */       \
   X(float, logprob)     /* log-probability of the token after the logits processors (0 when not asked) */   \
-  X(int32_t, source)    /* the source token the token aligns to (cross-attention; -1 when not asked) */
+  X(int32_t, source)    /* the source token the token aligns to (cross-attention; -1 when not asked) */  \
+  X(uint32_t, constraint) /* constraint state after the token (search/constraints.h; 0 without constraints) */
 
 #define TERN_TRACK_PLANE_FIELD(T, name) ArenaArray<T> name;
 #define TERN_TRACK_PLANE_PAIR(T, name) f(a.name.data(), b.name.data());

@@ -80,6 +80,12 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&in.order, "batch.order", batch, kEnc, kDec);
   plan->Add(&in.max_len, "batch.max_len", batch, kEnc, kDec);
   plan->Add(&in.sentence_ok, "batch.sentence_ok", batch, kEnc, kDec);
+  plan->Add(&in.constraints.tokens, "batch.constraints.tokens", batch * kMaxConstraintTokens, kEnc, kDec);
+  plan->Add(&in.constraints.off, "batch.constraints.off", batch * kMaxConstraints, kEnc, kDec);
+  plan->Add(&in.constraints.len, "batch.constraints.len", batch * kMaxConstraints, kEnc, kDec);
+  plan->Add(&in.constraints.src_begin, "batch.constraints.src_begin", batch * kMaxConstraints, kEnc, kDec);
+  plan->Add(&in.constraints.src_end, "batch.constraints.src_end", batch * kMaxConstraints, kEnc, kDec);
+  plan->Add(&in.constraints.count, "batch.constraints.count", batch, kEnc, kDec);
   DeclareNetworkBuffers(d, &b->enc, &b->dec, plan);
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
   if (d.shortlist) {

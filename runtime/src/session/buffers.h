@@ -31,6 +31,7 @@ struct BatchBuffers {
   ArenaArray<uint32_t> order;        // [batch] input index of the b-th sentence in length order
   ArenaArray<uint32_t> max_len;      // [batch] generated-token cap of each sentence (length order)
   ArenaArray<uint8_t> sentence_ok;   // [batch] per input index
+  ConstraintBuffers constraints;     // per input index: glossary constraints (search/constraints.h)
 };
 
 struct SessionBuffers {

@@ -1,17 +1,39 @@
 #include "session/markup_call.h"
 
+#include <algorithm>
+
+#include "markup/protect.h"
 #include "markup/transfer.h"
 
 namespace tern {
 
-void MarkupCall::Prepare(Span<const std::string_view> texts, Markup mode) {
+void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOptions& options) {
   const size_t n = texts.size();
   parsed_.resize(n);
   errors_.assign(n, {});
   plain_.assign(n, {});
-  const markup::Mode m = mode == Markup::kHtmlLenient ? markup::Mode::kLenient : markup::Mode::kStrict;
+  const markup::Mode m = options.markup == Markup::kHtmlLenient ? markup::Mode::kLenient : markup::Mode::kStrict;
   for (size_t i = 0; i < n; ++i) {
-    const Status s = markup::Parse(texts[i], m, &parsed_[i]);
+    Status s;
+    if (options.markup != Markup::kNone) {
+      s = markup::Parse(texts[i], m, &parsed_[i]);
+    } else {
+      keep_.clear();
+      if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_);
+      for (const KeepSpan& k : options.keep_spans)
+        if (k.text == i) keep_.push_back(k.span);
+      if (!options.keep_spans.empty()) {  // the caller's and the found ones together, in order; overlaps join
+        std::sort(keep_.begin(), keep_.end(), [](const TextSpan& a, const TextSpan& b) { return a.begin < b.begin; });
+        size_t w = 0;
+        for (size_t r = 0; r < keep_.size(); ++r) {
+          if (w > 0 && keep_[r].begin < keep_[w - 1].end && keep_[r].end <= texts[i].size() && keep_[r].end > keep_[r].begin)
+            keep_[w - 1].end = std::max(keep_[w - 1].end, keep_[r].end);
+          else keep_[w++] = keep_[r];
+        }
+        keep_.resize(w);
+      }
+      s = markup::Protect(texts[i], keep_, &parsed_[i]);
+    }
     if (!s.ok()) {
       errors_[i] = s.message();
       parsed_[i] = markup::Parsed();

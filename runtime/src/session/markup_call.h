@@ -16,8 +16,10 @@ namespace tern {
 
 class MarkupCall {
  public:
-  /// Takes `texts` apart; plain() then holds what to translate (a text that failed: empty).
-  void Prepare(Span<const std::string_view> texts, Markup mode);
+  /// Takes `texts` apart (options.markup; or, in plain texts, options.keep_placeholders and keep_spans: the
+  /// do-not-translate spans, markup/protect.h); plain() then holds what to translate (a text that failed:
+  /// empty).
+  void Prepare(Span<const std::string_view> texts, const TranslateOptions& options);
   Span<const std::string_view> plain() const { return Span<const std::string_view>(plain_.data(), plain_.size()); }
   /// The results for the marked-up texts from the plain texts' results.
   Span<const TranslationResult> Finish(Span<const TranslationResult> plain);
@@ -35,6 +37,7 @@ class MarkupCall {
   std::vector<std::vector<TextSpan>> source_spans_;
   std::vector<TranslationResult> results_;
   std::vector<size_t> out_begin_, out_end_;  // scratch of markup::Transfer
+  std::vector<TextSpan> keep_;               // scratch: one text's do-not-translate spans
 };
 
 }  // namespace tern

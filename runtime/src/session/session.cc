@@ -7,9 +7,21 @@
 #include "model/model_impl.h"
 #include "nn/decoder.h"
 #include "nn/encoder.h"
+#include "terms/glossary_impl.h"
+#include "tern/glossary.h"
 
 namespace tern {
 namespace {
+
+// The glossary's terms in staged sentence i become its constraints (terms/glossary_impl.h).
+void MatchGlossary(Translator::Impl& t, const Glossary& g, size_t i) {
+  BatchBuffers& in = t.buf.batch;
+  in.constraints.word_inside = g.impl().target_inside.data();
+  if (!MatchTerms(g.impl(), in.staged_ids + i * t.dims.src, in.in_len[i], in.constraints, i))
+    SetSentenceError(t.buf.results, in, i, StatusCode::kResourceExhausted,
+                     "glossary terms exceed %zu occurrences or %zu target tokens in one sentence", kMaxConstraints,
+                     kMaxConstraintTokens);
+}
 
 // The shared shape of a translate call: resolve options, reset each result, stage sentence i with
 // stage(i) (which copies its ids to staged_ids/in_len or records its error), translate the batch.
@@ -19,7 +31,9 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, S
   for (size_t i = 0; i < n; ++i) {
     t.buf.results.results[i] = TranslationResult();
     t.buf.batch.sentence_ok[i] = 1;
+    t.buf.batch.constraints.count[i] = 0;
     stage(i);
+    if (options.glossary && t.buf.results.results[i].ok() && t.buf.batch.sentence_ok[i]) MatchGlossary(t, *options.glossary, i);
   }
   const size_t valid = PackBatch(t.dims, t.buf.batch, n, o);
   if (valid == 0) return Status::Ok();
@@ -74,6 +88,9 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores;
   opt.want_alignment = o.want_alignment;
+  bool constrained = false;
+  for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
+  if (constrained) opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
   call_alignment_layer = o.alignment_layer;
   opt.hf_rules = o.hf_rules;
   opt.early_stopping = o.early_stopping;
@@ -94,7 +111,8 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
                     /*stream=*/streaming ? &stream : nullptr,
                     /*origins=*/origins};
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
-  ctx.vocab = dims.shortlist && o.use_shortlist
+  ctx.constraints = constrained ? &in.constraints : nullptr;
+  ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
                   ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
   BeamSearch beam;
@@ -221,14 +239,24 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
     return Status(StatusCode::kInvalidArgument,
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   origins = nullptr;
-  if (options.markup != Markup::kNone) {
-    if (options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient)
+  const bool keep = options.keep_placeholders || !options.keep_spans.empty();
+  if (options.markup != Markup::kNone || keep) {
+    if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient)
       return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1 or 2)");
+    if (options.markup != Markup::kNone && keep)
+      return Status(StatusCode::kInvalidArgument, "keep_placeholders and keep_spans are for plain texts (markup: translate=\"no\")");
     if (options.on_token)
-      return Status(StatusCode::kInvalidArgument, "markup cannot be combined with on_token: tags go in when a sentence is complete");
-    markup.Prepare(texts, options.markup);
+      return Status(StatusCode::kInvalidArgument, keep ? "do-not-translate spans cannot be combined with on_token: they go back in "
+                                                         "when a sentence is complete"
+                                                       : "markup cannot be combined with on_token: tags go in when a sentence is complete");
+    for (const KeepSpan& k : options.keep_spans)
+      if (k.text >= texts.size())
+        return Status(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(k.text) + " of " + std::to_string(texts.size()));
+    markup.Prepare(texts, options);
     TranslateOptions plain = options;
     plain.markup = Markup::kNone;
+    plain.keep_placeholders = false;
+    plain.keep_spans = {};
     plain.return_alignment = true;
     Span<const TranslationResult> out;
     const Status st = Translate(markup.plain(), plain, &out);

@@ -1,6 +1,8 @@
 #include "model/model_impl.h"
 #include "text/tokenizer.h"
 
+#include "text/piece_text.h"
+
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -105,11 +107,14 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
   } else if (has_code) {
     code_id = id_of(code);
   }
-  // SentencePiece's pieces with their byte ranges in the original text (ImmutableSentencePieceText).
-  sentencepiece::ImmutableSentencePieceText spt;
-  auto st = spm_->Encode({text.data(), text.size()}, spt.mutable_proto());
-  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
-  const size_t n_pieces = spt.pieces_size();
+  // SentencePiece's pieces with their byte ranges in the original text (its SentencePieceText, serialized:
+  // text/piece_text.h). Counted first, so that a sentence too long fails before anything is written.
+  const std::string proto = spm_->EncodeAsSerializedProto({text.data(), text.size()});
+  size_t n_pieces = 0;
+  if (!ForEachPiece(proto, [&](const PieceSpan&) { ++n_pieces; }))
+    return Status(StatusCode::kInternal, "SentencePiece returned a SentencePieceText that does not parse");
+  if (proto.empty() && !text.empty() && text.find_first_not_of(" \t\r\n") != std::string_view::npos)
+    return Status(StatusCode::kInvalidArgument, "SentencePiece could not encode the text");
   const size_t total = (has_code ? 1 : 0) + n_pieces + 1;
   if (total > capacity)
     return Status(StatusCode::kResourceExhausted, std::to_string(total) + " source tokens exceed max_source_tokens " +
@@ -125,10 +130,7 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     ids[k++] = id;
   };
   if (has_code) put(code_id, 0, code.size());
-  for (size_t i = 0; i < n_pieces; ++i) {
-    const auto piece = spt.pieces(static_cast<int>(i));
-    put(id_of(piece.piece()), base + piece.begin(), base + piece.end());
-  }
+  ForEachPiece(proto, [&](const PieceSpan& piece) { put(id_of(piece.piece), base + piece.begin, base + piece.end); });
   put(model_->hparams().eos_id, end, end);
   *n = k;
   return Status::Ok();

@@ -17,6 +17,8 @@ namespace {
 // (a concurrent one fails with TERN_BUSY, raised as TernException).
 struct Session {
   tern_translator* translator = nullptr;
+  tern_model* model = nullptr;        // kept for glossaries
+  tern_glossary* glossary = nullptr;  // setGlossary's (replaced under Java's write lock: no call runs then)
 };
 
 // A result set owned by one JNI call.
@@ -142,8 +144,8 @@ jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* 
 
 // tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
 // target language's bytes for the call.
-bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, tern_translate_params* p,
-                 std::string* lang) {
+bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, const tern_glossary* glossary,
+                 tern_translate_params* p, std::string* lang) {
   jclass c = env->GetObjectClass(options);
   auto i = [&](const char* name) { return env->GetIntField(options, env->GetFieldID(c, name, "I")); };
   auto z = [&](const char* name) { return env->GetBooleanField(options, env->GetFieldID(c, name, "Z")) == JNI_TRUE; };
@@ -153,6 +155,8 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->use_shortlist = z("useShortlist") ? 1 : 0;
   p->return_scores = z("returnScores") ? 1 : 0;
   p->return_alignment = z("returnAlignment") ? 1 : 0;
+  p->keep_placeholders = z("keepPlaceholders") ? 1 : 0;
+  const bool use_glossary = z("useGlossary");
   auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
   if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
   p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
@@ -161,6 +165,7 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->early_stopping = early_stopping;  // -1: the file's
   p->markup = markup;
   p->hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
+  p->glossary = use_glossary ? glossary : nullptr;
   if (target) {
     const char* l = env->GetStringUTFChars(target, nullptr);
     if (!l) return false;
@@ -186,11 +191,11 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   tp.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
   tp.max_batch = static_cast<uint32_t>(max_batch);
   tern_translator* tr = tern_translator_create(model, &tp, &err);
-  tern_model_free(model);  // the translator keeps the model alive
-  if (!tr) return Throw(env, err.message), 0;
+  if (!tr) return tern_model_free(model), Throw(env, err.message), 0;
   auto* s = new (std::nothrow) Session;
-  if (!s) return tern_translator_free(tr), Throw(env, "out of memory"), 0;
+  if (!s) return tern_translator_free(tr), tern_model_free(model), Throw(env, "out of memory"), 0;
   s->translator = tr;
+  s->model = model;
   return reinterpret_cast<jlong>(s);
 }
 
@@ -217,7 +222,7 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
   std::string lang;
-  if (!ReadOptions(env, options, early_stopping, markup, &p, &lang)) return JNI_FALSE;
+  if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &lang)) return JNI_FALSE;
   JavaListener java{env, cls, nullptr, listener, index_offset};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
@@ -249,7 +254,38 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeClose(JNIEnv*, jclass, jlo
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return;
   tern_translator_free(s->translator);
+  tern_glossary_free(s->glossary);
+  tern_model_free(s->model);
   delete s;
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeSetGlossary(JNIEnv* env, jclass, jlong handle, jobjectArray sources,
+                                                                   jobjectArray targets, jboolean ignore_case) {
+  auto* s = reinterpret_cast<Session*>(handle);
+  if (!s) return Throw(env, "translator is closed");
+  const jsize n = env->GetArrayLength(sources);
+  std::vector<std::string> src(static_cast<size_t>(n)), tgt(static_cast<size_t>(n));
+  std::vector<const char*> ps(static_cast<size_t>(n)), pt(static_cast<size_t>(n));
+  for (jsize i = 0; i < n; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(side ? targets : sources, i));
+      std::string& out = (side ? tgt : src)[static_cast<size_t>(i)];
+      const jsize len = env->GetArrayLength(bytes);
+      out.resize(static_cast<size_t>(len));
+      if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&out[0]));
+      env->DeleteLocalRef(bytes);
+    }
+    ps[static_cast<size_t>(i)] = src[static_cast<size_t>(i)].c_str();
+    pt[static_cast<size_t>(i)] = tgt[static_cast<size_t>(i)].c_str();
+  }
+  tern_glossary* g = nullptr;
+  if (n > 0) {
+    tern_error err;
+    g = tern_glossary_create(s->model, ps.data(), pt.data(), static_cast<size_t>(n), ignore_case ? 1 : 0, &err);
+    if (!g) return Throw(env, err.message);
+  }
+  tern_glossary_free(s->glossary);
+  s->glossary = g;
 }
 
 }  // extern "C"

@@ -71,6 +71,25 @@ public class TranslatorTest {
       m = t.translate(new String[] {"A <b>man in a shirt."}, html);
       check(m[0].ok() && m[0].text.contains("<b>") && m[0].text.endsWith("</b>"), "lenient: closed at the end: " + m[0].text);
 
+      // Terminology: the glossary's term once per occurrence; a bad entry names itself; placeholders kept.
+      t.setGlossary(new String[] {"dog"}, new String[] {"Köter"}, true);
+      Translator.Result[] gl = t.translate(new String[] {"The dog runs.", "Two men talk."}, greedy);
+      check(gl[0].ok() && gl[0].text.contains("Köter") && gl[0].text.indexOf("Köter") == gl[0].text.lastIndexOf("Köter"),
+          "the term once: " + gl[0].text);
+      boolean threw = false;
+      try {
+        t.setGlossary(new String[] {"dog", "dog"}, new String[] {"Hund", "Köter"}, false);
+      } catch (TernException e) {
+        threw = e.getMessage().contains("entry 2: source term 'dog' is also entry 1");
+      }
+      check(threw, "a duplicate source with another target is refused");
+      check(t.translate(new String[] {"The dog runs."}, greedy)[0].text.contains("Köter"), "the old glossary stays");
+      t.setGlossary(null, null, false);
+      Translator.Options keep = new Translator.Options();
+      keep.keepPlaceholders = true;
+      Translator.Result[] kept = t.translate(new String[] {"A dog runs {0} with %s."}, keep);
+      check(kept[0].ok() && kept[0].text.contains("{0}") && kept[0].text.contains("%s"), "placeholders kept: " + kept[0].text);
+
       // Streaming: the texts of each sentence, in order, make up its translation.
       final StringBuilder[] streamed = {new StringBuilder(), new StringBuilder()};
       final int[] lasts = {0};

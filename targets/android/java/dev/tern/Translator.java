@@ -50,6 +50,13 @@ public final class Translator implements AutoCloseable {
      * translated from what it enclosed. Not with a TokenListener.
      */
     public String markup = null;
+    /**
+     * Placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in plain sentences come out
+     * verbatim, placed by alignment (README "Terminology"). Not with markup or a TokenListener.
+     */
+    public boolean keepPlaceholders = false;
+    /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
+    public boolean useGlossary = true;
   }
 
   /**
@@ -224,6 +231,33 @@ public final class Translator implements AutoCloseable {
     }
   }
 
+  /**
+   * Terminology (README "Terminology"): from now on, each occurrence of sources[i] in a sentence (a whole
+   * word or words) comes out as targets[i], once per occurrence (constrained decoding). Null or empty
+   * arrays remove the glossary. Waits for a call in progress. A bad entry (empty, the same source with
+   * another target, a target the model's vocabulary cannot spell) throws, naming it; the old glossary
+   * stays.
+   *
+   * @param ignoreCase a source term also matches in lower case, capitalized and in capitals
+   */
+  public void setGlossary(String[] sources, String[] targets, boolean ignoreCase) throws TernException {
+    int n = sources == null ? 0 : sources.length;
+    if ((targets == null ? 0 : targets.length) != n) throw new TernException("sources and targets differ in length");
+    byte[][] src = new byte[n][], tgt = new byte[n][];
+    for (int i = 0; i < n; ++i) {
+      if (sources[i] == null || targets[i] == null) throw new TernException("glossary entry " + (i + 1) + " is null");
+      src[i] = sources[i].getBytes(StandardCharsets.UTF_8);
+      tgt[i] = targets[i].getBytes(StandardCharsets.UTF_8);
+    }
+    lifetime.writeLock().lock();
+    try {
+      if (handle == 0) throw new TernException("translator is closed");
+      nativeSetGlossary(handle, src, tgt, ignoreCase);
+    } finally {
+      lifetime.writeLock().unlock();
+    }
+  }
+
   /** Frees the native session, after any call in progress has returned. Closing twice is allowed. */
   @Override
   public void close() {
@@ -245,6 +279,9 @@ public final class Translator implements AutoCloseable {
       int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
+
+  private static native void nativeSetGlossary(long handle, byte[][] sources, byte[][] targets, boolean ignoreCase)
+      throws TernException;
 
   private static native void nativeClose(long handle);
 }

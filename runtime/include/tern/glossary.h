@@ -1,0 +1,74 @@
+// Terminology: a glossary the translation must follow (README "Terminology").
+//
+//   auto g = tern::Glossary::Load(*model, "terms.tsv", {});     // or Glossary::Create from entries
+//   tern::TranslateOptions o;
+//   o.glossary = g.value().get();
+//
+// Each occurrence of a source term in a sentence (whole words; compared after the tokenizer's own
+// normalization: the term's source pieces against the sentence's; with case_insensitive, letters compared
+// case-folded on the text) makes the term's target tokens a constraint of that sentence: beam search
+// follows dynamic beam allocation (Post & Vilar 2018), greedy search a simpler rule
+// (runtime/src/search/constraints.h). At most kMaxConstraints occurrences per sentence, kMaxConstraintTokens
+// target tokens in all: a sentence with more fails alone ("... glossary constraints exceed ...").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tern/export.h"
+#include "tern/model.h"
+#include "tern/status.h"
+#include "tern/translator.h"
+
+namespace tern {
+
+/// One glossary entry: a source term and the target term it must become (UTF-8, one or more words).
+struct GlossaryEntry {
+  std::string_view source;
+  std::string_view target;
+};
+
+struct GlossaryOptions {
+  bool case_insensitive = false;  // a source term matches whatever the case of its letters in the sentence
+};
+
+/// Limits, checked when a glossary is made.
+constexpr size_t kMaxGlossaryEntries = 1000000;
+constexpr size_t kMaxTermBytes = 256;           // per source or target term
+constexpr size_t kMaxTermTokens = 64;           // target tokens per term
+
+class TERN_API Glossary {
+ public:
+  /// A glossary for `model` (its tokenizers) from in-memory entries. Errors (kInvalidArgument, naming the
+  /// entry by its 1-based number, or `where` and line when Parse gives them): an empty source or target,
+  /// invalid UTF-8 or a control character, a term longer than kMaxTermBytes, a target the target
+  /// vocabulary cannot spell (a piece it lacks), a target of more than kMaxTermTokens tokens, the same
+  /// source twice with different targets (naming both), more than kMaxGlossaryEntries entries.
+  /// kInvalidModel: the model has no tokenizers.
+  static Result<std::shared_ptr<const Glossary>> Create(const Model& model, Span<const GlossaryEntry> entries,
+                                                        const GlossaryOptions& options = {});
+  /// From TSV text: one entry per line, "source<TAB>target"; empty lines and lines starting with '#' are
+  /// skipped. Errors as Create's, with `where` (a file name) and the line number.
+  static Result<std::shared_ptr<const Glossary>> Parse(const Model& model, std::string_view tsv, std::string_view where,
+                                                       const GlossaryOptions& options = {});
+  /// Parse() of a file (a regular file of at most 256 MiB). kNotFound / kInvalidArgument for the file.
+  static Result<std::shared_ptr<const Glossary>> Load(const Model& model, const std::string& path,
+                                                      const GlossaryOptions& options = {});
+  ~Glossary();
+
+  size_t size() const;   // entries
+  size_t bytes() const;  // heap bytes it holds (approximately)
+
+  class Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  friend struct GlossaryBuilder;
+  Glossary();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tern

@@ -1,0 +1,174 @@
+#include "markup/protect.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace tern::markup {
+namespace {
+
+bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+// A byte that may be part of a word (letters of any script: every non-ASCII byte).
+bool WordByte(char c) { return Alnum(c) || (static_cast<unsigned char>(c) & 0x80); }
+
+bool StartsWithNoCase(std::string_view s, size_t i, const char* p) {
+  const size_t n = std::strlen(p);
+  if (i + n > s.size()) return false;
+  for (size_t k = 0; k < n; ++k)
+    if (std::tolower(static_cast<unsigned char>(s[i + k])) != p[k]) return false;
+  return true;
+}
+
+size_t Brace(std::string_view t, size_t i) {  // {x} or {{x}}: its end, or 0
+  const bool twice = i + 1 < t.size() && t[i + 1] == '{';
+  size_t k = i + (twice ? 2 : 1);
+  const size_t start = k;
+  while (k < t.size() && k - i <= 64 && t[k] != '}' && t[k] != '{' && !Space(t[k])) ++k;
+  if (k == start || k >= t.size() || t[k] != '}') return 0;
+  if (twice) return k + 1 < t.size() && t[k + 1] == '}' ? k + 2 : 0;
+  return k + 1;
+}
+
+size_t Printf(std::string_view t, size_t i) {  // %s %1$s %.2f ...: its end, or 0
+  size_t k = i + 1;
+  while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
+  if (k > i + 1) {
+    if (k >= t.size() || t[k] != '$') k = i + 1;  // digits without '$' are a width: read again below
+    else ++k;
+  }
+  while (k < t.size() && (std::isdigit(static_cast<unsigned char>(t[k])) || t[k] == '.' || t[k] == '-')) ++k;
+  if (k < t.size() && t[k] == 'l') ++k;
+  if (k >= t.size() || !std::strchr("sdiufxc@", t[k])) return 0;
+  if (k + 1 < t.size() && Alnum(t[k + 1])) return 0;  // "%sure" is not one
+  return k + 1;
+}
+
+size_t Url(std::string_view t, size_t i) {
+  if (i > 0 && WordByte(t[i - 1])) return 0;
+  if (!StartsWithNoCase(t, i, "http://") && !StartsWithNoCase(t, i, "https://") && !StartsWithNoCase(t, i, "ftp://") &&
+      !StartsWithNoCase(t, i, "www."))
+    return 0;
+  size_t k = i;
+  while (k < t.size() && !Space(t[k]) && t[k] != '<' && t[k] != '"') ++k;
+  while (k > i && std::strchr(".,;:!?)'", t[k - 1])) --k;
+  return k > i + 4 ? k : 0;
+}
+
+size_t Email(std::string_view t, size_t at, size_t* begin) {  // around the '@' at `at`
+  size_t b = at;
+  while (b > 0 && (Alnum(t[b - 1]) || std::strchr("._%+-", t[b - 1]))) --b;
+  if (b == at || (b > 0 && WordByte(t[b - 1]))) return 0;
+  size_t k = at + 1, dots = 0, label = 0;
+  while (k < t.size() && (Alnum(t[k]) || t[k] == '-' || t[k] == '.')) {
+    if (t[k] == '.') {
+      if (label == 0) break;
+      ++dots, label = 0;
+    } else {
+      ++label;
+    }
+    ++k;
+  }
+  if (label == 0 && k > at + 1 && t[k - 1] == '.') --k, --dots;
+  if (dots == 0 || k <= at + 1 || !Alnum(t[k - 1])) return 0;
+  *begin = b;
+  return k;
+}
+
+size_t NumberUnit(std::string_view t, size_t i) {
+  if (i > 0 && (WordByte(t[i - 1]) || t[i - 1] == '.' || t[i - 1] == ',')) return 0;
+  size_t k = i;
+  while (k < t.size() && (std::isdigit(static_cast<unsigned char>(t[k])) ||
+                          ((t[k] == '.' || t[k] == ',') && k + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[k + 1])))))
+    ++k;
+  if (k == i) return 0;
+  size_t u = k < t.size() && t[k] == ' ' ? k + 1 : k;
+  static const char* const kUnits[] = {"km/h", "mph", "MHz", "GHz", "KB", "MB", "GB", "TB", "km", "cm", "mm", "kg", "mg",
+                                       "ml", "min", "ms", "px", "pt", "\xc2\xb0" "C", "\xc2\xb0" "F", "%", "m", "g", "l", "h", "s"};
+  for (const char* unit : kUnits) {
+    const size_t n = std::strlen(unit);
+    if (t.compare(u, n, unit) != 0) continue;
+    if (u + n < t.size() && WordByte(t[u + n])) continue;
+    return u + n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out) {
+  for (size_t i = 0; i < t.size();) {
+    size_t b = i, e = 0;
+    const char c = t[i];
+    if (c == '{') e = Brace(t, i);
+    else if (c == '%') e = Printf(t, i);
+    else if (c == '@') e = Email(t, i, &b);
+    else if (std::isdigit(static_cast<unsigned char>(c))) e = NumberUnit(t, i);
+    if (!e) e = Url(t, i), b = i;
+    if (e && (out->empty() || b >= out->back().end)) {
+      // An e-mail address starts before its '@': drop what an earlier match took of it.
+      out->push_back({b, e});
+      i = e;
+      continue;
+    }
+    ++i;
+  }
+}
+
+Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out) {
+  *out = Parsed();
+  out->plain = true;
+  size_t at = 0;
+  for (const TextSpan& s : spans) {
+    if (s.begin < at || s.end <= s.begin || s.end > text.size())
+      return Status(StatusCode::kInvalidArgument, "do-not-translate span [" + std::to_string(s.begin) + ", " + std::to_string(s.end) +
+                                                      ") overlaps another, is out of order or leaves the text");
+    for (size_t x : {s.begin, s.end})
+      if (x < text.size() && (static_cast<unsigned char>(text[x]) & 0xc0) == 0x80)
+        return Status(StatusCode::kInvalidArgument, "do-not-translate span [" + std::to_string(s.begin) + ", " +
+                                                        std::to_string(s.end) + ") cuts a UTF-8 character");
+    size_t keep_to = s.begin;
+    const bool before = s.begin > 0 && Space(text[s.begin - 1]);
+    const bool after = s.end < text.size() && Space(text[s.end]);
+    if (before && after) --keep_to;  // "a {0} b" -> "a b": one of the two spaces goes with the span
+    for (size_t k = at; k < keep_to; ++k) {
+      out->text.push_back(text[k]);
+      out->origin.push_back(static_cast<uint32_t>(k));
+      out->origin_end.push_back(static_cast<uint32_t>(k + 1));
+    }
+    Element e;
+    e.kind = Element::Kind::kVerbatim;
+    e.open = std::string(text.substr(s.begin, s.end - s.begin));
+    e.begin = e.end = out->text.size();
+    e.source_offset = s.begin;
+    e.space_before = before;
+    e.space_after = after;
+    out->elements.push_back(std::move(e));
+    at = s.end;
+  }
+  for (size_t k = at; k < text.size(); ++k) {
+    out->text.push_back(text[k]);
+    out->origin.push_back(static_cast<uint32_t>(k));
+    out->origin_end.push_back(static_cast<uint32_t>(k + 1));
+  }
+  return Status::Ok();
+}
+
+bool TranslateNo(std::string_view tag) {
+  for (size_t i = 0; i + 9 < tag.size(); ++i) {
+    if (!StartsWithNoCase(tag, i, "translate") || (i > 0 && !Space(tag[i - 1]))) continue;
+    size_t k = i + 9;
+    while (k < tag.size() && Space(tag[k])) ++k;
+    if (k >= tag.size() || tag[k] != '=') continue;
+    ++k;
+    while (k < tag.size() && Space(tag[k])) ++k;
+    const char q = k < tag.size() ? tag[k] : 0;
+    if (q == '"' || q == '\'') ++k;
+    if (!StartsWithNoCase(tag, k, "no")) continue;
+    k += 2;
+    if (q == '"' || q == '\'') return k < tag.size() && tag[k] == q;
+    return k >= tag.size() || Space(tag[k]) || tag[k] == '>' || tag[k] == '/';
+  }
+  return false;
+}
+
+}  // namespace tern::markup

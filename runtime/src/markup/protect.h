@@ -1,0 +1,34 @@
+// Do-not-translate spans of a plain text: placeholders, URLs, e-mail addresses, numbers with units, and
+// spans a caller marks. They come out of the text before translation and go back verbatim where the
+// alignment places them (transfer.h, as a void element would), so the model never sees them and cannot
+// change them.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "markup/html.h"
+#include "tern/translator.h"
+
+namespace tern::markup {
+
+/// Appends to *out the do-not-translate spans found in `text` (UTF-8), in order, not overlapping:
+///  - placeholders: {0}, {name}, {{name}} (no space inside, at most 64 bytes); printf conversions %s %d
+///    %i %u %f %x %c %@ with an optional position and precision (%1$s, %.2f);
+///  - URLs: http://, https://, ftp:// or www. up to the next space (a final . , ; : ! ? ) is not part of it);
+///  - e-mail addresses: local@domain.tld;
+///  - numbers with units: digits (with . or , inside) then, after at most one space, a unit (km m cm mm kg
+///    g mg l ml h min s ms % °C °F KB MB GB TB MHz GHz px pt mph km/h) that ends a word.
+void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out);
+
+/// `text` as a Parsed whose plain text leaves the spans out (sorted, not overlapping, within the text; one
+/// of the spaces around a span goes with it) and whose elements are the spans, verbatim, written back
+/// unescaped (Parsed::plain). Error (kInvalidArgument): spans that overlap, are out of order or leave the
+/// text, or cut a UTF-8 character.
+Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out);
+
+/// The start tag [tag) carries translate="no" (HTML's translate attribute; quotes ' or ", any case).
+bool TranslateNo(std::string_view tag);
+
+}  // namespace tern::markup
