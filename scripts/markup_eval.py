@@ -33,6 +33,7 @@ import sys
 from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from alignment_eval import read  # noqa: E402
 from bleu import bleu  # noqa: E402
 from lexicon import Lexicon, words  # noqa: E402
 
@@ -41,12 +42,6 @@ HREF = '<a href="https://example.com/?q=1&amp;lang=en" title="a > b">'
 STOP = {"the", "and", "are", "for", "with", "from", "his", "her", "its", "their", "while", "who", "that", "into",
         "onto", "one", "two", "some", "has", "have", "this", "out", "off", "down", "next", "near", "front"}
 CLAUSE = re.compile(r"(, | while | and | as | where )")
-
-
-def read(path: str, limit: Optional[int]) -> List[str]:
-    with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n") for l in f]
-    return lines[:limit] if limit else lines
 
 
 def mark_up(line: str, rng: random.Random) -> Tuple[str, Optional[str], List[str]]:

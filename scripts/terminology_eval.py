@@ -29,9 +29,10 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from alignment_eval import read  # noqa: E402
 from bleu import bleu  # noqa: E402
 from lexicon import Lexicon, words  # noqa: E402
 
@@ -39,12 +40,6 @@ STOP = {"the", "and", "are", "for", "with", "from", "his", "her", "its", "their"
         "onto", "one", "two", "some", "has", "have", "this", "out", "off", "down", "next", "near", "front", "there",
         "they", "him", "she", "was", "other", "each", "all", "but", "being", "very", "three", "four", "five"}
 PLACEHOLDERS = ["{0}", "%s", "https://example.com/p?id={n}", "user{n}@example.org", "{n} km"]
-
-
-def read(path: str, limit: Optional[int] = None) -> List[str]:
-    with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n") for l in f]
-    return lines[:limit] if limit else lines
 
 
 def translate(tern: str, model: str, lines: List[str], extra: List[str]) -> Tuple[List[str], float]:
@@ -107,7 +102,6 @@ def main() -> None:
     a = ap.parse_args()
     src = read(os.path.join(a.data, f"{a.split}.en"))
     ref = read(os.path.join(a.data, f"{a.split}.de"))
-    rng = random.Random(a.seed)
     lex = Lexicon.train(read(os.path.join(a.data, "train.en")), read(os.path.join(a.data, "train.de")))
     cased = casing(read(os.path.join(a.data, "train.de")))
     cpu = subprocess.run([a.tern, "translate", "-m", a.model, "-v"], input="", capture_output=True, text=True).stderr

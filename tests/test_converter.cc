@@ -212,7 +212,7 @@ TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, a
     CHECK(g.renormalize_logits);
     CHECK(g.forced_eos);
   }
-  SUBCASE("max_new_tokens replaces max_length; min_length counts the start token; min_new_tokens replaces it") {
+  SUBCASE("max_new_tokens replaces max_length, min_length counts the start token, min_new_tokens replaces it") {
     REQUIRE(ParseGenerationConfig(R"({"max_length": 50, "max_new_tokens": 30, "min_length": 5})", "g.json", 0, 100, &g).ok());
     CHECK(g.max_length == 30);
     CHECK(g.min_length == 4);
@@ -243,7 +243,7 @@ TEST_CASE("generation_config.json: transformers' defaults, the format-2 rules, a
     CHECK(QuotedForMessage("ab\xff", 8) == "\"ab\xef\xbf\xbd\"");  // not UTF-8: U+FFFD
     CHECK(QuotedForMessage("", 8) == "\"\"");
   }
-  SUBCASE("early_stopping: true, false and \"never\" are kept (format 4 unless false); other values refused") {
+  SUBCASE("early_stopping: true, false and \"never\" are kept (format 4 unless false), other values refused") {
     REQUIRE(ParseGenerationConfig(R"({"early_stopping": true})", "g.json", 0, 100, &g).ok());
     CHECK(g.early_stopping == EarlyStopping::kTrue);
     CHECK(format::RequiredVersion(g, false, false) == 4);

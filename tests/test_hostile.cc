@@ -203,7 +203,7 @@ TEST_CASE("memory rule: header fields cannot make tern allocate beyond the budge
     CHECK(st.message().find("the position table, max_positions 1048576 x d_model 32 floats, 134217728 bytes") != std::string::npos);
     CHECK(st.message().find("over the memory budget of 67108864 bytes (LoadOptions::memory_budget_bytes)") != std::string::npos);
   }
-  SUBCASE("limits.max_batch 2^26: refused by the verifier; the C API sizes nothing by a file limit") {
+  SUBCASE("limits.max_batch 2^26: refused by the verifier, the C API sizes nothing by a file limit") {
     // This edit verified before, and tern_translator_create(model, NULL) then sized its per-sentence arrays
     // (texts, id spans, error copies) by the file's max_batch: about 2 GiB under a 64 MiB budget.
     std::vector<uint8_t> s = ReadBytes(ModelPath("post-swish", "int8"));

@@ -42,6 +42,18 @@ Status ParseMarianConfig(const std::string& text, const std::string& where, Hype
 /// object, a non-integer id, ids that are not exactly 0..n-1.
 Status ParseVocab(const std::string& text, const std::string& where, std::vector<std::string>* pieces);
 
+/// Parses tokenizer_config.json text into out->clean_up_tokenization_spaces (absent or null: unchanged,
+/// i.e. off) and out->source_lang / target_lang (letters, digits, '-', '_', at most 32 bytes). Errors
+/// (kInvalidModel, naming `where` and the key): not a JSON object, a value of another type or form.
+Status ParseTokenizerConfig(const std::string& text, const std::string& where, Checkpoint* out);
+
+/// Reads model.safetensors at `path` into out->tensors for out->hp (read first): see ReadMarianCheckpoint
+/// for the renaming and the checks; sets hp.final_logits_bias when the file has one. Errors name the file
+/// and tensor: kNotFound (a tensor missing), kInvalidModel (a shape, a copy that disagrees, a NaN or
+/// infinite weight, a position table that is not the configured sinusoid), kUnsupported (a dtype, a
+/// tensor tern does not know).
+Status ReadMarianTensors(const std::string& path, Checkpoint* out);
+
 /// The files of checkpoint directory `dir` that ReadMarianCheckpoint may read (whether they exist or not):
 /// a conversion's output must never be one of them.
 std::vector<std::string> CheckpointFiles(const std::string& dir);

@@ -4,11 +4,12 @@
 #include "kernels/isa.h"
 #include "profile_report.h"
 #include "result_writer.h"
+#include "stream_printer.h"
+#include "translate_options.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -22,7 +23,6 @@
 #include "tern/cpu.h"
 #include "tern/model.h"
 #include "tern/tokenize.h"
-#include "tern/glossary.h"
 #include "tern/translator.h"
 #include "tern/version.h"
 
@@ -35,54 +35,6 @@ struct Line {
   std::vector<uint32_t> ids;
   std::string parse_error;  // --ids: what was wrong with the line
 };
-
-// --stream: prints streamed text as it comes. The sentences of one line (when it is split) are printed in
-// order: a later sentence's text waits until the earlier ones are complete, and they are joined by one
-// space (the final result joins them with the whitespace between them in the input). With --ids, the
-// generated ids instead, space-separated (</s> is not printed, as without --stream).
-struct StreamPrinter {
-  std::ostream* out = nullptr;
-  bool ids = false;
-  uint32_t eos = 0;
-  std::vector<std::string> pending;
-  std::vector<bool> complete;
-  size_t current = 0, printed_ids = 0;
-
-  void Reset() { pending.clear(), complete.clear(), current = 0, printed_ids = 0; }
-  static bool OnToken(const TokenEvent& e, void* self) {
-    auto& p = *static_cast<StreamPrinter*>(self);
-    if (p.ids) {  // --ids: one input per line, never split
-      if (e.token != p.eos || !e.last) *p.out << (p.printed_ids++ ? " " : "") << e.token << std::flush;
-      return true;
-    }
-    if (p.pending.size() < e.parts) p.pending.resize(e.parts), p.complete.resize(e.parts, false);
-    if (e.part == p.current) {
-      *p.out << e.text << std::flush;
-    } else {
-      p.pending[e.part].append(e.text);
-    }
-    if (e.last) p.complete[e.part] = true;
-    while (p.current < p.complete.size() && p.complete[p.current]) {  // the next sentence's turn
-      if (++p.current < p.pending.size()) *p.out << " " << p.pending[p.current] << std::flush, p.pending[p.current].clear();
-    }
-    return true;
-  }
-};
-
-// --stream: Ctrl-C stops the line being translated and ends the run (exit 130), also while tern waits for
-// input: LineInput checks the flag while it waits, whichever thread the signal was delivered to (a worker
-// of the thread pool may take it; under qemu-user it often does).
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void OnInterrupt(int) { g_interrupted = 1; }
-bool Interrupted(void*) { return g_interrupted != 0; }
-void CatchInterrupt() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART
-  sigaction(SIGINT, &sa, nullptr);
-}
 
 bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
   std::istringstream in(s);
@@ -155,46 +107,12 @@ int RunTranslate(const TranslateArgs& args) {
   const size_t batch = interactive || args.stream ? 1 : t.max_batch();
 
   TranslateOptions opt;
-  if (args.beam) opt.beam_size = args.beam;
-  if (args.max_length) opt.max_length = args.max_length;
-  opt.n_best = args.n_best;
-  opt.length_penalty = args.length_penalty;
-  if (!args.early_stopping.empty())
-    opt.early_stopping = args.early_stopping == "true" ? EarlyStopping::kTrue
-                         : args.early_stopping == "never" ? EarlyStopping::kNever : EarlyStopping::kFalse;
-  opt.hf_rules = args.hf_rules == 4 ? HfRules::kTransformers4 : HfRules::kTransformers5;
-  opt.return_scores = args.scores || args.n_best > 1;
-  opt.target_lang = args.target_lang;
-  opt.split_sentences = !args.no_split;
-  opt.use_shortlist = !args.no_shortlist;
-  if (args.json) opt.return_scores = true, opt.return_alignment = true;
-  if (args.alignment_layer) opt.alignment_layer = *args.alignment_layer;
-  if (!args.html.empty()) opt.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
-  opt.keep_placeholders = args.keep_placeholders;
   std::shared_ptr<const Glossary> glossary;
-  if (!args.glossary.empty()) {
-    GlossaryOptions go;
-    go.case_insensitive = args.glossary_ignore_case;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto g = Glossary::Load(*model.value(), args.glossary, go);
-    if (!g.ok()) {
-      std::cerr << "tern: glossary: " << g.status().message() << "\n";
-      return 2;
-    }
-    glossary = g.value();
-    opt.glossary = glossary.get();
-    if (args.verbose)
-      std::cerr << "tern: glossary: " << glossary->size() << " entries, " << glossary->bytes() << " bytes, loaded in "
-                << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
-  }
   OutputFormat format;
-  format.json = args.json;
-  format.ids = args.ids;
-  format.scores = opt.return_scores && !args.json;
-  format.streamed = args.stream;
-  format.n_best = args.n_best;
-  if (args.low_token) format.thresholds.token = *args.low_token;
-  if (args.low_sentence) format.thresholds.sentence = *args.low_sentence;
+  if (Status st = MakeTranslateOptions(args, *model.value(), &opt, &glossary, &format); !st.ok()) {
+    std::cerr << "tern: glossary: " << st.message() << "\n";
+    return 2;
+  }
   StreamPrinter printer;
   printer.out = out;
   printer.ids = args.ids;

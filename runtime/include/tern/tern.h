@@ -197,6 +197,7 @@ TERN_API tern_glossary* tern_glossary_load(const tern_model* model, const char* 
 TERN_API tern_glossary* tern_glossary_create(const tern_model* model, const char* const* sources,
                                              const char* const* targets, size_t n, int case_insensitive, tern_error* err);
 TERN_API void tern_glossary_free(tern_glossary* glossary);
+/* Entries of a glossary (a pair given twice counts once); 0 for NULL. */
 TERN_API size_t tern_glossary_size(const tern_glossary* glossary);
 
 /* A result set: what one translate call returns, owned by the caller (tern_results_create), reused by

@@ -66,7 +66,6 @@ size_t ConstrainedCandidates(SearchContext& c, size_t b, size_t i0, size_t live,
   SearchBuffers& S = c.s;
   const SentenceConstraints sc = c.Constraints(b);
   const size_t V = c.vocab.size, cap = CandidateCapacity(c.opt.beam);
-  const size_t top = nc;
   auto add = [&](size_t j, uint32_t token) {
     const int64_t col = c.vocab.Index(token);
     if (col < 0 || nc >= cap) return;
@@ -100,7 +99,6 @@ size_t ConstrainedCandidates(SearchContext& c, size_t b, size_t i0, size_t live,
     S.cand_met[r] = ConstraintTokensMet(sc, AdvanceConstraint(sc, c.ConstraintState(parent, pos), S.cand_token[r]));
   }
   const Candidates cand{S.cand_score.data(), S.cand_logprob.data(), S.cand_token.data(), S.cand_beam.data(), S.cand_met.data()};
-  (void)top;
   return AllocateBanks(cand, nc, c.opt.beam);
 }
 

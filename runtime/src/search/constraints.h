@@ -110,7 +110,10 @@ struct Candidates {
 /// met every constraint: </s> is banned before), the others run on. No allocation (stack arrays).
 size_t AllocateBanks(const Candidates& cand, size_t n, size_t beam);
 
-/// Candidates AllocateBanks can take (CandidateCapacity of kMaxBeam).
-constexpr size_t kMaxCandidates = 2 * 64 + 64 * (kMaxConstraints + 1);
+/// Candidates of one sentence per step: the top 2 x beam, and with constraints each beam's best token and
+/// constraint tokens.
+constexpr uint64_t CandidateCapacity(uint64_t beam) { return 2 * beam + beam * (kMaxConstraints + 1); }
+/// Candidates AllocateBanks can take.
+constexpr size_t kMaxCandidates = CandidateCapacity(kMaxBeam);
 
 }  // namespace tern

@@ -58,10 +58,6 @@ struct ResultBuffers {
   ArenaArray<TranslationResult> results;     // [batch]
 };
 
-/// Candidates of one sentence per step: the top 2 x beam, and with constraints each beam's constraint
-/// starts (search/constraints.h).
-inline uint64_t CandidateCapacity(uint64_t beam) { return 2 * beam + beam * (kMaxConstraints + 1); }
-
 /// Bytes of one sentence's error message, NUL included (longer messages are cut).
 constexpr size_t kErrorBytes = 192;
 

@@ -52,6 +52,17 @@ std::string CaseVariant(std::string_view s, int mode) {  // 0 lower, 1 capitaliz
   return out;
 }
 
+// SentencePiece's word boundary (U+2581) starts the piece.
+bool WordInitial(std::string_view p) { return p.size() >= 3 && p.substr(0, 3) == "\xe2\x96\x81"; }
+
+// The piece continues the word before it: no word boundary, a letter or digit first (or '-', with
+// `hyphen`); special pieces such as <unk> do not.
+bool GoesOnWord(std::string_view p, bool hyphen) {
+  if (p.empty() || WordInitial(p) || (p.size() > 1 && p[0] == '<')) return false;
+  const auto c = static_cast<unsigned char>(p[0]);
+  return c >= 0x80 || std::isalnum(c) || (hyphen && c == '-');
+}
+
 std::string Where(std::string_view where, size_t number) {
   return where.empty() ? "entry " + std::to_string(number) : std::string(where) + ":" + std::to_string(number);
 }
@@ -88,7 +99,7 @@ struct GlossaryBuilder {
 
 Glossary::Glossary() : impl_(std::make_unique<Impl>()) {}
 Glossary::~Glossary() = default;
-size_t Glossary::size() const { return impl_->entries; }
+size_t Glossary::size() const { return impl_->target_off.size(); }
 size_t Glossary::bytes() const {
   const Impl& g = *impl_;
   return g.source_ids.capacity() * 4 + g.variants.capacity() * sizeof(Impl::Variant) + g.target_ids.capacity() * 4 +
@@ -149,23 +160,12 @@ Result<std::shared_ptr<const Glossary>> GlossaryBuilder::Build(const Model& mode
   TERN_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tgt_tok, Tokenizer::Create(model, Tokenizer::Side::kTarget));
   std::shared_ptr<Glossary> g(new Glossary());
   Glossary::Impl& G = const_cast<Glossary::Impl&>(g->impl());
-  const auto& svocab = model.source_vocab();
-  G.word_start.resize(svocab.size());
-  G.word_inside.resize(svocab.size());
-  for (size_t id = 0; id < svocab.size(); ++id) {
-    const std::string_view p = svocab[id];
-    const bool start = p.size() >= 3 && p.substr(0, 3) == "\xe2\x96\x81";
-    G.word_start[id] = start;
-    const auto c = p.empty() ? 0 : static_cast<unsigned char>(p[0]);
-    G.word_inside[id] = !start && !p.empty() && (c >= 0x80 || std::isalnum(c)) && !(p.size() > 1 && p[0] == '<');
+  for (std::string_view p : model.source_vocab()) {
+    G.word_start.push_back(WordInitial(p));
+    G.word_inside.push_back(GoesOnWord(p, false));
   }
-  auto inside = [](std::string_view p) {
-    const bool start = p.size() >= 3 && p.substr(0, 3) == "\xe2\x96\x81";
-    const auto c = p.empty() ? 0 : static_cast<unsigned char>(p[0]);
-    return !start && !p.empty() && (c >= 0x80 || std::isalnum(c) || c == '-') && !(p.size() > 1 && p[0] == '<');
-  };
-  // A hyphen after a term would make it part of a compound.
-  for (std::string_view p : model.target_vocab()) G.target_inside.push_back(inside(p));
+  // After a term, a hyphen too: it would make the term part of a compound.
+  for (std::string_view p : model.target_vocab()) G.target_inside.push_back(GoesOnWord(p, true));
   const uint32_t unk = model.hparams().unk_id;
   const auto& tvocab = model.target_vocab();
   std::unordered_map<std::string, size_t> seen;  // source term (case-folded with the option) -> entry
@@ -213,7 +213,6 @@ Result<std::shared_ptr<const Glossary>> GlossaryBuilder::Build(const Model& mode
       G.source_ids.insert(G.source_ids.end(), ids.begin(), ids.end());
     }
   }
-  G.entries = G.target_off.size();
   std::stable_sort(G.variants.begin(), G.variants.end(), [&](const Glossary::Impl::Variant& a, const Glossary::Impl::Variant& b) {
     const uint32_t fa = G.source_ids[a.off], fb = G.source_ids[b.off];
     return fa != fb ? fa < fb : a.len > b.len;

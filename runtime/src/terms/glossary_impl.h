@@ -23,7 +23,6 @@ class Glossary::Impl {
   std::vector<uint8_t> word_start;      // [source vocab] the piece starts a word (U+2581 first)
   std::vector<uint8_t> word_inside;     // [source vocab] the piece goes on a word (no U+2581, a letter or digit first)
   std::vector<uint8_t> target_inside;   // [target vocab] the same for target pieces, and a '-' first
-  size_t entries = 0;
 };
 
 /// Writes the constraints of input sentence i (its source ids ids[0..n), </s> last) into buf: every
