@@ -4,8 +4,8 @@ and beam 4), tern f32 and tern int8 (greedy and beam 4), each with sentences/s, 
     /usr/bin/python3 scripts/evaluate.py [--model-dir models/en-de] [--data ../shared/data/multi30k]
         [--threads 1] [--batch 16] [--limit N] [--markdown OUT.md]
 
-Needs a built tern (cmake --preset default && cmake --build --preset default). The f32 .tern is
-converted from the checkpoint into build/ at the start; the int8 one is the bundled file. All systems
+Needs the Python package (README "Python": the build tree's build/python, or an installed tern). The f32
+.tern is converted from the checkpoint into build/ at the start; the int8 one is the bundled file. All systems
 decode with the same limits: at most --max-length generated tokens, length penalty 1, n-best 1.
 Prints a Markdown table and sacreBLEU-style scores with their signature.
 """
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
 import time
 
@@ -23,7 +21,9 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "converter", "pytorch"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(1, os.path.join(ROOT, "build", "python"))  # the build tree's package, unless one is installed
 import bleu  # noqa: E402
+import tern  # noqa: E402
 import generate  # noqa: E402
 from tokenizer import MarianTokenizer  # noqa: E402
 
@@ -51,15 +51,12 @@ def torch_translate(model, tok, lines, beam, batch, max_length, procs):
     return out, time.perf_counter() - t0
 
 
-def tern_translate(tern, model, src_path, beam, batch, threads, max_length, out_path):
-    cmd = [tern, "translate", "-m", model, "--input", src_path, "--output", out_path, "--beam", str(beam),
-           "--batch", str(batch), "--threads", str(threads), "--max-length", str(max_length), "--verbose"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"evaluate: {' '.join(cmd)} failed:\n{p.stderr}")
-    m = re.search(r"tern: (\d+) sentences, (\d+) target tokens in ([0-9.e+]+) ms", p.stderr)
-    seconds = float(m.group(3)) / 1000.0
-    return read(out_path), seconds
+def tern_translate(path, lines, beam, batch, threads, max_length):
+    """Translates with the package (sentence splitting on, as the CLI); returns texts and seconds."""
+    translator = tern.Translator(tern.Model.load(path), threads=threads, max_batch=batch)
+    t0 = time.perf_counter()
+    out = translator.translate_batch(lines, beam_size=beam, max_length=max_length)
+    return [r.text for r in out], time.perf_counter() - t0
 
 
 def main() -> int:
@@ -76,22 +73,16 @@ def main() -> int:
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
-    src_path = os.path.join(args.data, f"{args.split}.en")
-    src, ref = read(src_path), read(os.path.join(args.data, f"{args.split}.de"))
+    src, ref = read(os.path.join(args.data, f"{args.split}.en")), read(os.path.join(args.data, f"{args.split}.de"))
     work = os.path.join(args.build, "evaluate")
     os.makedirs(work, exist_ok=True)
     if args.limit:
         src, ref = src[: args.limit], ref[: args.limit]
-        src_path = os.path.join(work, "src.en")
-        with open(src_path, "w", encoding="utf-8") as f:
-            f.write("\n".join(src) + "\n")
 
     ckpt = os.path.join(args.model_dir, "checkpoint")
     int8 = os.path.join(args.model_dir, "en-de.int8.tern")
     f32 = os.path.join(work, "en-de.f32.tern")
-    convert = os.path.join(args.build, "converter", "tern-convert")
-    tern = os.path.join(args.build, "targets", "desktop", "tern")
-    subprocess.run([convert, "-q", ckpt, f32, "--weights", "f32"], check=True)
+    tern.convert(ckpt, f32, weights="f32")
 
     model = generate.load(ckpt)
     tok = MarianTokenizer(ckpt)
@@ -102,8 +93,7 @@ def main() -> int:
         rows.append((f"PyTorch f32 (reference)", beam, hyp, sec))
     for name, path in (("tern f32", f32), ("tern int8", int8)):
         for beam in (1, 4):
-            hyp, sec = tern_translate(tern, path, src_path, beam, args.batch, args.threads, args.max_length,
-                                      os.path.join(work, f"{os.path.basename(path)}.beam{beam}.de"))
+            hyp, sec = tern_translate(path, src, beam, args.batch, args.threads, args.max_length)
             rows.append((name, beam, hyp, sec))
 
     lines = [f"Multi30k {args.split} en->de, {len(src)} sentences, batch {args.batch}, {args.threads} thread(s), "

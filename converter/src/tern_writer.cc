@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -194,15 +195,22 @@ Status CheckOutputPath(const std::string& path, const std::vector<std::string>& 
 }
 
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
-                           const std::function<Status(const std::string& written)>& verify) {
+                           const std::function<Status(const std::string& written)>& verify, bool handle_signals) {
   TERN_RETURN_IF_ERROR(CheckOutputPath(path, {}));
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  // pid and a per-process count: two threads of one process writing next to each other never share a name.
+  static std::atomic<uint64_t> serial{0};
+  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(serial++);
   if (tmp.size() >= sizeof g_temp_path) return Status(StatusCode::kInvalidArgument, path + ": path too long");
-  std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
-  auto old_int = std::signal(SIGINT, RemoveTempAndExit);
-  auto old_term = std::signal(SIGTERM, RemoveTempAndExit);
-  auto old_hup = std::signal(SIGHUP, RemoveTempAndExit);  // a closed terminal
+  using Handler = void (*)(int);
+  Handler old_int = SIG_DFL, old_term = SIG_DFL, old_hup = SIG_DFL;
+  if (handle_signals) {
+    std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
+    old_int = std::signal(SIGINT, RemoveTempAndExit);
+    old_term = std::signal(SIGTERM, RemoveTempAndExit);
+    old_hup = std::signal(SIGHUP, RemoveTempAndExit);  // a closed terminal
+  }
   auto restore = [&] {
+    if (!handle_signals) return;
     g_temp_active = 0;
     std::signal(SIGINT, old_int);
     std::signal(SIGTERM, old_term);
@@ -213,7 +221,7 @@ Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& 
     restore();
     return Status(StatusCode::kIoError, tmp + ": cannot create: " + std::strerror(errno));
   }
-  g_temp_active = 1;
+  if (handle_signals) g_temp_active = 1;
   // Test hook: keep the temporary file open a while, so tests can interrupt the converter mid-write.
   if (const char* pause = std::getenv("TERN_CONVERT_TEST_PAUSE_MS")) usleep(static_cast<useconds_t>(std::atoi(pause)) * 1000);
   const uint8_t* p = image.data();

@@ -87,8 +87,11 @@ Status CheckOutputPath(const std::string& path, const std::vector<std::string>& 
 /// Writes `image` to `path` atomically: a temporary file in the same directory, fsync, then `verify(temp
 /// path)` on the file as written (when given), then rename. On any failure, or SIGINT/SIGTERM/SIGHUP while the
 /// temporary exists, no partial file is left and an existing `path` is untouched. An existing `path` that is
-/// not a regular file is refused (CheckOutputPath) before anything is written.
+/// not a regular file is refused (CheckOutputPath) before anything is written. handle_signals = false (a
+/// library call inside someone else's process, e.g. Python's tern.convert) leaves the process's signal
+/// handlers alone; the temporary is still removed on every failure this function sees.
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& image,
-                           const std::function<Status(const std::string& written)>& verify = nullptr);
+                           const std::function<Status(const std::string& written)>& verify = nullptr,
+                           bool handle_signals = true);
 
 }  // namespace tern::convert

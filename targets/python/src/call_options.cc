@@ -1,0 +1,146 @@
+#include "call_options.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace tern::python {
+namespace {
+
+// tern.StreamEvent: one generated token (tern::TokenEvent, with index counted over the whole call).
+struct StreamEvent {
+  size_t index = 0, part = 0, parts = 1;
+  uint32_t token = 0;
+  py::str text;
+  bool last = false;
+};
+
+bool OnToken(const TokenEvent& e, void* user_data) {
+  auto* st = static_cast<CallState*>(user_data);
+  py::gil_scoped_acquire gil;
+  if (st->python_error) return false;
+  try {
+    StreamEvent ev{e.index + st->offset, e.part, e.parts, e.token,
+                   py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(e.text.data(), static_cast<Py_ssize_t>(e.text.size()), "replace")),
+                   e.last};
+    py::object stop = st->callback(std::move(ev));
+    return !py::bool_(stop);  // CTranslate2's convention: a callback returns True to stop
+  } catch (py::error_already_set& err) {
+    st->python_error.emplace(std::move(err));
+    return false;
+  }
+}
+
+bool OnAbort(void* user_data) {
+  auto* st = static_cast<CallState*>(user_data);
+  if (st->cancel && st->cancel->cancelled.load(std::memory_order_relaxed)) return true;
+  if (!st->main_thread) return false;
+  // Ctrl-C: Python's handler only sets a flag; look at it at most every 50 ms (taking the GIL each step
+  // would make this thread wait on any other Python thread).
+  const auto now = std::chrono::steady_clock::now();
+  if (now - st->last_signal_check < std::chrono::milliseconds(50)) return false;
+  st->last_signal_check = now;
+  py::gil_scoped_acquire gil;
+  if (st->python_error) return true;
+  if (PyErr_CheckSignals() == 0) return false;
+  st->python_error.emplace();  // fetches the KeyboardInterrupt (or what the handler raised)
+  return true;
+}
+
+}  // namespace
+
+TranslateOptions MakeOptions(const CallArgs& a, CallState* st) {
+  TranslateOptions o;
+  o.beam_size = a.beam_size, o.max_length = a.max_length, o.alignment_layer = a.alignment_layer;
+  o.n_best = a.n_best, o.max_length_ratio = a.max_length_ratio, o.length_penalty = a.length_penalty;
+  if (a.hf_rules != 4 && a.hf_rules != 5)
+    Raise(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(a.hf_rules) + ": 5 (transformers 5.x) or 4 (4.x)");
+  o.hf_rules = a.hf_rules == 4 ? HfRules::kTransformers4 : HfRules::kTransformers5;
+  if (py::isinstance<py::bool_>(a.early_stopping)) {
+    o.early_stopping = a.early_stopping.cast<bool>() ? EarlyStopping::kTrue : EarlyStopping::kFalse;
+  } else if (py::isinstance<py::str>(a.early_stopping)) {
+    const std::string s = a.early_stopping.cast<std::string>();
+    if (s == "never") o.early_stopping = EarlyStopping::kNever;
+    else Raise(StatusCode::kInvalidArgument, "early_stopping '" + s + "': True, False or 'never' (transformers' values)");
+  } else if (!a.early_stopping.is_none()) {
+    throw py::type_error("early_stopping: True, False, 'never' or None");
+  }
+  o.return_scores = a.return_scores, o.return_alignment = a.return_alignment, o.use_shortlist = a.use_shortlist;
+  if (a.on_error != "raise" && a.on_error != "keep")
+    Raise(StatusCode::kInvalidArgument, "on_error '" + a.on_error + "': 'raise' or 'keep'");
+  if (!a.callback.is_none()) {
+    if (!PyCallable_Check(a.callback.ptr())) throw py::type_error("callback: a callable taking a StreamEvent is needed");
+    st->callback = a.callback;
+    o.on_token = &OnToken, o.on_token_user_data = st;
+  }
+  st->cancel = a.cancel;
+  py::module_ threading = py::module_::import("threading");
+  st->main_thread = threading.attr("current_thread")().is(threading.attr("main_thread")());
+  o.abort = &OnAbort, o.abort_user_data = st;
+  return o;
+}
+
+void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model, size_t n_texts, TranslateOptions* o,
+                    std::vector<KeepSpan>* spans) {
+  o->target_lang = a.target_lang;
+  o->split_sentences = a.split_sentences;
+  o->keep_placeholders = a.keep_placeholders;
+  if (!a.markup) o->markup = Markup::kNone;
+  else if (*a.markup == "html") o->markup = Markup::kHtml;
+  else if (*a.markup == "html-lenient") o->markup = Markup::kHtmlLenient;
+  else Raise(StatusCode::kInvalidArgument, "markup '" + *a.markup + "': None, 'html' or 'html-lenient'");
+  if (a.glossary) {
+    if (a.glossary->model != model)
+      Raise(StatusCode::kInvalidArgument, "glossary: made for another Model ('" + a.glossary->model->name() +
+                                              "'); a glossary holds that model's token ids");
+    o->glossary = a.glossary->glossary.get();
+  }
+  for (const auto& [text, begin, end] : a.keep_spans) {
+    if (text >= n_texts)
+      Raise(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(text) + " of " + std::to_string(n_texts) + " texts");
+    spans->push_back({text, TextSpan{begin, end}});
+  }
+}
+
+std::vector<uint32_t> IdsOf(py::handle h, const std::string& what) {
+  py::array a = py::array::ensure(h);
+  if (!a) throw py::type_error(what + ": expected a 1-D integer array or a list of int");
+  const char kind = a.dtype().kind();
+  if (kind != 'i' && kind != 'u' && a.size() > 0)
+    throw py::type_error(what + ": expected integer ids, got dtype " + std::string(py::str(a.dtype())));
+  if (a.ndim() != 1)
+    Raise(StatusCode::kInvalidArgument, what + ": a 1-D array of ids is needed, got " + std::to_string(a.ndim()) + " dimensions");
+  auto v = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+  std::vector<uint32_t> ids(static_cast<size_t>(v.size()));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t id = v.at(static_cast<py::ssize_t>(i));
+    if (id < 0 || id > int64_t{UINT32_MAX})
+      Raise(StatusCode::kInvalidArgument, what + "[" + std::to_string(i) + "] = " + std::to_string(id) + ": not a token id");
+    ids[i] = static_cast<uint32_t>(id);
+  }
+  return ids;
+}
+
+void RegisterCallTypes(py::module_& m) {
+  py::class_<CancelToken, std::shared_ptr<CancelToken>>(m, "CancelToken",
+      "Give it to translate_batch / translate_ids (cancel=...); cancel() from any thread stops those calls before their "
+      "next decoder step: they raise CancelledError with the results of the sentences that finished.")
+      .def(py::init<>())
+      .def("cancel", [](CancelToken& t) { t.cancelled.store(true); }, "Stop every call using this token (thread-safe).")
+      .def("reset", [](CancelToken& t) { t.cancelled.store(false); }, "Make the token usable again.")
+      .def_property_readonly("cancelled", [](const CancelToken& t) { return t.cancelled.load(); });
+  py::class_<StreamEvent>(m, "StreamEvent",
+      "One generated token, given to a call's callback: greedy search streams every token as it is chosen (sentences "
+      "of a batch interleave), beam search a sentence's best hypothesis when it finishes.")
+      .def_readonly("index", &StreamEvent::index, "the input it belongs to (as results are indexed)")
+      .def_readonly("part", &StreamEvent::part, "its sentence within that text (split_sentences)")
+      .def_readonly("parts", &StreamEvent::parts, "sentences in that text")
+      .def_readonly("token", &StreamEvent::token, "the generated id (eos_id with the last event of a sentence ending in </s>)")
+      .def_readonly("text", &StreamEvent::text, "the text it adds (may be '')")
+      .def_readonly("last", &StreamEvent::last, "no more events for this sentence")
+      .def("__repr__", [](const StreamEvent& e) {
+        return "StreamEvent(index=" + std::to_string(e.index) + ", token=" + std::to_string(e.token) + ", text=" +
+               std::string(py::repr(e.text)) + ", last=" + (e.last ? "True" : "False") + ")";
+      });
+}
+
+}  // namespace tern::python

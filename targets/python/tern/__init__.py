@@ -1,0 +1,49 @@
+"""tern: Transformer translation models (MarianMT / OPUS-MT) on small devices, from Python.
+
+    import tern
+    model = tern.Model.load("models/en-de/en-de.int8.tern")
+    translator = tern.Translator(model, threads=1)
+    print(translator.translate_batch(["A dog runs on the beach."])[0].text)
+
+Every call that translates, loads or converts releases the GIL. Errors are tern.TernError subclasses
+(tern.errors) carrying the library's message. Type stubs: tern/_tern.pyi.
+"""
+
+from . import errors
+from ._tern import (
+    CancelToken,
+    Confidence,
+    Glossary,
+    Hypothesis,
+    Model,
+    StreamEvent,
+    Tokenizer,
+    TranslationResult,
+    Translator,
+    __version__,
+    convert,
+    cpu_summary,
+    default_threads,
+    detokenize,
+    peak_rss_mib,
+    tokenize,
+)
+from .errors import (
+    BusyError,
+    CancelledError,
+    InternalError,
+    InvalidArgumentError,
+    InvalidModelError,
+    IoError,
+    NotFoundError,
+    ResourceExhaustedError,
+    TernError,
+    UnsupportedError,
+)
+
+__all__ = [
+    "BusyError", "CancelToken", "CancelledError", "Confidence", "Glossary", "Hypothesis", "InternalError",
+    "InvalidArgumentError", "InvalidModelError", "IoError", "Model", "NotFoundError", "ResourceExhaustedError",
+    "StreamEvent", "TernError", "Tokenizer", "TranslationResult", "Translator", "UnsupportedError", "__version__",
+    "convert", "cpu_summary", "default_threads", "detokenize", "errors", "peak_rss_mib", "tokenize",
+]

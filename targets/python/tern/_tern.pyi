@@ -1,0 +1,152 @@
+"""Type stubs of tern._tern (targets/python/src). Shapes are NumPy shapes; ids are uint32; byte offsets are
+into the UTF-8 of a text; log-probabilities are natural logs."""
+
+import os
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+_Path = Union[str, "os.PathLike[str]"]
+_Text = Union[str, bytes]
+_Ids = Union[npt.NDArray[np.integer], Sequence[int]]
+
+def cpu_summary() -> str:
+    """The CPU as cpuinfo describes it and the ISA path tern uses."""
+def default_threads() -> int:
+    """Threads a Translator uses when threads=0."""
+def peak_rss_mib() -> float:
+    """This process's peak resident set size, MiB."""
+
+class Model:
+    """A verified .tern file, read-only, shared by any number of Translators and threads."""
+    @staticmethod
+    def load(path: _Path, mmap: bool = False, memory_budget: int = 2 << 30) -> "Model":
+        """Raises IoError, InvalidModelError (the check and the tensor), UnsupportedError, ResourceExhaustedError."""
+    @staticmethod
+    def from_bytes(data: bytes, name: str = "<bytes>", memory_budget: int = 2 << 30) -> "Model": ...
+    name: str
+    file_bytes: int
+    format_version: int
+    weight_dtype: str  # "f32", "f16", "int8", "qc4w", "qb4w"
+    hparams: Dict[str, Union[int, str]]      # d_model, n_heads, head_dim, ffn_dim, layers, vocab sizes, special ids
+    generation: Dict[str, object]            # beam_size, length_penalty, max_length, early_stopping, ...
+    limits: Dict[str, int]                   # max_source_tokens, max_target_tokens, max_batch, max_rows
+    provenance: Dict[str, object]
+    source_vocab: List[str]                  # piece of each source id
+    target_vocab: List[str]                  # piece of each target id
+    language_tokens: List[str]               # ">>xxx<<" codes of a multilingual model
+    source_lang: str
+    target_lang: str
+    shortlist: Optional[Dict[str, object]]   # frequent, candidates, method
+
+class Glossary:
+    """Terminology: each source term found in a sentence must appear as its target term."""
+    @staticmethod
+    def load(model: Model, path: _Path, case_insensitive: bool = False) -> "Glossary":
+        """TSV: source<TAB>target per line. Raises NotFoundError, InvalidArgumentError (file:line)."""
+    @staticmethod
+    def from_entries(model: Model, entries: Sequence[Tuple[str, str]], case_insensitive: bool = False) -> "Glossary": ...
+    def __len__(self) -> int: ...
+
+class Tokenizer:
+    """Text <-> ids exactly as a Translator tokenizes (MarianTokenizer's rules)."""
+    def __init__(self, model: Model, side: str = "source") -> None: ...
+    def encode(self, text: _Text, target_lang: str = "") -> npt.NDArray[np.uint32]:
+        """uint32 [n], </s> last. Raises InvalidArgumentError (invalid UTF-8, NUL, unknown target_lang)."""
+    def decode(self, ids: _Ids) -> str: ...
+
+def tokenize(model: Model, text: _Text, side: str = "source", target_lang: str = "") -> npt.NDArray[np.uint32]: ...
+def detokenize(model: Model, ids: _Ids) -> str: ...
+
+class Confidence:
+    mean_logprob: float   # mean token log-probability, </s> included
+    min_logprob: float
+    tokens: int
+    low: bool             # mean below the default sentence threshold (-0.50)
+
+class Hypothesis:
+    text: str                                  # "" for translate_ids
+    ids: npt.NDArray[np.uint32]                # [n]: without the decoder start token and the final </s>
+    score: float                               # beam: sum logprob / len ** length_penalty; greedy: the sum
+    tokens: npt.NDArray[np.uint32]             # [n or n + 1]: with the final </s> when there was one
+    token_logprobs: npt.NDArray[np.float32]    # [len(tokens)]
+    token_sources: npt.NDArray[np.int32]       # [len(tokens)]: index into source_ids (return_alignment), else -1
+    token_spans: List[Tuple[int, int]]         # [len(tokens)]: bytes of each token in text ([] for ids)
+    confidence: Confidence
+
+class TranslationResult:
+    hypotheses: List[Hypothesis]               # best first; [] when the input failed
+    error: Optional[Exception]                 # a tern.TernError for an input that failed alone
+    ok: bool
+    text: str                                  # the best hypothesis' text (raises the input's error)
+    score: float
+    source_ids: npt.NDArray[np.uint32]         # [m]: the source tokens, </s> last
+    source_spans: List[Tuple[int, int]]        # [m]: bytes of each in the input
+
+class StreamEvent:
+    index: int    # the input it belongs to
+    part: int     # its sentence within that text
+    parts: int
+    token: int    # the generated id (eos_id on the last event of a sentence ending in </s>)
+    text: str     # the text it adds
+    last: bool
+
+class CancelToken:
+    """cancel() from any thread stops the calls given this token (they raise CancelledError)."""
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    def reset(self) -> None: ...
+    cancelled: bool
+
+# A callback gets each StreamEvent and returns True to stop the call (CTranslate2's convention).
+_Callback = Callable[[StreamEvent], Optional[bool]]
+
+class Translator:
+    """A translation session on a Model (its own arena and threads). Calls release the GIL; calls on one
+    Translator from several threads take turns."""
+    def __init__(self, model: Model, *, threads: int = 0, max_batch: int = 0, max_beam: int = 0, max_n_best: int = 1,
+                 max_source_tokens: int = 0, max_target_tokens: int = 0) -> None:
+        """0: the file's default limit (threads: cpuinfo's performance cores). Raises InvalidArgumentError,
+        ResourceExhaustedError (arena over the Model's memory_budget), InvalidModelError."""
+    def translate_batch(self, texts: Sequence[_Text], *, beam_size: Optional[int] = None, n_best: int = 1,
+                        max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+                        length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
+                        hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
+                        alignment_layer: Optional[int] = None, use_shortlist: bool = True,
+                        callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
+                        on_error: str = "raise", target_lang: str = "", split_sentences: bool = True,
+                        markup: Optional[str] = None, glossary: Optional[Glossary] = None,
+                        keep_placeholders: bool = False,
+                        keep_spans: Sequence[Tuple[int, int, int]] = ()) -> List[TranslationResult]:
+        """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
+        early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
+        beam rules). markup: None, "html", "html-lenient". keep_spans: (text index, begin byte, end byte).
+        on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
+        it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
+        CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
+    def translate_ids(self, sources: Sequence[_Ids], *, beam_size: Optional[int] = None, n_best: int = 1,
+                      max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+                      length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
+                      hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
+                      alignment_layer: Optional[int] = None, use_shortlist: bool = True,
+                      callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
+                      on_error: str = "raise") -> List[TranslationResult]:
+        """Each source: 1-D integer ids, </s> included. Results carry ids only."""
+    max_batch: int
+    threads: int
+    arena_bytes: int
+    splits_sentences: bool
+    model: Model
+    profile: Dict[str, int]  # decoder_steps, generated_tokens, weight_bytes_read, output_columns, single_thread_steps
+    def reset_profile(self) -> None: ...
+
+def convert(checkpoint_dir: _Path, output: _Path, *, weights: str = "int8", int4_block: int = 64,
+            shortlist: Optional[Tuple[_Path, _Path]] = None, shortlist_marian: Optional[_Path] = None,
+            shortlist_frequent: int = 100, shortlist_best: int = 25, max_batch: Optional[int] = None,
+            max_source_tokens: int = 256, max_target_tokens: int = 256, arena_budget_mib: float = 256.0,
+            source_lang: str = "") -> Dict[str, object]:
+    """MarianMT checkpoint directory -> .tern, as tern-convert. weights: f32, f16, int8, qc4w, qb4w, int4, mixed.
+    Returns path, file_bytes, tensors, formats {name: (count, bytes)}, max_batch, arena_bytes, shortlist."""

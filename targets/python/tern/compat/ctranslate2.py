@@ -1,0 +1,219 @@
+"""A CTranslate2-compatible front end on tern: code written for ``ctranslate2.Translator`` switches with one
+import::
+
+    from tern.compat import ctranslate2          # was: import ctranslate2
+    translator = ctranslate2.Translator("en-de.int8.tern")
+    results = translator.translate_batch([sp.encode(text, out_type=str)], beam_size=4, return_scores=True)
+    print(sp_target.decode(results[0].hypotheses[0]), results[0].scores[0])
+
+It follows CTranslate2 4.x's Python API (``Translator.translate_batch`` and ``TranslationResult``):
+``source`` is a list of token lists (the source SentencePiece pieces, without ``</s>``: it is appended, as
+CTranslate2 does for OPUS-MT models), each result has ``.hypotheses`` (``num_hypotheses`` lists of target
+pieces, without ``</s>``) and ``.scores`` (with ``return_scores``: the sum of the token log-probabilities
+divided by ``length ** length_penalty``, ``length`` counting the generated tokens with ``</s>``), and a
+result also reads as a list of ``{"tokens": ..., "score": ...}`` dicts (CTranslate2's older form).
+
+What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
+(sampling, coverage penalty, target prefixes, attention, alternatives, per-call repetition penalties and
+no-repeat n-grams: a .tern carries the checkpoint's own) raise ``tern.UnsupportedError`` when set to
+anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
+become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
+``max_input_length``).
+"""
+
+import concurrent.futures
+import os
+
+from .. import _tern
+from ..errors import CancelledError, UnsupportedError
+
+__all__ = ["Translator", "TranslationResult", "GenerationStepResult"]
+
+
+class TranslationResult:
+    """CTranslate2's TranslationResult: ``hypotheses`` (list of token lists), ``scores`` (list of float; empty
+    without return_scores), ``attention`` and ``logits`` (always empty: tern does not return them)."""
+
+    __slots__ = ("hypotheses", "scores", "attention", "logits")
+
+    def __init__(self, hypotheses, scores):
+        self.hypotheses = hypotheses
+        self.scores = scores
+        self.attention = []
+        self.logits = []
+
+    # CTranslate2 < 2.0 returned a list of dicts per example; its TranslationResult still reads as one.
+    def __getitem__(self, i):
+        d = {"tokens": self.hypotheses[i]}
+        if self.scores:
+            d["score"] = self.scores[i]
+        return d
+
+    def __len__(self):
+        return len(self.hypotheses)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self):
+        return "TranslationResult(hypotheses=%r, scores=%r, attention=[], logits=[])" % (self.hypotheses, self.scores)
+
+
+class GenerationStepResult:
+    """What a translate_batch callback receives (CTranslate2's GenerationStepResult); return True to stop."""
+
+    __slots__ = ("step", "batch_id", "token_id", "hypothesis_id", "token", "log_prob", "is_last")
+
+    def __init__(self, step, batch_id, token_id, token, is_last):
+        self.step, self.batch_id, self.token_id, self.hypothesis_id = step, batch_id, token_id, 0
+        self.token, self.log_prob, self.is_last = token, None, is_last
+
+
+class _Done:
+    """A finished AsyncTranslationResult (asynchronous=True): result() and done() as CTranslate2's."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+    def done(self):
+        return True
+
+
+# translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
+_FIXED = {
+    "patience": 1, "coverage_penalty": 0, "repetition_penalty": 1, "no_repeat_ngram_size": 0, "disable_unk": False,
+    "suppress_sequences": None, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
+    "min_decoding_length": 1, "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
+    "return_alternatives": False, "min_alternative_expansion_prob": 0, "sampling_topk": 1, "sampling_topp": 1,
+    "sampling_temperature": 1, "replace_unknowns": False,
+}
+
+
+def _find_model(model_path, files):
+    if files:
+        raise UnsupportedError("files: tern loads a .tern file from model_path")
+    path = os.fspath(model_path)
+    if os.path.isdir(path):
+        found = sorted(f for f in os.listdir(path) if f.endswith(".tern"))
+        if "model.tern" in found:
+            found = ["model.tern"]
+        if len(found) != 1:
+            raise UnsupportedError("%s: a directory with one .tern file is needed, found %d" % (path, len(found)))
+        path = os.path.join(path, found[0])
+    return path
+
+
+class Translator:
+    """CTranslate2's Translator on a .tern model. inter_threads Translators share one Model and translate
+    parts of a batch in parallel (the GIL is released); intra_threads is each one's thread count (0: tern's
+    default). compute_type is the file's (a .tern holds one weight format)."""
+
+    def __init__(self, model_path, device="auto", device_index=0, compute_type="default", inter_threads=1,
+                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
+        if device not in ("cpu", "auto"):
+            raise UnsupportedError("device %r: tern runs on the CPU" % (device,))
+        if device_index not in (0, [0]):
+            raise UnsupportedError("device_index %r: tern has one device" % (device_index,))
+        self._model = _tern.Model.load(_find_model(model_path, files))
+        self._translators = [_tern.Translator(self._model, threads=intra_threads, max_beam=max(4, self._model.generation["beam_size"]),
+                                              max_n_best=max(4, self._model.generation["beam_size"]))
+                             for _ in range(max(1, int(inter_threads)))]
+        self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
+        self._target_vocab = self._model.target_vocab
+        hp = self._model.hparams
+        self._unk, self._eos = hp["unk_id"], hp["eos_id"]
+        self._max_source = self._model.limits["max_source_tokens"]
+        self.device, self.device_index, self.compute_type = "cpu", [0], self._model.weight_dtype
+        self.num_translators = len(self._translators)
+        self.num_queued_batches = 0
+        self.model_is_loaded = True
+
+    def _ids(self, tokens, max_input_length):
+        if isinstance(tokens, str):
+            raise TypeError("source: a list of token lists is needed, got a str in it")
+        ids = [self._source_index.get(t, self._unk) for t in tokens]
+        if ids and ids[-1] == self._eos:
+            ids.pop()
+        limit = self._max_source - 1
+        if max_input_length:
+            limit = min(limit, max_input_length - 1)
+        return ids[:limit] + [self._eos]
+
+    def _batches(self, sizes, max_batch_size, batch_type):
+        if batch_type not in ("examples", "tokens"):
+            raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
+        if max_batch_size <= 0:
+            return [list(range(len(sizes)))] if sizes else []
+        out, cur, cur_size = [], [], 0
+        for i, n in enumerate(sizes):
+            add = 1 if batch_type == "examples" else n
+            if cur and cur_size + add > max_batch_size:
+                out.append(cur)
+                cur, cur_size = [], 0
+            cur.append(i)
+            cur_size += add
+        return out + ([cur] if cur else [])
+
+    def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
+                        beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
+                        return_scores=False, callback=None, **options):
+        """Translates a batch of token lists; returns a TranslationResult per example (a finished
+        AsyncTranslationResult each with asynchronous=True)."""
+        if target_prefix is not None and any(target_prefix):
+            raise UnsupportedError("target_prefix: tern does not force target prefixes")
+        for name, value in options.items():
+            if name not in _FIXED:
+                raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
+            if value != _FIXED[name]:
+                raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        ids = [self._ids(s, max_input_length) for s in source]
+        groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
+        steps = {}
+
+        def run(translator, group):
+            stream = None
+            if callback is not None:
+                def stream(ev):  # CTranslate2's step results: batch_id over the whole batch, step per example
+                    batch_id = group[ev.index]
+                    step = steps.get(batch_id, 0)
+                    steps[batch_id] = step + 1
+                    return callback(GenerationStepResult(step, batch_id, ev.token, self._target_vocab[ev.token], ev.last))
+            try:
+                res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size, n_best=num_hypotheses,
+                                               length_penalty=length_penalty, max_length=max_decoding_length,
+                                               return_scores=return_scores, callback=stream)
+            except CancelledError as stopped:  # the callback returned True: what finished, empty for the rest
+                res = stopped.results
+            return [self._result(r, return_scores, length_penalty) for r in res]
+
+        results = [None] * len(ids)
+        if len(self._translators) == 1 or len(groups) <= 1 or callback is not None:
+            for g in groups:
+                for i, r in zip(g, run(self._translators[0], g)):
+                    results[i] = r
+        else:
+            with concurrent.futures.ThreadPoolExecutor(len(self._translators)) as pool:
+                jobs = [pool.submit(run, self._translators[k % len(self._translators)], g)
+                        for k, g in enumerate(groups)]
+                for g, job in zip(groups, jobs):
+                    for i, r in zip(g, job.result()):
+                        results[i] = r
+        return [_Done(r) for r in results] if asynchronous else results
+
+    def _result(self, r, return_scores, length_penalty):
+        hyps, scores = [], []
+        for h in (r.hypotheses if r.ok else []):
+            hyps.append([self._target_vocab[i] for i in h.ids])
+            if return_scores:
+                n = len(h.tokens)
+                scores.append(float(h.token_logprobs.sum()) / (n ** length_penalty) if n else 0.0)
+        return TranslationResult(hyps, scores)
+
+    def unload_model(self, to_cpu=False):
+        """CTranslate2 frees the model's memory; tern keeps it (a .tern model is small and mapped)."""
+
+    def load_model(self, keep_cache=False):
+        """Nothing to do: the model stays loaded."""

@@ -1,0 +1,55 @@
+"""Code written for CTranslate2 4.x runs on tern with one changed import."""
+
+import pytest
+
+import tern
+from tern.compat import ctranslate2  # the one line that differs from a CTranslate2 program
+
+
+def test_a_ctranslate2_snippet_unchanged(checkpoint_dir, model_path, model):
+    import sentencepiece as spm
+
+    # --- as written for CTranslate2 (Argos Translate / LibreTranslate style) ---
+    sp_source = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "source.spm"))
+    sp_target = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "target.spm"))
+    translator = ctranslate2.Translator(str(model_path), device="cpu", inter_threads=2, intra_threads=1)
+    sentences = ["A dog runs on the beach.", "Two men are talking.", "A woman in a red dress sings."]
+    source_tokens = sp_source.encode(sentences, out_type=str)
+    results = translator.translate_batch(source_tokens, beam_size=4, max_batch_size=2, num_hypotheses=2,
+                                         return_scores=True)
+    translations = [sp_target.decode(result.hypotheses[0]) for result in results]
+    best_scores = [result.scores[0] for result in results]
+    legacy = [result[0]["tokens"] for result in results]
+    # --- end of the CTranslate2 program ---
+
+    native = tern.Translator(model, threads=1, max_n_best=2).translate_batch(sentences, beam_size=4, n_best=2)
+    assert translations == [r.text for r in native]
+    assert all(len(r.hypotheses) == 2 and len(r.scores) == 2 for r in results)
+    assert best_scores == pytest.approx([r.hypotheses[0].score for r in native], abs=1e-5)
+    assert legacy == [r.hypotheses[0] for r in results]
+
+
+def test_shim_refuses_what_tern_cannot_do(model_path):
+    translator = ctranslate2.Translator(str(model_path))
+    with pytest.raises(tern.UnsupportedError, match="sampling_topk"):
+        translator.translate_batch([["▁A"]], sampling_topk=10)
+    with pytest.raises(tern.UnsupportedError, match="target_prefix"):
+        translator.translate_batch([["▁A"]], target_prefix=[["▁Ein"]])
+    with pytest.raises(TypeError, match="no_such_option"):
+        translator.translate_batch([["▁A"]], no_such_option=1)
+    with pytest.raises(tern.UnsupportedError, match="cuda"):
+        ctranslate2.Translator(str(model_path), device="cuda")
+
+
+def test_shim_callback_and_async(model_path):
+    translator = ctranslate2.Translator(str(model_path))
+    steps = []
+    results = translator.translate_batch([["▁A", "▁dog", "."]], beam_size=1, callback=steps.append)
+    assert [s.token for s in steps][:-1] == results[0].hypotheses[0] and steps[-1].is_last
+    assert steps[0].step == 0 and steps[0].batch_id == 0
+    stopped = translator.translate_batch([["▁A", "▁dog", "."]], beam_size=1, callback=lambda s: True)
+    assert stopped[0].hypotheses == []
+    async_results = translator.translate_batch([["▁A", "▁dog", "."]], asynchronous=True)
+    assert async_results[0].done() and async_results[0].result().hypotheses
+    tokens = translator.translate_batch([["▁A", "▁dog", "."]], batch_type="tokens", max_batch_size=3)
+    assert tokens[0].hypotheses
