@@ -49,6 +49,9 @@ static int Run(int argc, char** argv) {
   tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
+  tr->add_flag("--exact-scores", ta.exact_scores,
+               "--scores with 9 significant digits, so two different floats never print alike (checks that two CPUs give "
+               "the same output: README, Identical int8 output on every CPU)");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
   tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");

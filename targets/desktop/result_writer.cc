@@ -1,5 +1,7 @@
 #include "result_writer.h"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "tern/status.h"
@@ -82,7 +84,13 @@ void WriteResult(std::ostream& out, const OutputFormat& f, size_t line, std::str
       } else {
         out << h.text;
       }
-      if (f.scores) out << "\t" << h.score;
+      if (f.scores && f.exact_scores) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "\t%.9g", static_cast<double>(h.score));
+        out << buf;
+      } else if (f.scores) {
+        out << "\t" << h.score;
+      }
     }
     out << "\n";
   }

@@ -20,6 +20,7 @@ struct OutputFormat {
   bool json = false;
   bool ids = false;       // plain: ids instead of text
   bool scores = false;    // plain: "\t<score>" after each hypothesis
+  bool exact_scores = false;  // scores with 9 significant digits: every float prints differently
   bool streamed = false;  // plain: the first hypothesis' text was already printed while it was generated
   uint32_t n_best = 1;
   ConfidenceThresholds thresholds;

@@ -21,6 +21,7 @@ struct TranslateArgs {
   uint32_t hf_rules = 5;          // transformers 5.x's beam search rules, or 4
   bool ids = false;         // space-separated ids in and out
   bool scores = false;      // append "\t<score>"
+  bool exact_scores = false;  // --scores with 9 significant digits (identical-output checks across CPUs)
   bool verbose = false;     // CPU, model, arena, sentences/s, tokens/s on stderr
   bool profile = false;     // per-token time split on stderr
   std::string target_lang;  // multilingual models: ">>lang<<" first in every source

@@ -16,7 +16,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
     o.early_stopping = args.early_stopping == "true" ? EarlyStopping::kTrue
                        : args.early_stopping == "never" ? EarlyStopping::kNever : EarlyStopping::kFalse;
   o.hf_rules = args.hf_rules == 4 ? HfRules::kTransformers4 : HfRules::kTransformers5;
-  o.return_scores = args.scores || args.n_best > 1;
+  o.return_scores = args.scores || args.exact_scores || args.n_best > 1;
   o.target_lang = args.target_lang;
   o.split_sentences = !args.no_split;
   o.use_shortlist = !args.no_shortlist;
@@ -37,6 +37,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   format->json = args.json;
   format->ids = args.ids;
   format->scores = o.return_scores && !args.json;
+  format->exact_scores = args.exact_scores;
   format->streamed = args.stream;
   format->n_best = args.n_best;
   if (args.low_token) format->thresholds.token = *args.low_token;

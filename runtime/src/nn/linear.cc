@@ -1,5 +1,6 @@
 #include "nn/linear.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -65,6 +66,20 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
       for (size_t r = 0; r < weights[i]->rows(); ++r) bcat[row + r] = k.to_kernel_bias(biases[i]->f32()[r]);
     row += weights[i]->rows();
   }
+  if (k.exact_epilogue) {  // the operator computes float(acc) * x_scale; the scales and bias come after
+    try {
+      const float* sf = static_cast<const float*>(scales);
+      p.epilogue_scales.assign(sf, sf + p.out);
+      p.epilogue_bias = bcat;
+      std::fill(bcat.begin(), bcat.end(), 0.f);
+      scat.assign(p.out * sizeof(float), 0);
+      const float one = 1.f;
+      for (size_t i = 0; i < p.out; ++i) std::memcpy(scat.data() + i * sizeof(float), &one, sizeof one);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory for the epilogue scales");
+    }
+    scales = scat.data();
+  }
   p.block = std::make_unique<PackedBlock>();
   xnn_operator_t op = nullptr;
   const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block_size, p.block->cache(), &op);
@@ -91,14 +106,23 @@ Result<Linear> Linear::Bind(const PackedLinear& p) {
   l.kernel_ = &k;
   l.in_ = p.in;
   l.out_ = p.out;
+  l.name_ = p.name.c_str();
+  if (k.exact_epilogue) l.epilogue_scales_ = p.epilogue_scales.data(), l.epilogue_bias_ = p.epilogue_bias.data();
   return l;
+}
+
+void Epilogue(float* y, size_t rows, size_t n, const float* w_scale, const float* bias) {
+  for (size_t r = 0; r < rows; ++r, y += n)
+    for (size_t j = 0; j < n; ++j) y[j] = y[j] * w_scale[j] + bias[j];
 }
 
 Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
   xnn_status s = kernel_->reshape(op_.get(), rows, pool);
   if (s == xnn_status_success) s = kernel_->setup(op_.get(), x, q, y);
   if (s == xnn_status_success) s = xnn_run_operator(op_.get(), pool);
-  return s == xnn_status_success ? Status::Ok() : XnnError(kernel_->op_name, s);
+  if (s != xnn_status_success) return XnnError(kernel_->op_name, s);
+  if (epilogue_scales_) Epilogue(y, rows, out_, epilogue_scales_, epilogue_bias_);
+  return Status::Ok();
 }
 
 }  // namespace tern

@@ -28,6 +28,8 @@ struct PackedLinear {
   uint32_t block_size = 0;            // qb4w
   std::vector<uint8_t> bind_scales;   // the scales, kept when binding must pass them (LinearKernel::create_reads_scales)
   std::unique_ptr<PackedBlock> block;
+  /// LinearKernel::exact_epilogue: the weight scales [out] and bias [out] tern applies after the operator.
+  std::vector<float> epilogue_scales, epilogue_bias;
 };
 
 /// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
@@ -42,6 +44,8 @@ class Linear {
   static Result<Linear> Bind(const PackedLinear& p);
 
   size_t in_features() const { return in_; }
+  /// The (first) weight's name, e.g. "model.decoder.layers.0.self_attn.q_proj.weight".
+  const char* name() const { return name_; }
   size_t out_features() const { return out_; }
   /// True when Run reads the input from a QuantScratch filled by RowQuantizer::Run (int8 weights).
   bool quantized() const { return kernel_->quantized_input; }
@@ -53,6 +57,13 @@ class Linear {
   XnnOperator op_;
   const LinearKernel* kernel_ = nullptr;
   size_t in_ = 0, out_ = 0;
+  const float* epilogue_scales_ = nullptr;  // the PackedLinear's (the Model outlives its Translators)
+  const float* epilogue_bias_ = nullptr;
+  const char* name_ = "";  // the PackedLinear's name
 };
+
+/// y[r, n] = y[r, n] * w_scale[n] + bias[n] for rows x n: two IEEE operations per element, never fused
+/// (tern builds with -ffp-contract=off), so any vectorization the compiler chooses gives the same bits.
+void Epilogue(float* y, size_t rows, size_t n, const float* w_scale, const float* bias);
 
 }  // namespace tern

@@ -75,12 +75,12 @@ xnn_status SetupQb4w(xnn_operator_t op, const float*, const QuantScratch& q, flo
 
 // Indexed by DType.
 constexpr LinearKernel kKernels[] = {
-    {DType::kF32, "fully_connected_nc_f32", 0, false, nullptr, SameBias, CreateF32, ReshapeF32, SetupF32, false},
+    {DType::kF32, "fully_connected_nc_f32", 0, false, nullptr, SameBias, CreateF32, ReshapeF32, SetupF32, false, false},
     {DType::kF16, "fully_connected_nc_f32 (f16 weights widened at packing)", 4, false, WidenF16, F16Bias, CreateF32,
-     ReshapeF32, SetupF32, false},
-    {DType::kInt8, "fully_connected_nc_qd8_f32_qc8w", 0, true, nullptr, SameBias, CreateQc8w, ReshapeQc8w, SetupQc8w, false},
-    {DType::kQc4w, "fully_connected_nc_qd8_f32_qc4w", 0, true, nullptr, SameBias, CreateQc4w, ReshapeQc4w, SetupQc4w, false},
-    {DType::kQb4w, "fully_connected_nc_qd8_f32_qb4w", 0, true, nullptr, SameBias, CreateQb4w, ReshapeQb4w, SetupQb4w, true},
+     ReshapeF32, SetupF32, false, false},
+    {DType::kInt8, "fully_connected_nc_qd8_f32_qc8w", 0, true, nullptr, SameBias, CreateQc8w, ReshapeQc8w, SetupQc8w, false, true},
+    {DType::kQc4w, "fully_connected_nc_qd8_f32_qc4w", 0, true, nullptr, SameBias, CreateQc4w, ReshapeQc4w, SetupQc4w, false, true},
+    {DType::kQb4w, "fully_connected_nc_qd8_f32_qb4w", 0, true, nullptr, SameBias, CreateQb4w, ReshapeQb4w, SetupQb4w, true, false},
 };
 static_assert(format::IndexedByDType(kKernels), "one LinearKernel per schema DType, kKernels[i].dtype == i");
 

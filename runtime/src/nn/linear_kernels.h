@@ -34,6 +34,11 @@ struct LinearKernel {
   /// The create() call validates the scales before looking up the cache (qb4w): binding to packed weights
   /// must pass the real scales.
   bool create_reads_scales;
+  /// The operator gets scales of 1 and a zero bias; tern applies the real ones after it, in one order on
+  /// every CPU: y = (float(acc) * x_scale) * w_scale + bias, no fused multiply-add (linear.h, Epilogue).
+  /// With scales of 1 every XNNPACK kernel's result is float(acc) * x_scale exactly, whichever order or
+  /// fusion its ISA's microkernel uses; so int8 output is the same on x86 and Arm.
+  bool exact_epilogue;
 };
 
 /// The kernel of weight format t (t must be a value of the enum; the loader checked it).

@@ -64,6 +64,7 @@ Result<std::unique_ptr<Network>> Network::Create(const Model& m, const PreparedM
   n->pool_ = MakeThreadPool(threads);
   n->PingPool();  // the workers start now: the first job on a new pool takes milliseconds
   TERN_ASSIGN_OR_RETURN(n->quantizer_, RowQuantizer::Create());
+  n->probe_ = OpProbe::FromEnvironment();
   return n;
 }
 
@@ -80,8 +81,15 @@ Status Network::Quantize(const float* x, size_t rows, size_t cols, const QuantSc
 
 Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const {
   if (rows == 0) return Status::Ok();
-  if (l.quantized()) TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool()));
-  return l.Run(x, q, rows, y, pool());
+  if (l.quantized()) {
+    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool()));
+    if (probe_) probe_->Qd8("qd8_input", l.name(), q.q, rows * l.in_features(), q.params, rows);
+  } else {
+    Probe("input", l.name(), x, rows * l.in_features());
+  }
+  TERN_RETURN_IF_ERROR(l.Run(x, q, rows, y, pool()));
+  Probe("linear", l.name(), y, rows * l.out_features());
+  return Status::Ok();
 }
 
 Status Network::OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits,
@@ -90,6 +98,7 @@ Status Network::OutputLogits(const float* x, size_t rows, const OutputColumns& c
   if (gathered_ && gathered_->available()) {
     TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool()));
     gathered_->Run(gathered_kernel_, q, rows, columns.tokens, columns.count, logits, pool());
+    Probe("gathered_logits", "output_projection", logits, rows * columns.count);
     return Status::Ok();
   }
   TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
@@ -105,6 +114,7 @@ uint64_t Network::OutputWeightBytes(const OutputColumns& columns) const {
 const float* Network::SublayerInput(const float* x, const LayerNormParams& norm, size_t rows, float* h) const {
   if (hp_->norm_placement != NormPlacement::kPreNorm) return x;
   LayerNorm(x, norm.gamma, norm.beta, hp_->layer_norm_epsilon, rows, hp_->d_model, h);
+  Probe("layer_norm", "pre", h, rows * hp_->d_model);
   return h;
 }
 
@@ -112,8 +122,11 @@ Status Network::ResidualOut(const Linear& out, const float* ctx, const LayerNorm
                             float* h, const QuantScratch& q) const {
   TERN_RETURN_IF_ERROR(RunLinear(out, ctx, rows, h, q));
   AddInPlace(x, h, rows * hp_->d_model);
-  if (hp_->norm_placement == NormPlacement::kPostNorm)
+  Probe("residual", out.name(), x, rows * hp_->d_model);
+  if (hp_->norm_placement == NormPlacement::kPostNorm) {
     LayerNorm(x, norm.gamma, norm.beta, hp_->layer_norm_epsilon, rows, hp_->d_model, x);
+    Probe("layer_norm", "post", x, rows * hp_->d_model);
+  }
   return Status::Ok();
 }
 
@@ -121,6 +134,7 @@ Status Network::FeedForward(const Linear& fc1, const Linear& fc2, const LayerNor
                             float* h, float* ffn, const QuantScratch& q) const {
   TERN_RETURN_IF_ERROR(RunLinear(fc1, SublayerInput(x, norm, rows, h), rows, ffn, q));
   Activate(hp_->activation, ffn, rows * hp_->ffn_dim);
+  Probe("activation", fc1.name(), ffn, rows * hp_->ffn_dim);
   return ResidualOut(fc2, ffn, norm, rows, x, h, q);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nn/linear.h"
+#include "nn/op_probe.h"
 #include "nn/prepared_model.h"
 #include "base/profiler.h"
 #include "tern/model.h"
@@ -105,6 +106,10 @@ class Network {
   ThreadPool pool_;
   mutable bool pooled_ = true;  // per Translator (a Network is never shared): which way the next operators run
   RowQuantizer quantizer_;
+  std::unique_ptr<OpProbe> probe_;  // TERN_DUMP_OPS (op_probe.h); nullptr: no dumps
+  void Probe(const char* op, const char* name, const float* data, size_t count) const {
+    if (probe_) probe_->F32(op, name, data, count);
+  }
 };
 
 }  // namespace tern

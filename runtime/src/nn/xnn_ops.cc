@@ -55,23 +55,4 @@ ThreadPool MakeThreadPool(size_t threads) {
 uint64_t QuantInputBytes(uint64_t rows, uint64_t cols) { return rows * cols + XNN_EXTRA_BYTES; }
 uint64_t QuantParamsCount(uint64_t rows) { return rows + XNN_EXTRA_QUANTIZATION_PARAMS; }
 
-Result<RowQuantizer> RowQuantizer::Create() {
-  TERN_RETURN_IF_ERROR(InitXnnpack());
-  xnn_operator_t op = nullptr;
-  xnn_status s = xnn_create_convert_nc_f32_qd8(0, &op);
-  if (s != xnn_status_success) return XnnError("create_convert_nc_f32_qd8", s);
-  RowQuantizer q;
-  q.op_.reset(op);
-  return q;
-}
-
-Status RowQuantizer::Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t pool) const {
-  xnn_status s = xnn_reshape_convert_nc_f32_qd8(op_.get(), rows, cols, cols, cols, pool);
-  if (s != xnn_status_success) return XnnError("reshape_convert_nc_f32_qd8", s);
-  s = xnn_setup_convert_nc_f32_qd8(op_.get(), in, scratch.q, scratch.params);
-  if (s != xnn_status_success) return XnnError("setup_convert_nc_f32_qd8", s);
-  s = xnn_run_operator(op_.get(), pool);
-  return s == xnn_status_success ? Status::Ok() : XnnError("run convert_nc_f32_qd8", s);
-}
-
 }  // namespace tern

@@ -48,16 +48,28 @@ struct QuantScratch {
 uint64_t QuantInputBytes(uint64_t rows, uint64_t cols);
 uint64_t QuantParamsCount(uint64_t rows);
 
-/// Quantizes f32 rows to int8 with one (scale, zero point) per row: XNNPACK's convert_nc_f32_qd8
-/// ("dynamically quantized" activations). One per Translator.
+/// One row's quantization (qd8: int8 with one scale and zero point per row). tern computes it itself, in
+/// one specified way on every CPU (runtime/src/nn/row_quantizer.cc, README "Identical int8 output on
+/// every CPU"): XNNPACK's xnn_f32_qd8_asymmetric_quantization_params for the parameters, then
+/// q = clamp(round_half_even(x * inv_scale), -128 - zero_point, 127 - zero_point) + zero_point, in plain IEEE
+/// operations (no fused multiply-add; rounding by adding and subtracting 1.5 * 2^23).
+struct QuantParams {
+  int32_t zero_point = 0;  // in [-128, 127]
+  float scale = 1.f;       // dequantization scale: x ~ (q - zero_point) * scale
+  float inv_scale = 1.f;   // 1 / scale, the quantization multiplier
+};
+/// The parameters for a row whose values lie in [min, max] (NaN or infinite bounds give finite parameters).
+QuantParams QuantizationParamsOf(float min, float max);
+/// Quantizes one row x[cols] into q[cols] and its params.
+void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params);
+
+/// Quantizes f32 rows to int8 with one (scale, zero point) per row ("dynamically quantized" activations,
+/// XNNPACK's qd8 layout) with QuantizeRowQd8. One per Translator.
 class RowQuantizer {
  public:
   static Result<RowQuantizer> Create();
-  /// in [rows, cols] f32 -> scratch. Errors: kInternal (XNNPACK failure).
+  /// in [rows, cols] f32 -> scratch. Never fails (a Status for the callers' uniformity).
   Status Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t pool) const;
-
- private:
-  XnnOperator op_;
 };
 
 }  // namespace tern

@@ -1,0 +1,64 @@
+#include "nn/xnn_ops.h"
+
+namespace tern {
+namespace {
+
+// Comparisons written so that a NaN never passes: it becomes the bound (no undefined float -> int cast).
+inline float AtLeast(float v, float lo) { return v > lo ? v : lo; }
+inline float AtMost(float v, float hi) { return v < hi ? v : hi; }
+
+// Round to nearest, ties to even, for |v| <= 2^22: adding and subtracting 1.5 * 2^23 leaves the integer
+// part in the float's last bits; two IEEE additions, so every ISA and vectorization gives the same value.
+inline float RoundEven(float v) {
+  constexpr float kMagic = 12582912.f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
+
+}  // namespace
+
+QuantParams QuantizationParamsOf(float min, float max) {
+  // XNNPACK's xnn_f32_qd8_asymmetric_quantization_params (2024-11-08), step by step.
+  constexpr float kQmin = -128.f, kQmax = 127.f;
+  const float rmin = AtMost(min, 0.f), rmax = AtLeast(max, 0.f);
+  float multiplier = rmin == rmax ? 1.f : (kQmax - kQmin) / (rmax - rmin);
+  if (!(multiplier > 0.f)) multiplier = 1.f;  // an infinite range (XNNPACK would give an infinite scale)
+  const float descaled_min = rmin * multiplier, descaled_max = rmax * multiplier;
+  float zero_point = (kQmin + descaled_min) + (kQmax + descaled_max) > 0 ? kQmin - descaled_min : kQmax - descaled_max;
+  zero_point = AtMost(AtLeast(zero_point, kQmin), kQmax);
+  QuantParams p;
+  p.zero_point = static_cast<int32_t>(RoundEven(zero_point));
+  p.scale = 1.f / multiplier;         // dequantization: x ~ (q - zero_point) * scale
+  p.inv_scale = 1.f / p.scale;        // quantization multiplier, as XNNPACK's convert recomputes it
+  return p;
+}
+
+void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params) {
+  float mn = cols ? x[0] : 0.f, mx = mn;
+  for (size_t j = 0; j < cols; ++j) {
+    mn = x[j] < mn ? x[j] : mn;
+    mx = x[j] > mx ? x[j] : mx;
+  }
+  const QuantParams p = QuantizationParamsOf(mn, mx);
+  const float lo = -128.f - static_cast<float>(p.zero_point), hi = 127.f - static_cast<float>(p.zero_point);
+  for (size_t j = 0; j < cols; ++j) {
+    const float v = AtMost(AtLeast(x[j] * p.inv_scale, lo), hi);
+    q[j] = static_cast<int8_t>(static_cast<int32_t>(RoundEven(v)) + p.zero_point);
+  }
+  params->zero_point = p.zero_point;
+  params->scale = p.scale;
+}
+
+Result<RowQuantizer> RowQuantizer::Create() { return RowQuantizer(); }
+
+Status RowQuantizer::Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t) const {
+  for (size_t r = 0; r < rows; ++r) QuantizeRowQd8(in + r * cols, cols, scratch.q + r * cols, scratch.params + r);
+  // XNNPACK's GEMM microkernels compute MR rows at a time: for a tile with fewer rows, the missing rows
+  // read the last row's input and store to its output, with the params that follow it in the array. Those
+  // must be the last row's (XNNPACK's own convert operator pads them so: xnn_compute_pad_qd8_params), or
+  // a tile whose missing rows are stored last overwrites the last row with wrong values.
+  if (rows > 0)
+    for (size_t i = 0; i < XNN_EXTRA_QUANTIZATION_PARAMS; ++i) scratch.params[rows + i] = scratch.params[rows - 1];
+  return Status::Ok();
+}
+
+}  // namespace tern

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The same int8 output on every CPU (README "Identical int8 output on every CPU"): the bundled int8 model
+# translates the first LINES lines of Multi30k test_2016_flickr, tokenized by `tern tokenize`, as ids
+# (`--no-split --ids --exact-scores`, 1 thread), greedy and beam 4, on the host or a target under qemu
+# ($TERN_EMULATOR, $TERN_QEMU_CPU picks the core); the SHA-256 of each output must equal the one recorded on
+# x86-64 in HASHES ("greedy <hash>", "beam4 <hash>" for that many lines).
+# Usage: int8_identity_test.sh TERN MODEL TEST_EN LINES HASHES
+set -uo pipefail
+tern_bin=$1 model=$2 text=$3 lines=$4 hashes=$5
+if [ ! -f "$text" ]; then echo "SKIP: $text not found (Multi30k beside the repository)"; exit 77; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+head -n "$lines" "$text" > "$tmp/src.en"
+${TERN_EMULATOR:-} "$tern_bin" tokenize -m "$model" --input "$tmp/src.en" > "$tmp/src.ids" || { echo "FAILED: tokenize"; exit 1; }
+fail=0
+for search in greedy beam4; do
+  beam=1; [ "$search" = beam4 ] && beam=4
+  ${TERN_EMULATOR:-} "$tern_bin" translate -m "$model" --input "$tmp/src.ids" --output "$tmp/$search.out" --ids --no-split \
+    --exact-scores --threads 1 --beam "$beam" || { echo "FAILED: translate $search"; fail=1; continue; }
+  got=$(sha256sum < "$tmp/$search.out" | cut -d' ' -f1)
+  want=$(awk -v s="$search" -v n="$lines" '$1 == s && $2 == n { print $3 }' "$hashes")
+  echo "$search, $lines lines: sha256 $got (x86-64: ${want:-none recorded})"
+  if [ "$got" != "$want" ]; then
+    echo "FAILED: $search output differs from x86-64's; its first lines:"; head -n 5 "$tmp/$search.out"; fail=1
+  fi
+done
+exit $fail
