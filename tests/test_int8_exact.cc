@@ -25,6 +25,26 @@ std::vector<float> Activations(size_t n, uint32_t seed) {
   return x;
 }
 
+// A random int8 linear layer [out, in] (qc8w weights, f32 scales, bias) packed and bound as the runtime does.
+struct Int8Layer {
+  std::vector<int8_t> w;
+  std::vector<float> scales, bias;
+  TensorView wv, bv;
+  Result<PackedLinear> packed = Status(StatusCode::kInternal, "not packed");
+
+  Int8Layer(size_t out, size_t in, std::mt19937& rng) : w(out * in), scales(out), bias(out) {
+    for (auto& v : w) v = static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+    for (auto& v : scales) v = std::uniform_real_distribution<float>(0.001f, 0.03f)(rng);
+    for (auto& v : bias) v = std::normal_distribution<float>(0.f, 1.f)(rng);
+    wv.name = "w", wv.dtype = DType::kInt8, wv.rank = 2, wv.data = w.data(), wv.bytes = w.size(), wv.scales = scales.data();
+    wv.shape[0] = static_cast<uint32_t>(out), wv.shape[1] = static_cast<uint32_t>(in);
+    bv.name = "b", bv.rank = 1, bv.data = bias.data(), bv.bytes = out * 4, bv.shape[0] = static_cast<uint32_t>(out);
+    const TensorView* wp = &wv;
+    const TensorView* bp = &bv;
+    packed = PackLinear(&wp, &bp, 1);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("int8 identical on every CPU: row quantization follows its specification and pads the params") {
@@ -71,20 +91,12 @@ TEST_CASE("int8 identical on every CPU: an int8 linear layer is (float(acc) * x_
   std::mt19937 rng(11);
   for (size_t out : {1u, 7u, 64u, 333u})
     for (size_t in : {16u, 96u, 256u}) {
-      std::vector<int8_t> w(out * in);
-      for (auto& v : w) v = static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
-      std::vector<float> scales(out), bias(out);
-      for (auto& v : scales) v = std::uniform_real_distribution<float>(0.001f, 0.03f)(rng);
-      for (auto& v : bias) v = std::normal_distribution<float>(0.f, 1.f)(rng);
-      TensorView wv, bv;
-      wv.name = "w", wv.dtype = DType::kInt8, wv.rank = 2, wv.data = w.data(), wv.bytes = w.size(), wv.scales = scales.data();
-      wv.shape[0] = static_cast<uint32_t>(out), wv.shape[1] = static_cast<uint32_t>(in);
-      bv.name = "b", bv.rank = 1, bv.data = bias.data(), bv.bytes = out * 4, bv.shape[0] = static_cast<uint32_t>(out);
-      const TensorView* wp = &wv;
-      const TensorView* bp = &bv;
-      auto packed = PackLinear(&wp, &bp, 1);
-      REQUIRE(packed.ok());
-      auto linear = Linear::Bind(packed.value());
+      Int8Layer layer(out, in, rng);
+      REQUIRE(layer.packed.ok());
+      const auto& w = layer.w;
+      const auto& scales = layer.scales;
+      const auto& bias = layer.bias;
+      auto linear = Linear::Bind(layer.packed.value());
       REQUIRE(linear.ok());
       auto quantizer = RowQuantizer::Create();
       for (size_t rows = 1; rows <= 9; ++rows) {  // every remainder of the GEMM kernels' row tiles
@@ -113,20 +125,9 @@ TEST_CASE("int8 identical on every CPU: logits with a shortlist equal the full p
   REQUIRE(InitXnnpack().ok());
   const size_t V = 500, d = 64, rows = 5;
   std::mt19937 rng(3);
-  std::vector<int8_t> w(V * d);
-  for (auto& v : w) v = static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
-  std::vector<float> scales(V), bias(V);
-  for (auto& v : scales) v = std::uniform_real_distribution<float>(0.001f, 0.03f)(rng);
-  for (auto& v : bias) v = std::normal_distribution<float>(0.f, 1.f)(rng);
-  TensorView wv, bv;
-  wv.name = "w", wv.dtype = DType::kInt8, wv.rank = 2, wv.data = w.data(), wv.bytes = w.size(), wv.scales = scales.data();
-  wv.shape[0] = static_cast<uint32_t>(V), wv.shape[1] = static_cast<uint32_t>(d);
-  bv.name = "b", bv.rank = 1, bv.data = bias.data(), bv.bytes = V * 4, bv.shape[0] = static_cast<uint32_t>(V);
-  const TensorView* wp = &wv;
-  const TensorView* bp = &bv;
-  auto packed = PackLinear(&wp, &bp, 1);
-  REQUIRE(packed.ok());
-  auto linear = Linear::Bind(packed.value());
+  Int8Layer layer(V, d, rng);
+  REQUIRE(layer.packed.ok());
+  auto linear = Linear::Bind(layer.packed.value());
   REQUIRE(linear.ok());
   const std::vector<float> x = Activations(rows * d, 5);
   std::vector<int8_t> q(QuantInputBytes(rows, d));
@@ -135,7 +136,7 @@ TEST_CASE("int8 identical on every CPU: logits with a shortlist equal the full p
   REQUIRE(RowQuantizer::Create().value().Run(x.data(), rows, d, scratch, nullptr).ok());
   std::vector<float> full(rows * V);
   REQUIRE(linear.value().Run(x.data(), scratch, rows, full.data(), nullptr).ok());
-  auto g = GatheredProjection::Prepare(wv, &bv);
+  auto g = GatheredProjection::Prepare(layer.wv, &layer.bv);
   REQUIRE(g.ok());
   std::vector<uint32_t> tokens;
   for (uint32_t t = 0; t < V; t += 3) tokens.push_back(t);
