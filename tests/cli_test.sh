@@ -332,5 +332,40 @@ wait $pid
 check "convert: SIGHUP leaves no .tern" test ! -e "$tmp/hup.tern"
 check "convert: SIGHUP leaves no temporary file" bash -c "! ls '$tmp'/hup.tern.tmp.* > /dev/null 2>&1"
 
+# Round three: arguments are checked before anything is written; float options refuse NaN; every command
+# that writes reports a full disk; TERN_DUMP_OPS never writes into one of tern's inputs.
+m="$models/post-swish.int8.tern"
+printf 'a man\n' > "$tmp/r3.en"
+printf 'old output\n' > "$tmp/r3.out"
+layers=$(tern inspect --json "$m" | sed -n 's/.*"decoder_layers": \([0-9]*\).*/\1/p')
+tern translate -m "$m" --alignment-layer "$layers" -i "$tmp/r3.en" -o "$tmp/r3.out" 2> "$tmp/err"; rc=$?
+check "--alignment-layer out of range exits 2" test $rc -eq 2
+check "--alignment-layer out of range names the valid range" grep -q "the decoder has $layers layers (0 to $((layers - 1)))" "$tmp/err"
+check "--alignment-layer out of range keeps the old output" grep -qx "old output" "$tmp/r3.out"
+for opt in --length-penalty --low-token --low-sentence; do
+  for v in nan -nan inf; do
+    tern translate -m "$m" $opt $v --format json < "$tmp/r3.en" > /dev/null 2> "$tmp/err"; rc=$?
+    check "$opt $v exits 2" test $rc -eq 2
+  done
+done
+if [ -w /dev/full ]; then
+  for cmd in "tokenize -m $m" "inspect $m" "inspect --json $m"; do
+    # shellcheck disable=SC2086
+    tern $cmd < "$tmp/r3.en" > /dev/full 2> "$tmp/err"; rc=$?
+    check "tern $cmd > /dev/full exits 2" test $rc -eq 2
+    check "tern $cmd > /dev/full says why" grep -q "No space left on device" "$tmp/err"
+  done
+fi
+cp "$m" "$tmp/dump-model.tern"
+TERN_DUMP_OPS="$tmp/dump-model.tern" tern translate -m "$tmp/dump-model.tern" < "$tmp/r3.en" > /dev/null 2> "$tmp/err"
+check "TERN_DUMP_OPS naming the model: refused" grep -q "is the model file" "$tmp/err"
+check "TERN_DUMP_OPS naming the model: the model is unchanged" cmp -s "$m" "$tmp/dump-model.tern"
+TERN_DUMP_OPS="$tmp/r3.en" tern translate -m "$m" < "$tmp/r3.en" > /dev/null 2> "$tmp/err"
+check "TERN_DUMP_OPS naming a text: refused" grep -q "holds something other than an op dump" "$tmp/err"
+check "TERN_DUMP_OPS naming a text: the text is unchanged" test "$(cat "$tmp/r3.en")" = "a man"
+TERN_DUMP_OPS="$tmp/ops.bin" tern translate -m "$m" < "$tmp/r3.en" > /dev/null
+TERN_DUMP_OPS="$tmp/ops.bin" tern translate -m "$m" < "$tmp/r3.en" > /dev/null 2> "$tmp/err"
+check "TERN_DUMP_OPS appends to a dump" test ! -s "$tmp/err"
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

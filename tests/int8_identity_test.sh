@@ -4,9 +4,11 @@
 # (`--no-split --ids --exact-scores`, 1 thread), greedy and beam 4, on the host or a target under qemu
 # ($TERN_EMULATOR, $TERN_QEMU_CPU picks the core); the SHA-256 of each output must equal the one recorded on
 # x86-64 in HASHES ("greedy <hash>", "beam4 <hash>" for that many lines).
-# Usage: int8_identity_test.sh TERN MODEL TEST_EN LINES HASHES
+# Usage: int8_identity_test.sh TERN MODEL SHARED_DIR LINES HASHES   ($TERN_SHARED_DIR, if set, replaces SHARED_DIR:
+# the data beside the repository, ../shared; a user's clone has none and the test is skipped)
 set -uo pipefail
-tern_bin=$1 model=$2 text=$3 lines=$4 hashes=$5
+tern_bin=$1 model=$2 shared=${TERN_SHARED_DIR:-$3} lines=$4 hashes=$5
+text=$shared/data/multi30k/test_2016_flickr.en
 if [ ! -f "$text" ]; then echo "SKIP: $text not found (Multi30k beside the repository)"; exit 77; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

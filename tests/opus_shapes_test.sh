@@ -9,7 +9,8 @@
 # directories tc-big-en-pt/ and en-mg/ holding config.json, source.spm, target.spm, vocab.json (from
 # Helsinki-NLP/opus-mt-tc-big-en-pt and an opus-mt-en-mg export; scripts/get-opus-assets.sh downloads
 # them where there is internet); else stand-ins generated at test time (SentencePiece trained on
-# Multi30k, a vocab.json of the real size and special ids). The test says which it used.
+# Multi30k, or without it on text made from the bundled model's vocabulary; a vocab.json of the real size
+# and special ids). The test says which it used.
 #   tests/opus_shapes_test.sh TERN TERN_CONVERT WORK_DIR
 set -uo pipefail
 tern_bin=$1 convert=$2 work=$3
@@ -24,8 +25,10 @@ for spec in classic:en-mg tc-big:tc-big-en-pt; do
   shape=${spec%%:*} assets=$assets_root/${spec#*:}
   if [ -f "$assets/vocab.json" ] && [ -f "$assets/source.spm" ] && [ -f "$assets/config.json" ]; then
     kind=real; args=(--assets "$assets")
-  else
+  elif [ -f "${TERN_SHARED_DIR:-$here/../shared}/data/multi30k/train.en" ]; then
     kind=stand-in; args=()
+  else  # a user's clone: SentencePiece trained on text made from the bundled model's vocabulary
+    kind=stand-in-bundled; args=()
   fi
   ckpt=$work/$shape-$kind
   if [ ! -f "$ckpt/.done" ]; then

@@ -30,6 +30,23 @@ static int on_token(const tern_token_event* e, void* user_data) {
 
 static int abort_now(void* user_data) { return ++*(int*)user_data > 2; }
 
+/* A token callback that calls back into its own translator: it gets TERN_BUSY (nothing deadlocks). */
+typedef struct Reentry {
+  tern_translator* tr;
+  int calls, busy;
+} Reentry;
+static int reenter(const tern_token_event* e, void* user_data) {
+  (void)e;
+  Reentry* r = (Reentry*)user_data;
+  tern_results* res = tern_results_create();
+  tern_error err;
+  const char* in[] = {"a man"};
+  ++r->calls;
+  if (tern_translate(r->tr, in, 1, NULL, res, &err) == TERN_BUSY && strstr(err.message, "busy") != NULL) ++r->busy;
+  tern_results_free(res);
+  return 1;
+}
+
 /* A logits callback that bans one token as the first generated token, and checks what it is given. */
 typedef struct {
   uint32_t banned;
@@ -134,6 +151,14 @@ int main(int argc, char** argv) {
   CHECK(steps == 3);
   p.abort_callback = NULL;
   CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK); /* the translator works after a cancelled call */
+  {
+    Reentry re = {tr, 0, 0};
+    p.token_callback = reenter;
+    p.token_user_data = &re;
+    CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
+    CHECK(re.calls > 0 && re.busy == re.calls);
+    p.token_callback = NULL;
+  }
 
   /* transformers' beam options: early_stopping and the 4.x rules; values outside their enums are refused. */
   p.abort_callback = NULL;

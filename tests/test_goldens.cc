@@ -58,7 +58,10 @@ std::vector<uint32_t> Generated(const nlohmann::json& row, uint32_t start, uint3
 }  // namespace
 
 TEST_CASE("transformers 5.17 goldens: greedy, beam 4 (three early_stopping values, length penalty 0.6) and 5-best") {
-  const std::string path = std::string(TERN_SOURCE_DIR) + "/../shared/goldens/transformers-5.17.0_en-de_test_2016_flickr.jsonl";
+  // The data beside the repository ($TERN_SHARED_DIR, else ../shared): a user's clone has none.
+  const char* shared = std::getenv("TERN_SHARED_DIR");
+  const std::string path = (shared ? std::string(shared) : std::string(TERN_SOURCE_DIR) + "/../shared") +
+                           "/goldens/transformers-5.17.0_en-de_test_2016_flickr.jsonl";
   std::ifstream in(path);
   if (!in) {
     MESSAGE("no goldens at " << path << ": skipped");

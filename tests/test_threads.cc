@@ -57,7 +57,7 @@ TEST_CASE("two threads on one Translator: the second call fails with kBusy, noth
   ImplOf(*t).busy = true;
   Status s = t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r);
   CHECK(s.code() == StatusCode::kBusy);
-  CHECK(s.message() == "Translator: a call is already running in another thread (use one Translator per thread)");
+  CHECK(s.message() == "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
   ImplOf(*t).busy = false;
   REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), {}, &r).ok());
   const std::vector<uint32_t> want = ToVector(r[0].best().ids);

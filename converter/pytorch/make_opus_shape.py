@@ -13,8 +13,11 @@ Shapes (from the real config.json files of the two families):
 --assets DIR: a real model's config.json, source.spm, target.spm, vocab.json (and tokenizer_config.json,
 generation_config.json when present) are used as they are (only the layer count is changed by
 --layers); the weights are random. Without it, stand-in tokenizer files are generated: SentencePiece
-models trained on Multi30k (../shared/data/multi30k) and a vocab.json of the real size with the special
-tokens (and language tokens) at the real ids, filled with placeholder pieces.
+models trained on Multi30k (--data, default $TERN_SHARED_DIR/data/multi30k or ../shared/data/multi30k
+beside the repository) and a vocab.json of the real size with the special tokens (and language tokens) at
+the real ids, filled with placeholder pieces. Without Multi30k (a user's clone), the training text is made
+from what the repository ships: the words of the bundled model's SentencePiece vocabulary
+(models/en-de/checkpoint/source.spm).
 --layers N keeps tests fast (default 6, the real depth).
 """
 from __future__ import annotations
@@ -66,6 +69,22 @@ def train_spm(path_txt: str, prefix: str, size: int) -> spm.SentencePieceProcess
     return spm.SentencePieceProcessor(model_file=prefix + ".model")
 
 
+def bundled_vocabulary_text(path: str, seed: int) -> str:
+    """Training text made from the bundled model's SentencePiece pieces (words of English and German, as that
+    model's shared vocabulary holds them): 20,000 lines of 12 pieces each, in a seeded order. Written to path."""
+    import random
+
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(HERE, "..", "..", "models", "en-de", "checkpoint", "source.spm"))
+    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if not (sp.is_control(i) or sp.is_unknown(i))]
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as f:
+        for _ in range(20000):
+            line = "".join(rng.choice(pieces) for _ in range(12)).replace("\u2581", " ").strip()
+            f.write(line + "\n")
+    print(f"stand-in tokenizer: no Multi30k; training text from the bundled vocabulary ({len(pieces)} pieces)")
+    return path
+
+
 def stand_in_tokenizer(shape: dict, out: str, data: str, seed: int) -> None:
     """source.spm / target.spm trained on Multi30k, and a vocab.json of the real size and special ids."""
     cfg = shape["config"]
@@ -73,6 +92,8 @@ def stand_in_tokenizer(shape: dict, out: str, data: str, seed: int) -> None:
     sps = []
     for side, lang in (("source", "en"), ("target", "de")):
         txt = os.path.join(data, f"train.{lang}")
+        if not os.path.exists(txt):
+            txt = bundled_vocabulary_text(os.path.join(work, f"bundled-words.{lang}"), seed + (lang == "de"))
         sp = train_spm(txt, os.path.join(work, side), 4000)
         shutil.copyfile(os.path.join(work, side + ".model"), os.path.join(out, side + ".spm"))
         sps.append(sp)
@@ -112,7 +133,8 @@ def main():
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", choices=["f16", "f32"], default="f16")
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "..", "shared", "data", "multi30k"))
+    shared = os.environ.get("TERN_SHARED_DIR", os.path.join(HERE, "..", "..", "..", "shared"))
+    ap.add_argument("--data", default=os.path.join(shared, "data", "multi30k"))
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)

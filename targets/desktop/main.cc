@@ -5,11 +5,13 @@
 //   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
 // Errors are one line on stderr and a non-zero exit.
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "cli_io.h"
 #include "inspect.h"
 #include "tern/model.h"
 #include "tern/version.h"
@@ -19,6 +21,16 @@
 #ifndef TERN_DEFAULT_MODEL
 #define TERN_DEFAULT_MODEL "models/en-de/en-de.int8.tern"
 #endif
+
+// CLI11's Range lets NaN through (every comparison with it is false): a float option must be a finite number.
+static const CLI::Validator kFinite(
+    [](std::string& value) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != 0 || !std::isfinite(v)) return "'" + value + "' is not a finite number";
+      return {};
+    },
+    "FINITE");
 
 static int Run(int argc, char** argv) {
   CLI::App app{"tern: int8 Transformer translation on small devices"};
@@ -39,7 +51,7 @@ static int Run(int argc, char** argv) {
       ->check(CLI::Range(1u, 1u << 20));
   tr->add_option("--length-penalty", ta.length_penalty,
                  "beam scores are sum_logprob / generated_len ^ this (default: the model's)")
-      ->check(CLI::Range(-1e6f, 1e6f));
+      ->check(kFinite & CLI::Range(-1e6f, 1e6f));
   tr->add_option("--early-stopping", ta.early_stopping,
                  "beam search's early_stopping as in transformers: false, true or never (default: the model's)")
       ->check(CLI::IsMember({"false", "true", "never"}));
@@ -67,10 +79,10 @@ static int Run(int argc, char** argv) {
                  "the decoder layer whose cross-attention gives the alignment (0-based; default: the model's)")
       ->check(CLI::Range(0u, 255u));
   tr->add_option("--low-token", ta.low_token, "--format json: a token whose log-probability is below this is low confidence")
-      ->check(CLI::Range(-1e6f, 0.f));
+      ->check(kFinite & CLI::Range(-1e6f, 0.f));
   tr->add_option("--low-sentence", ta.low_sentence,
                  "--format json: a translation whose mean token log-probability is below this is low confidence")
-      ->check(CLI::Range(-1e6f, 0.f));
+      ->check(kFinite & CLI::Range(-1e6f, 0.f));
   tr->add_flag("--html{strict}", ta.html,
                "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
                "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired)")
@@ -130,7 +142,10 @@ static int Run(int argc, char** argv) {
     return 2;
   }
   const nlohmann::json d = tern::cli::Describe(*model.value());
-  std::cout << (json ? d.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : tern::cli::DescribeText(d));
+  tern::cli::OutputFile out;  // standard output, every write checked (a full disk is exit 2, not a lost output)
+  if (tern::Status st = out.Open("", inspect_model); !st.ok()) return std::cerr << "tern: " << st.message() << "\n", 2;
+  out.stream() << (json ? d.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : tern::cli::DescribeText(d));
+  if (tern::Status st = out.Commit(); !st.ok()) return std::cerr << "tern: " << st.message() << "\n", 2;
   return 0;
 }
 

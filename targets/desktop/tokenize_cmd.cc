@@ -26,6 +26,12 @@ int RunTokenize(const TokenizeArgs& args) {
     std::cerr << "tern: " << st.message() << "\n";
     return 2;
   }
+  OutputFile out;  // standard output, every write checked
+  if (Status st = out.Open("", args.input); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
+  }
+  std::ostream& os = out.stream();
   size_t line_no = 0, failed = 0;
   std::vector<uint32_t> ids;
   std::string s;
@@ -36,11 +42,16 @@ int RunTokenize(const TokenizeArgs& args) {
     if (!st.ok()) {
       std::cerr << "tern: line " << line_no << ": " << st.message() << "\n";
       ++failed;
-      std::cout << "\n";
+      os << "\n";
       continue;
     }
-    for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
-    std::cout << "\n";
+    for (size_t i = 0; i < ids.size(); ++i) os << (i ? " " : "") << ids[i];
+    os << "\n";
+    if (!os) break;  // a failed write ends the run (reported below)
+  }
+  if (Status st = out.Commit(); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
   }
   return failed ? 1 : 0;
 }

@@ -93,10 +93,22 @@ int RunTranslate(const TranslateArgs& args) {
               << t.arena_unshared_bytes() << " without sharing)\n";
   }
 
+  // Every argument is checked before anything is written: a bad option is exit 2 with the old output kept.
+  TranslateOptions opt;
+  std::shared_ptr<const Glossary> glossary;
+  OutputFormat format;
+  if (Status st = MakeTranslateOptions(args, *model.value(), &opt, &glossary, &format); !st.ok()) {
+    std::cerr << "tern: glossary: " << st.message() << "\n";
+    return 2;
+  }
+  if (Status st = t.CheckOptions(opt); !st.ok()) {
+    std::cerr << "tern: " << st.message() << "\n";
+    return 2;
+  }
   LineInput in;
   OutputFile output;
   for (Status st : {in.Open(args.input), CheckNotAnInput(args.output, args.model, "model"),
-                    output.Open(args.output, args.input)}) {
+                    CheckNotAnInput(args.output, args.glossary, "glossary"), output.Open(args.output, args.input)}) {
     if (!st.ok()) {
       std::cerr << "tern: " << st.message() << "\n";
       return 2;
@@ -105,14 +117,6 @@ int RunTranslate(const TranslateArgs& args) {
   std::ostream* out = &output.stream();
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
   const size_t batch = interactive || args.stream ? 1 : t.max_batch();
-
-  TranslateOptions opt;
-  std::shared_ptr<const Glossary> glossary;
-  OutputFormat format;
-  if (Status st = MakeTranslateOptions(args, *model.value(), &opt, &glossary, &format); !st.ok()) {
-    std::cerr << "tern: glossary: " << st.message() << "\n";
-    return 2;
-  }
   StreamPrinter printer;
   printer.out = out;
   printer.ids = args.ids;

@@ -33,7 +33,8 @@ def cli():
 
 @pytest.fixture(scope="session")
 def test_set():
-    p = _path("TERN_DATA", ROOT.parent / "shared/data/multi30k") / "test_2016_flickr.en"
+    shared = _path("TERN_SHARED_DIR", ROOT.parent / "shared")  # the data beside the repository, if any
+    p = _path("TERN_DATA", shared / "data/multi30k") / "test_2016_flickr.en"
     if not p.exists():
         pytest.skip("Multi30k is not beside the repository: %s" % p)
     return p

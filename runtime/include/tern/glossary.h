@@ -4,12 +4,17 @@
 //   tern::TranslateOptions o;
 //   o.glossary = g.value().get();
 //
-// Each occurrence of a source term in a sentence (whole words; compared after the tokenizer's own
-// normalization: the term's source pieces against the sentence's; with case_insensitive, letters compared
-// case-folded on the text) makes the term's target tokens a constraint of that sentence: beam search
-// follows dynamic beam allocation (Post & Vilar 2018), greedy search a simpler rule
-// (runtime/src/search/constraints.h). At most kMaxConstraints occurrences per sentence, kMaxConstraintTokens
-// target tokens in all: a sentence with more fails alone ("... glossary constraints exceed ...").
+// Each occurrence of a source term in a sentence's text makes the term's target tokens a constraint of that
+// sentence: beam search follows dynamic beam allocation (Post & Vilar 2018), greedy search a simpler rule
+// (runtime/src/search/constraints.h). A term matches its own text only (runtime/src/terms/match.cc): whole
+// words, never inside a name joined by '-', '.', '@', '_' or '+' nor inside a URL, e-mail address or
+// placeholder, next to brackets, quotes, apostrophes and slashes; a space in it matches any run of spaces;
+// a term with a lower-case first letter also matches it capitalized at the start of the sentence; with
+// case_insensitive, letters (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic) compare case-folded.
+// TranslateIds matches on the text the source pieces spell. At most kMaxConstraints occurrences per
+// sentence and kMaxConstraintTokens target tokens in all, and all of them must fit before the sentence's
+// output cap: a sentence with more fails alone (kResourceExhausted, saying which limit). A glossary holds
+// the token ids of its model: a call with a glossary made for other vocabularies fails (kInvalidArgument).
 #pragma once
 
 #include <cstddef>

@@ -20,7 +20,7 @@ using tern::c_api::SetError;
 namespace {
 
 tern_status_code Busy(tern_error* err) {
-  SetError(err, TERN_BUSY, "tern_translate: the translator is busy with a call in another thread (use one translator per thread)");
+  SetError(err, TERN_BUSY, "tern_translate: the translator is busy with another call (in another thread, or this is one of its own callbacks): use one translator per thread");
   return TERN_BUSY;
 }
 

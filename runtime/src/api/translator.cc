@@ -13,7 +13,7 @@ std::string Lifetime(Phase first, Phase last) {
 }
 
 Status BusyError() {
-  return Status(StatusCode::kBusy, "Translator: a call is already running in another thread (use one Translator per thread)");
+  return Status(StatusCode::kBusy, "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
 }
 
 }  // namespace
@@ -59,6 +59,8 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   if (!busy.acquired()) return BusyError();
   return impl_->Translate(texts, options, results);
 }
+
+Status Translator::CheckOptions(const TranslateOptions& options) const { return impl_->CheckOptions(options); }
 
 bool Translator::splits_sentences() const { return SentenceSplitter::Available(); }
 

@@ -2,6 +2,7 @@
 
 #include "markup/protect.h"
 #include "markup/references.h"
+#include "markup/scan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,23 +13,10 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsNameChar(char c) { return IsAlpha(c) || (c >= '0' && c <= '9') || c == '-' || c == ':' || c == '_' || c == '.'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool OneOf(const std::string& name, std::initializer_list<const char*> names) {
   for (const char* n : names)
     if (name == n) return true;
   return false;
-}
-
-bool IsVoid(const std::string& name) {
-  return OneOf(name, {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-                      "track", "wbr"});
 }
 
 // Tags that separate words: their element starts or ends a block of text.
@@ -38,35 +26,11 @@ bool IsBlock(const std::string& name) {
                       "figure", "figcaption", "main", "form", "title", "caption", "address", "option"});
 }
 
-// Finds `what` (ASCII) in line from `from`, case-insensitively.
-size_t FindNoCase(std::string_view line, std::string_view what, size_t from) {
-  for (size_t i = from; i + what.size() <= line.size(); ++i) {
-    size_t k = 0;
-    while (k < what.size() && std::tolower(static_cast<unsigned char>(line[i + k])) == what[k]) ++k;
-    if (k == what.size()) return i;
-  }
-  return std::string_view::npos;
-}
-
-// The end (one past '>') of a tag starting at line[i], honouring quoted attribute values; npos if none.
-size_t TagEnd(std::string_view line, size_t i) {
-  char quote = 0;
-  for (size_t k = i + 1; k < line.size(); ++k) {
-    const char c = line[k];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '>') {
-      return k + 1;
-    }
-  }
-  return std::string_view::npos;
-}
-
 class Parser {
  public:
-  Parser(std::string_view line, Mode mode, Parsed* out) : line_(line), mode_(mode), out_(*out) {}
+  Parser(std::string_view line, Mode mode, Parsed* out)
+      : line_(line), mode_(mode), out_(*out), ends_(line), comment_end_(line, "-->"), cdata_end_(line, "]]>"),
+        script_end_(line, "</script", true), style_end_(line, "</style", true) {}
   Status Run();
 
  private:
@@ -94,15 +58,18 @@ class Parser {
   Parsed& out_;
   std::vector<Open> open_;
   bool separate_ = false;  // a word-separating tag since the last text
+  TagEnds ends_;
+  ForwardFind comment_end_, cdata_end_, script_end_, style_end_;  // each passes over the line once
 };
 
 void Parser::Text(std::string_view bytes, size_t from, size_t to) {
   if (bytes.empty()) return;
   std::string& t = out_.text;
   if (separate_ && !t.empty() && !IsSpace(t.back()) && !IsSpace(bytes.front())) {
-    // Elements opened since the text ended start after the separating space.
-    for (const Open& o : open_)
-      if (out_.elements[o.element].begin == t.size()) ++out_.elements[o.element].begin;
+    // Elements opened since the text ended start after the separating space (they are the top of the
+    // stack: begins do not decrease towards it).
+    for (size_t k = open_.size(); k-- > 0 && out_.elements[open_[k].element].begin == t.size();)
+      ++out_.elements[open_[k].element].begin;
     t.push_back(' ');
     out_.origin.push_back(static_cast<uint32_t>(from));
     out_.origin_end.push_back(static_cast<uint32_t>(from));
@@ -142,25 +109,42 @@ void Parser::CloseTop(const std::string& close_tag) {
 
 Status Parser::Start(size_t from, size_t to, size_t* next) {
   *next = to;
-  size_t k = from + 1;
-  while (k < to && IsNameChar(line_[k])) ++k;
-  const std::string name = Lower(line_.substr(from + 1, k - from - 1));
+  const std::string name = TagName(line_, from, to);
   const bool self_closing = to - from >= 2 && line_[to - 2] == '/';
-  const bool raw = name == "script" || name == "style" || (TranslateNo(line_.substr(from, to - from)) && !IsVoid(name));
-  if (raw && !self_closing) {  // raw text (script, style, translate="no"): to its end tag, never translated
-    const size_t close = FindNoCase(line_, "</" + name, to);
-    const size_t end = close == std::string_view::npos ? std::string_view::npos : TagEnd(line_, close);
+  const bool script = name == "script" || name == "style";
+  const bool raw = script || (TranslateNo(line_.substr(from, to - from)) && !IsVoid(name));
+  if (raw && !self_closing) {  // kept verbatim, never translated: script/style to its first end tag (raw
+    // text), a translate="no" element to its matching end tag (its own start and end tags nest)
+    size_t close = std::string_view::npos, end = std::string_view::npos;
+    std::string unclosed;  // lenient: end tags of elements the contents leave open
+    std::vector<std::string> enclosing;
+    if (mode_ == Mode::kLenient)
+      for (const Open& o : open_) enclosing.push_back(o.name);
+    if (script) {
+      close = (name == "script" ? script_end_ : style_end_).From(to);
+      end = close == std::string_view::npos ? close : ends_.At(close);
+      if (end == std::string_view::npos) close = line_.size();
+    } else {
+      end = NestedElementEnd(line_, name, to, ends_, enclosing, &close, &unclosed);
+      if (mode_ == Mode::kStrict && !unclosed.empty() && end != std::string_view::npos)
+        return Error("<" + name + "> at byte " + std::to_string(from) + " holds elements that are not closed (" + unclosed + ")");
+    }
     if (end == std::string_view::npos) {
       if (mode_ == Mode::kStrict) return Error("<" + name + "> at byte " + std::to_string(from) + " is not closed");
-      *next = line_.size();
-      return Verbatim(from, line_.size(), false);  // lenient: the rest of the line is its contents
+      // Lenient: the contents run to the end of the line (script, style) or of the enclosing element, and
+      // the element is closed there, so the output stays well-formed.
+      *next = close;
+      TERN_RETURN_IF_ERROR(Verbatim(from, close, false));
+      out_.elements.back().open += unclosed + "</" + name + ">";
+    } else {
+      *next = end;
+      TERN_RETURN_IF_ERROR(Verbatim(from, end, false));
+      if (!unclosed.empty()) out_.elements.back().open.insert(close - from, unclosed);  // lenient: closed inside
     }
-    *next = end;
-    TERN_RETURN_IF_ERROR(Verbatim(from, end, false));
+    const size_t stop = *next;
     Element& e = out_.elements.back();  // translate="no" is text on the page: it keeps its spaces
-    const bool text = name != "script" && name != "style";
-    e.space_before = text && from > 0 && IsSpace(line_[from - 1]);
-    e.space_after = text && end < line_.size() && IsSpace(line_[end]);
+    e.space_before = !script && from > 0 && IsSpace(line_[from - 1]);
+    e.space_after = !script && stop < line_.size() && IsSpace(line_[stop]);
     return Status::Ok();
   }
   if (self_closing || IsVoid(name)) return Verbatim(from, to, IsVoid(name) || IsBlock(name));
@@ -177,9 +161,7 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
 }
 
 Status Parser::End(size_t from, size_t to) {
-  size_t k = from + 2;
-  while (k < to && IsNameChar(line_[k])) ++k;
-  const std::string name = Lower(line_.substr(from + 2, k - from - 2));
+  const std::string name = TagName(line_, from, to);
   const std::string tag(line_.substr(from, to - from));
   if (IsBlock(name)) separate_ = true;
   size_t depth = open_.size();
@@ -210,9 +192,7 @@ Status Parser::Run() {
       const size_t len = ReadReference(line_, i, &decoded);
       if (len > 0) {
         Text(decoded, i, i + len);
-        auto& refs = out_.references;
-        if (std::none_of(refs.begin(), refs.end(), [&](const auto& r) { return r.first == decoded; }))
-          refs.emplace_back(decoded, std::string(line_.substr(i, len)));
+        out_.references.emplace(decoded, std::string(line_.substr(i, len)));  // the first spelling stays
         i += len;
         continue;
       }
@@ -221,13 +201,13 @@ Status Parser::Run() {
       size_t end = std::string_view::npos;
       const char* what = nullptr;
       if (rest.compare(0, 4, "<!--") == 0) {
-        const size_t close = line_.find("-->", i + 4);
+        const size_t close = comment_end_.From(i + 4);
         end = close == std::string_view::npos ? close : close + 3, what = "comment";
       } else if (rest.compare(0, 9, "<![CDATA[") == 0) {
-        const size_t close = line_.find("]]>", i + 9);
+        const size_t close = cdata_end_.From(i + 9);
         end = close == std::string_view::npos ? close : close + 3, what = "CDATA section";
       } else if (rest[1] == '!' || rest[1] == '?') {
-        end = TagEnd(line_, i), what = rest[1] == '!' ? "declaration" : "processing instruction";
+        end = ends_.At(i), what = rest[1] == '!' ? "declaration" : "processing instruction";
       }
       if (what) {
         if (end == std::string_view::npos) {
@@ -241,7 +221,7 @@ Status Parser::Run() {
       }
       const bool is_end = rest[1] == '/' && rest.size() > 2 && IsAlpha(rest[2]);
       if (is_end || IsAlpha(rest[1])) {
-        end = TagEnd(line_, i);
+        end = ends_.At(i);
         if (end == std::string_view::npos) {
           TERN_RETURN_IF_ERROR(Unterminated("tag", i));
           ++i;
@@ -270,6 +250,8 @@ Status Parser::Run() {
 
 Status Parse(std::string_view line, Mode mode, Parsed* out) {
   *out = Parsed();
+  if (line.size() >= (size_t{1} << 32) - 2)
+    return Status(StatusCode::kInvalidArgument, "markup: a line of " + std::to_string(line.size()) + " bytes (at most 4 GiB)");
   out->text.reserve(line.size());
   Parser parser(line, mode, out);
   return parser.Run();
@@ -282,7 +264,7 @@ void AppendEscaped(std::string_view text, const Parsed& p, std::string* out) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     const size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
     const std::string_view ch = text.substr(i, std::min(len, text.size() - i));
-    const auto ref = std::find_if(p.references.begin(), p.references.end(), [&](const auto& r) { return r.first == ch; });
+    const auto ref = p.references.empty() ? p.references.end() : p.references.find(std::string(ch));
     if (ref != p.references.end()) out->append(ref->second);
     else if (ch == "&") out->append("&amp;");
     else if (ch == "<") out->append("&lt;");

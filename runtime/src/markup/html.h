@@ -9,8 +9,10 @@
 //  - void elements (HTML's area, base, br, col, embed, hr, img, input, link, meta, param, source, track,
 //    wbr): no end tag;
 //  - comments <!-- -->, CDATA sections <![CDATA[ ]]>, declarations <!...> and processing instructions
-//    <?...?>, and <script>/<style> elements and elements with translate="no", with their contents (to the
-//    first end tag of the same name): kept verbatim where they are, never translated;
+//    <?...?>, and <script>/<style> elements (to the first end tag of the same name: raw text) and elements
+//    with translate="no" (to their matching end tag: tags of the same name nest inside), with their
+//    contents: kept verbatim where they are, never translated;
+//  - a tag's name is every byte up to a space, '/' or '>' ("</bé>" does not close <b>);
 //  - character references: &name; for the entities in html.cc's table, &#N; and &#xH; (decoded in the
 //    plain text; the output writes a character that came from a reference with the input's spelling);
 //    anything else starting with '&' is text;
@@ -23,14 +25,17 @@
 // an unterminated comment, CDATA section, tag or script/style element. In strict mode that is the line's
 // error, naming the tag and its byte offset. In lenient mode the markup is repaired as a browser would
 // repair it: an end tag closes the open elements above its own (each gets an end tag in the output), an end
-// tag with no open element is dropped, elements left open are closed at the end of the line, and an
-// unterminated construct is text.
+// tag with no open element is dropped, elements left open are closed at the end of the line, a script,
+// style or translate="no" element left open runs to the end of the line (script, style) or of the element
+// around it and is closed there, and any other unterminated construct is text. Parsing is linear in the
+// line's length whatever it holds (markup/scan.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tern/status.h"
@@ -67,7 +72,7 @@ struct Parsed {
   std::vector<Element> elements;    // in document order (a parent before its children)
   /// Characters that came from character references, with the input's spelling ("\u00a0" -> "&nbsp;"):
   /// the output writes them that way.
-  std::vector<std::pair<std::string, std::string>> references;
+  std::unordered_map<std::string, std::string> references;
   bool plain = false;  // plain text with do-not-translate spans (protect.h): the output is not escaped
 };
 

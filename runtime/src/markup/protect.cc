@@ -95,8 +95,8 @@ size_t NumberUnit(std::string_view t, size_t i) {
 
 }  // namespace
 
-void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out) {
-  for (size_t i = 0; i < t.size();) {
+TextSpan NextPlaceholder(std::string_view t, size_t from) {
+  for (size_t i = from; i < t.size(); ++i) {
     size_t b = i, e = 0;
     const char c = t[i];
     if (c == '{') e = Brace(t, i);
@@ -104,14 +104,14 @@ void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out) {
     else if (c == '@') e = Email(t, i, &b);
     else if (std::isdigit(static_cast<unsigned char>(c))) e = NumberUnit(t, i);
     if (!e) e = Url(t, i), b = i;
-    if (e && (out->empty() || b >= out->back().end)) {
-      // An e-mail address starts before its '@': drop what an earlier match took of it.
-      out->push_back({b, e});
-      i = e;
-      continue;
-    }
-    ++i;
+    // An e-mail address starts before its '@': one that begins before `from` overlaps what came before.
+    if (e && b >= from) return {b, e};
   }
+  return {t.size(), t.size()};
+}
+
+void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out) {
+  for (TextSpan s = NextPlaceholder(t, 0); s.begin < t.size(); s = NextPlaceholder(t, s.end)) out->push_back(s);
 }
 
 Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out) {

@@ -22,6 +22,10 @@ namespace tern::markup {
 ///    g mg l ml h min s ms % °C °F KB MB GB TB MHz GHz px pt mph km/h) that ends a word.
 void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out);
 
+/// The first span FindPlaceholders finds that starts at or after byte `from` ({size, size} when there is
+/// none). No allocation (the glossary matcher skips these spans while it translates).
+TextSpan NextPlaceholder(std::string_view text, size_t from);
+
 /// `text` as a Parsed whose plain text leaves the spans out (sorted, not overlapping, within the text; one
 /// of the spaces around a span goes with it) and whose elements are the spans, verbatim, written back
 /// unescaped (Parsed::plain). Error (kInvalidArgument): spans that overlap, are out of order or leave the

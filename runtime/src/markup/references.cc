@@ -39,8 +39,10 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 }  // namespace
 
 size_t ReadReference(std::string_view line, size_t i, std::string* decoded) {
-  const size_t semi = line.find(';', i + 1);
-  if (semi == std::string_view::npos || semi - i > 40) return 0;
+  // A reference is at most 40 bytes: the ';' is looked for there only (linear in the line whatever it holds).
+  const size_t semi_in = line.substr(i + 1, 40).find(';');
+  if (semi_in == std::string_view::npos) return 0;
+  const size_t semi = i + 1 + semi_in;
   const std::string_view body = line.substr(i + 1, semi - i - 1);
   decoded->clear();
   if (body.size() >= 2 && body[0] == '#') {

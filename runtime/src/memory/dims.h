@@ -13,6 +13,7 @@ struct Dims {
   size_t src = 0, tgt = 0;                            // max source tokens (with </s>), max generated tokens
   size_t src_rows = 0;                                // batch x src: encoder rows
   size_t text_bytes = 0;                              // detokenized text per hypothesis, bytes
+  size_t src_text_bytes = 0;                          // the text a source of `src` ids spells (a glossary on ids), bytes
   bool shortlist = false;                             // the model has a shortlist: VocabBuffers are planned
 };
 

@@ -64,7 +64,7 @@ Result<std::unique_ptr<Network>> Network::Create(const Model& m, const PreparedM
   n->pool_ = MakeThreadPool(threads);
   n->PingPool();  // the workers start now: the first job on a new pool takes milliseconds
   TERN_ASSIGN_OR_RETURN(n->quantizer_, RowQuantizer::Create());
-  n->probe_ = OpProbe::FromEnvironment();
+  n->probe_ = OpProbe::FromEnvironment(m.name());
   return n;
 }
 

@@ -1,15 +1,49 @@
 #include "nn/op_probe.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace tern {
 
-std::unique_ptr<OpProbe> OpProbe::FromEnvironment() {
+namespace {
+
+// A file the probe may append to: new, empty, or a dump already (its first line a record header "<op>
+// <name> <f32|i8|i32f32> <count>"). Anything else may be one of tern's inputs (a model, a text): refused.
+bool IsDumpOrEmpty(std::FILE* f) {
+  char head[256] = {};
+  const size_t n = std::fread(head, 1, sizeof(head) - 1, f);
+  if (n == 0) return true;
+  const char* nl = static_cast<const char*>(std::memchr(head, '\n', n));
+  if (!nl) return false;
+  char op[128], name[128], type[16];
+  unsigned long long count = 0;
+  const std::string line(head, static_cast<size_t>(nl - head));
+  if (std::sscanf(line.c_str(), "%127s %127s %15s %llu", op, name, type, &count) != 4) return false;
+  return std::strcmp(type, "f32") == 0 || std::strcmp(type, "i8") == 0 || std::strcmp(type, "i32f32") == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<OpProbe> OpProbe::FromEnvironment(const std::string& model_path) {
   const char* path = std::getenv("TERN_DUMP_OPS");
   if (!path || !*path) return nullptr;
-  std::FILE* f = std::fopen(path, "ab");
+  struct stat dump {}, model {};
+  if (::stat(path, &dump) == 0 && ::stat(model_path.c_str(), &model) == 0 && dump.st_dev == model.st_dev &&
+      dump.st_ino == model.st_ino) {
+    std::fprintf(stderr, "tern: TERN_DUMP_OPS=%s is the model file; ops are not dumped\n", path);
+    return nullptr;
+  }
+  std::FILE* f = std::fopen(path, "a+b");
   if (!f) {
     std::fprintf(stderr, "tern: TERN_DUMP_OPS=%s: cannot open it; ops are not dumped\n", path);
+    return nullptr;
+  }
+  if (!IsDumpOrEmpty(f)) {
+    std::fclose(f);
+    std::fprintf(stderr, "tern: TERN_DUMP_OPS=%s holds something other than an op dump (an input?); ops are not dumped\n", path);
     return nullptr;
   }
   return std::unique_ptr<OpProbe>(new OpProbe(f));

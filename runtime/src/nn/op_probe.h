@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <xnnpack.h>
 
@@ -22,9 +23,10 @@ namespace tern {
 
 class OpProbe {
  public:
-  /// A probe writing to $TERN_DUMP_OPS (appending), or nullptr when the variable is unset or the file
-  /// cannot be opened (a message on stderr then).
-  static std::unique_ptr<OpProbe> FromEnvironment();
+  /// A probe writing to $TERN_DUMP_OPS (appending), or nullptr when the variable is unset, the file cannot
+  /// be opened, is the model (`model_path`), or holds anything but an op dump (a message on stderr then):
+  /// nothing tern writes may be one of its inputs.
+  static std::unique_ptr<OpProbe> FromEnvironment(const std::string& model_path);
   ~OpProbe();
 
   void F32(const char* op, const char* name, const float* data, size_t count);

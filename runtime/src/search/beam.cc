@@ -66,6 +66,17 @@ size_t ConstrainedCandidates(SearchContext& c, size_t b, size_t i0, size_t live,
   SearchBuffers& S = c.s;
   const SentenceConstraints sc = c.Constraints(b);
   const size_t V = c.vocab.size, cap = CandidateCapacity(c.opt.beam);
+  // A constrained row is -inf but for its forced token, so the top 2 x beam can hold -inf candidates (a
+  // banned </s> among them); the banks would take them in (a bank is filled whatever its best score): they
+  // are dropped here, and what runs on or finishes is always a finite, allowed continuation.
+  size_t kept = 0;
+  for (size_t r = 0; r < nc; ++r) {
+    if (!std::isfinite(S.cand_score[r])) continue;
+    S.cand_score[kept] = S.cand_score[r], S.cand_logprob[kept] = S.cand_logprob[r];
+    S.cand_token[kept] = S.cand_token[r], S.cand_beam[kept] = S.cand_beam[r];
+    ++kept;
+  }
+  nc = kept;
   auto add = [&](size_t j, uint32_t token) {
     const int64_t col = c.vocab.Index(token);
     if (col < 0 || nc >= cap) return;
@@ -102,6 +113,18 @@ size_t ConstrainedCandidates(SearchContext& c, size_t b, size_t i0, size_t live,
   return AllocateBanks(cand, nc, c.opt.beam);
 }
 
+// Whether the hypothesis in row `row` of `planes` (its last token at `pos`) may enter sentence b's finished
+// set: in a sentence with constraints, only when every constraint is met and it does not descend from an
+// absent beam (transformers' -1e9 placeholders: without constraints they are kept, as transformers keeps
+// them). Scores that are not finite never enter (FinishedSet::Add).
+bool Finishable(const SearchContext& c, size_t b, const TrackPlanes& planes, size_t row, size_t pos, float score) {
+  const SentenceConstraints sc = c.Constraints(b);
+  if (sc.n == 0) return true;
+  const uint32_t state = planes.constraint[row * c.dims.tgt + pos];
+  const uint32_t all = sc.n >= 32 ? 0xffffffffu : (1u << sc.n) - 1u;
+  return constraint_state::Met(state) == all && constraint_state::Started(state) == 0 && score > kAbsentBeamScore / 2;
+}
+
 // The next beams of sentence b from candidates cand_*[0..nc): the first `beam` candidates (in rank order)
 // that do not end in </s> fill the beam slots of track_next / step_scores. Fewer than `beam` (a vocabulary
 // of little more than </s>): transformers' topk then takes candidates of the beams that do not exist yet,
@@ -117,7 +140,8 @@ size_t FillBeams(SearchContext& c, size_t b, size_t i0, size_t nc, size_t pos, b
     if (S.cand_token[r] == c.eos) {
       if (finish4 && r < B) {
         PlaceCandidate(c, S.candidate, 0, b, i0, r, pos);
-        c.hyps.Add(b, S.candidate, 0, static_cast<uint32_t>(pos + 1), true, S.cand_score[r] / gen_len_pow);
+        if (Finishable(c, b, S.candidate, 0, pos, S.cand_score[r]))
+          c.hyps.Add(b, S.candidate, 0, static_cast<uint32_t>(pos + 1), true, S.cand_score[r] / gen_len_pow);
       }
       continue;
     }
@@ -162,7 +186,8 @@ void ProcessCandidates4(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
   if (!S.done[b] && pos + 1 >= c.in.max_len[b]) {
     for (size_t j = 0; j < B; ++j) {
       const size_t slot = b * B + j;
-      c.hyps.Add(b, S.track_next, slot, static_cast<uint32_t>(pos + 1), false, S.beam_scores[slot] / gen_len_pow);
+      if (Finishable(c, b, S.track_next, slot, pos, S.beam_scores[slot]))
+        c.hyps.Add(b, S.track_next, slot, static_cast<uint32_t>(pos + 1), false, S.beam_scores[slot] / gen_len_pow);
     }
     S.done[b] = 1;
   }
@@ -188,7 +213,8 @@ void ProcessCandidates5(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
       const bool eos = S.cand_token[r] == c.eos;
       if (!eos && !at_cap) continue;
       PlaceCandidate(c, S.candidate, 0, b, i0, r, pos);
-      c.hyps.Add(b, S.candidate, 0, static_cast<uint32_t>(pos + 1), eos, S.cand_score[r] / gen_len_pow);
+      if (Finishable(c, b, S.candidate, 0, pos, S.cand_score[r]))
+        c.hyps.Add(b, S.candidate, 0, static_cast<uint32_t>(pos + 1), eos, S.cand_score[r] / gen_len_pow);
     }
   }
   if (at_cap || running == 0 || (c.opt.early_stopping == EarlyStopping::kTrue && c.hyps.full(b))) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,8 +42,10 @@ class FinishedSet {
     for (size_t b = 0; b < n; ++b) s_.count[b] = 0;
   }
   /// Offers the hypothesis in row `row` of `from` (entries [0, length), the last one its </s> when
-  /// `ended_eos`) with `score` to sentence b.
+  /// `ended_eos`) with `score` to sentence b. A score that is not finite (-inf: every continuation of it was
+  /// banned; NaN) is never taken: no search returns such a hypothesis.
   void Add(size_t b, const Planes& from, size_t row, uint32_t length, bool ended_eos, float score) {
+    if (!std::isfinite(score)) return;
     uint32_t& n = s_.count[b];
     const float* scores = s_.score + b * beam_;
     if (rules_ == HfRules::kTransformers5) {

@@ -41,6 +41,15 @@ void Finish(SearchContext& c, size_t ns) {
     r.error = StatusCode::kOk;
     r.error_message = {};
     r.hypotheses = Span<const Hypothesis>(c.out.hypotheses + input * c.dims.n_best, k_out);
+    if (count == 0 && c.s.done[b]) {  // (not done: cancelled, which the session reports)
+      // Every hypothesis ended at -inf (the logits rules banned each continuation): the sentence fails
+      // alone rather than return a translation no rule allowed.
+      static constexpr char kNone[] = "no translation: the logits rules banned every continuation (every hypothesis scored -inf)";
+      char* buf = c.out.out_errors + input * kErrorBytes;
+      std::memcpy(buf, kNone, sizeof(kNone));
+      r.error = StatusCode::kInvalidArgument;
+      r.error_message = std::string_view(buf, sizeof(kNone) - 1);
+    }
   }
 }
 

@@ -34,8 +34,9 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   r.alignment_layer = default_layer;
   if (o.alignment_layer) {
     if (*o.alignment_layer >= dims.dec_layers)
-      return Status(StatusCode::kInvalidArgument, "alignment_layer " + std::to_string(*o.alignment_layer) +
-                                                      " (the decoder has " + std::to_string(dims.dec_layers) + " layers)");
+      return Status(StatusCode::kInvalidArgument, "alignment_layer " + std::to_string(*o.alignment_layer) + ": the decoder has " +
+                                                      std::to_string(dims.dec_layers) + " layers (0 to " +
+                                                      std::to_string(dims.dec_layers - 1) + ")");
     r.alignment_layer = static_cast<int>(*o.alignment_layer);
   }
   r.use_shortlist = o.use_shortlist;
@@ -87,14 +88,18 @@ size_t PackBatch(const Dims& dims, const BatchBuffers& in, size_t n, const Resol
     in.src_off[b] = off;
     in.src_len[b] = len;
     off += len;
-    uint32_t cap = o.max_length;
-    if (o.max_length_ratio > 0.f) {  // in double, compared before the cast: a huge ratio cannot overflow it
-      const double by_ratio = std::ceil(static_cast<double>(o.max_length_ratio) * len) + 10.0;
-      if (by_ratio < cap) cap = static_cast<uint32_t>(by_ratio);
-    }
-    in.max_len[b] = std::max<uint32_t>(cap, 1);
+    in.max_len[b] = SentenceCap(o, len);
   }
   return valid;
+}
+
+uint32_t SentenceCap(const ResolvedOptions& o, uint32_t src_len) {
+  uint32_t cap = o.max_length;
+  if (o.max_length_ratio > 0.f) {  // in double, compared before the cast: a huge ratio cannot overflow it
+    const double by_ratio = std::ceil(static_cast<double>(o.max_length_ratio) * src_len) + 10.0;
+    if (by_ratio < cap) cap = static_cast<uint32_t>(by_ratio);
+  }
+  return std::max<uint32_t>(cap, 1);
 }
 
 }  // namespace tern

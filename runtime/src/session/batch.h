@@ -37,6 +37,10 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
 void SetSentenceError(const ResultBuffers& out, const BatchBuffers& in, size_t i, StatusCode code, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/// The cap on generated tokens (</s> included) of a sentence of `src_len` source tokens: max_length, and
+/// ceil(max_length_ratio * src_len) + 10 when the ratio is on; at least 1.
+uint32_t SentenceCap(const ResolvedOptions& o, uint32_t src_len);
+
 /// Orders the n staged sentences still ok by source length (stable), packs their ids into in.src_ids and
 /// sets each one's generated-token cap. Returns how many were packed.
 size_t PackBatch(const Dims& dims, const BatchBuffers& in, size_t n, const ResolvedOptions& o);

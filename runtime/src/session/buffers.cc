@@ -48,6 +48,12 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
                                                     " bytes of text per hypothesis (max_target_tokens x the longest "
                                                     "target piece): lower max_target_tokens");
   d.text_bytes = static_cast<size_t>(text_bytes);
+  const uint64_t src_text_bytes = uint64_t{d.src} * MaxSourcePieceBytes(model) + 1;
+  if (src_text_bytes > (uint64_t{1} << 31))
+    return Status(StatusCode::kInvalidArgument, "Translator: " + std::to_string(src_text_bytes) +
+                                                    " bytes of source text (max_source_tokens x the longest source piece): "
+                                                    "lower max_source_tokens");
+  d.src_text_bytes = static_cast<size_t>(src_text_bytes);
   d.shortlist = model.impl().shortlist().present();
   return d;
 }
@@ -86,6 +92,7 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&in.constraints.src_begin, "batch.constraints.src_begin", batch * kMaxConstraints, kEnc, kDec);
   plan->Add(&in.constraints.src_end, "batch.constraints.src_end", batch * kMaxConstraints, kEnc, kDec);
   plan->Add(&in.constraints.count, "batch.constraints.count", batch, kEnc, kDec);
+  plan->Add(&in.ids_text, "batch.ids_text", d.src_text_bytes, kEnc, kEnc);
   DeclareNetworkBuffers(d, &b->enc, &b->dec, plan);
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
   if (d.shortlist) {

@@ -32,6 +32,7 @@ struct BatchBuffers {
   ArenaArray<uint32_t> max_len;      // [batch] generated-token cap of each sentence (length order)
   ArenaArray<uint8_t> sentence_ok;   // [batch] per input index
   ConstraintBuffers constraints;     // per input index: glossary constraints (search/constraints.h)
+  ArenaArray<char> ids_text;         // [src_text_bytes] TranslateIds with a glossary: the text a source's pieces spell
 };
 
 struct SessionBuffers {

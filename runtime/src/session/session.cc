@@ -7,33 +7,26 @@
 #include "model/model_impl.h"
 #include "nn/decoder.h"
 #include "nn/encoder.h"
+#include "session/call_checks.h"
 #include "terms/glossary_impl.h"
-#include "tern/glossary.h"
 
 namespace tern {
 namespace {
 
-// The glossary's terms in staged sentence i become its constraints (terms/glossary_impl.h).
-void MatchGlossary(Translator::Impl& t, const Glossary& g, size_t i) {
-  BatchBuffers& in = t.buf.batch;
-  in.constraints.word_inside = g.impl().target_inside.data();
-  if (!MatchTerms(g.impl(), in.staged_ids + i * t.dims.src, in.in_len[i], in.constraints, i))
-    SetSentenceError(t.buf.results, in, i, StatusCode::kResourceExhausted,
-                     "glossary terms exceed %zu occurrences or %zu target tokens in one sentence", kMaxConstraints,
-                     kMaxConstraintTokens);
-}
-
 // The shared shape of a translate call: resolve options, reset each result, stage sentence i with
-// stage(i) (which copies its ids to staged_ids/in_len or records its error), translate the batch.
-template <typename StageFn>
-Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, StageFn stage) {
+// stage(i) (which copies its ids to staged_ids/in_len or records its error), match the glossary on
+// source_of(i) (the sentence's text), translate the batch.
+template <typename StageFn, typename SourceFn>
+Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, StageFn stage, SourceFn source_of) {
   TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
+  if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(t, *options.glossary));
   for (size_t i = 0; i < n; ++i) {
     t.buf.results.results[i] = TranslationResult();
     t.buf.batch.sentence_ok[i] = 1;
     t.buf.batch.constraints.count[i] = 0;
     stage(i);
-    if (options.glossary && t.buf.results.results[i].ok() && t.buf.batch.sentence_ok[i]) MatchGlossary(t, *options.glossary, i);
+    if (options.glossary && t.buf.results.results[i].ok() && t.buf.batch.sentence_ok[i])
+      MatchGlossary(t, *options.glossary, source_of(i), o, i);
   }
   const size_t valid = PackBatch(t.dims, t.buf.batch, n, o);
   if (valid == 0) return Status::Ok();
@@ -150,6 +143,14 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
     }
     std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
     in.in_len[i] = static_cast<uint32_t>(s.size());
+  }, [&](size_t i) {  // a glossary matches the text the pieces spell
+    SourceText src;
+    src.spans = in.src_spans + i * dims.src;
+    src.n = in.in_len[i];
+    const size_t len = tokenizer->PiecesText(in.staged_ids + i * dims.src, src.n, in.ids_text, dims.src_text_bytes,
+                                             in.src_spans + i * dims.src);
+    src.text = std::string_view(in.ids_text.data(), len);
+    return src;
   });
   if (!HasResults(st)) return st;
   *results = Span<const TranslationResult>(out.results, sources.size());
@@ -185,6 +186,13 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
                                  in.src_spans + i * dims.src);
     if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
     in.in_len[i] = static_cast<uint32_t>(len);
+  }, [&](size_t i) {
+    SourceText src;
+    src.text = texts[i];
+    src.from = LeadingLanguageCode(texts[i]).size();
+    src.spans = in.src_spans + i * dims.src;
+    src.n = in.in_len[i];
+    return src;
   });
   if (!HasResults(st)) return st;
   // Detokenize every hypothesis into the arena's text buffer, with each token's bytes in it.
@@ -241,14 +249,7 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
   origins = nullptr;
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
   if (options.markup != Markup::kNone || keep) {
-    if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient)
-      return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1 or 2)");
-    if (options.markup != Markup::kNone && keep)
-      return Status(StatusCode::kInvalidArgument, "keep_placeholders and keep_spans are for plain texts (markup: translate=\"no\")");
-    if (options.on_token)
-      return Status(StatusCode::kInvalidArgument, keep ? "do-not-translate spans cannot be combined with on_token: they go back in "
-                                                         "when a sentence is complete"
-                                                       : "markup cannot be combined with on_token: tags go in when a sentence is complete");
+    TERN_RETURN_IF_ERROR(CheckMarkup(options));
     for (const KeepSpan& k : options.keep_spans)
       if (k.text >= texts.size())
         return Status(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(k.text) + " of " + std::to_string(texts.size()));

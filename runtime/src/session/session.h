@@ -46,6 +46,7 @@ struct Translator::Impl : public StepDecoder {
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
   int call_alignment_layer = -1;  // this call's
+  uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h): a glossary must match them
 
   /// Plans the arena for `config`, binds it (the caller's, or one allocated here), loads the tokenizer,
   /// packs the weights (shared through the Model), makes the network. Errors: those of Translator::Create.
@@ -63,6 +64,9 @@ struct Translator::Impl : public StepDecoder {
   /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
   Status TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
                         Span<const TranslationResult>* results);
+
+  /// Translator::CheckOptions: what a call refuses as a whole, checked without translating.
+  Status CheckOptions(const TranslateOptions& options) const;
 
   /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
   Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);

@@ -74,6 +74,41 @@ size_t MaxPieceBytes(const Model& model) {
   return n;
 }
 
+size_t MaxSourcePieceBytes(const Model& model) {
+  size_t n = 1;
+  for (std::string_view p : model.source_vocab()) n = std::max(n, p.size());
+  return n;
+}
+
+size_t Tokenizer::PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const {
+  static constexpr char kSpace[] = "\xe2\x96\x81";  // U+2581
+  const Hyperparameters& hp = model_->hparams();
+  const auto& vocab = side_ == Side::kSource ? model_->source_vocab() : model_->target_vocab();
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t id = ids[i];
+    const size_t start = len;
+    const std::string_view p = id < vocab.size() ? vocab[id] : std::string_view();
+    const bool special = id >= vocab.size() || id == hp.unk_id || id == hp.eos_id || id == hp.pad_id ||
+                         (p.size() > 4 && p.substr(0, 2) == ">>" && p.substr(p.size() - 2) == "<<");
+    if (special) {
+      if (len < capacity) out[len++] = '\x01';
+    } else {
+      size_t need = 0;  // the piece's bytes with each U+2581 as one space
+      for (size_t k = 0; k < p.size();) k += p.compare(k, 3, kSpace) == 0 ? 3 : 1, ++need;
+      if (len + need <= capacity) {
+        for (size_t k = 0; k < p.size();) {
+          const bool space = p.compare(k, 3, kSpace) == 0;
+          out[len++] = space ? ' ' : p[k];
+          k += space ? 3 : 1;
+        }
+      }
+    }
+    spans[i] = TextSpan{start, len};
+  }
+  return len;
+}
+
 std::string LanguageCode(std::string_view lang) { return ">>" + std::string(lang) + "<<"; }
 
 std::string_view LeadingLanguageCode(std::string_view text) {

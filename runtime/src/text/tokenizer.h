@@ -61,6 +61,12 @@ class Tokenizer {
   size_t Decode(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans = nullptr,
                 uint32_t* scratch = nullptr) const;
 
+  /// The text source `ids` spell, for a glossary to match ids given without their text (TranslateIds):
+  /// the pieces one after another, U+2581 written as a space; an unknown piece, a language code, </s> and pad
+  /// as one byte 0x01 (no glossary term holds a control character). Writes at most `capacity` bytes (a piece
+  /// that does not fit is left out) and each id's bytes into spans[0..n). Returns the length. No allocation.
+  size_t PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const;
+
   /// Bytes Decode can need per token at most.
   size_t max_piece_bytes() const { return max_piece_bytes_; }
 
@@ -87,6 +93,9 @@ size_t CleanUpTokenization(char* text, size_t n, uint32_t* origin = nullptr);
 /// Bytes Tokenizer::Decode can need per target token: the longest target piece, at least 6 (" ⁇ ",
 /// the text of an unknown piece). Used to size the result text buffers.
 size_t MaxPieceBytes(const Model& model);
+
+/// Bytes Tokenizer::PiecesText can need per source token: the longest source piece, at least 1.
+size_t MaxSourcePieceBytes(const Model& model);
 
 /// Offset of the first invalid UTF-8 byte in `s`, or s.size() if it is valid (RFC 3629: no overlongs,
 /// no surrogates, nothing above U+10FFFF).

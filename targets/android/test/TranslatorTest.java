@@ -189,6 +189,43 @@ public class TranslatorTest {
       check(wrong[0] == 0 && own[0] + busy[0] == 600, "two threads: " + own[0] + " own, " + busy[0] + " busy, " + wrong[0] + " wrong");
     }
     {
+      // A listener that calls back into its own translator: translate gets busy, setGlossary and close refuse;
+      // nothing deadlocks, and the outer call completes.
+      final Translator t = new Translator(model, 1, 2);
+      final String[] seen = new String[3];
+      Translator.Result[] r = t.translate(new String[] {"A dog runs."}, new Translator.Options(), (i, part, token, text, last) -> {
+        try {
+          t.translate(new String[] {"A cat."}, new Translator.Options());
+        } catch (TernException e) {
+          seen[0] = e.getMessage();
+        }
+        try {
+          t.setGlossary(new String[] {"dog"}, new String[] {"Hund"}, false);
+        } catch (TernException e) {
+          seen[1] = e.getMessage();
+        }
+        try {
+          t.close();
+        } catch (IllegalStateException e) {
+          seen[2] = e.getMessage();
+        }
+        return true;
+      });
+      check(r[0].ok(), "the call whose listener re-entered completes");
+      check(seen[0] != null && seen[0].contains("busy"), "translate from the listener: busy: " + seen[0]);
+      check(seen[1] != null && seen[1].contains("its own listener"), "setGlossary from the listener refused: " + seen[1]);
+      check(seen[2] != null && seen[2].contains("its own listener"), "close from the listener refused: " + seen[2]);
+      Translator.Options inf = new Translator.Options();
+      inf.lengthPenalty = Float.POSITIVE_INFINITY;
+      try {
+        t.translate(new String[] {"A dog."}, inf);
+        check(false, "an infinite length penalty is refused");
+      } catch (TernException e) {
+        check(e.getMessage().contains("length_penalty"), "an infinite length penalty is refused: " + e.getMessage());
+      }
+      t.close();
+    }
+    {
       // close() while another thread translates: it waits for the call, which completes normally.
       final Translator t = new Translator(model, 1, 2);
       final boolean[] okCall = {false};

@@ -88,12 +88,7 @@ void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model
   else if (*a.markup == "html") o->markup = Markup::kHtml;
   else if (*a.markup == "html-lenient") o->markup = Markup::kHtmlLenient;
   else Raise(StatusCode::kInvalidArgument, "markup '" + *a.markup + "': None, 'html' or 'html-lenient'");
-  if (a.glossary) {
-    if (a.glossary->model != model)
-      Raise(StatusCode::kInvalidArgument, "glossary: made for another Model ('" + a.glossary->model->name() +
-                                              "'); a glossary holds that model's token ids");
-    o->glossary = a.glossary->glossary.get();
-  }
+  if (a.glossary) o->glossary = a.glossary->glossary.get();  // the Translator refuses one of other vocabularies
   for (const auto& [text, begin, end] : a.keep_spans) {
     if (text >= n_texts)
       Raise(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(text) + " of " + std::to_string(n_texts) + " texts");

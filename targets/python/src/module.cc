@@ -1,4 +1,6 @@
 // tern._tern: the compiled half of the Python package (targets/python/tern/__init__.py re-exports it).
+#include <pybind11/numpy.h>
+
 #include "binding.h"
 #include "tern/cpu.h"
 #include "tern/version.h"
@@ -38,8 +40,17 @@ std::string TextOf(py::handle text, const std::string& what) {
 
 PYBIND11_MODULE(_tern, m) {
   namespace py = pybind11;
+  // pybind11 looks NumPy up once, on first use, inside a function-local static whose initialization
+  // imports NumPy: two threads making their first call at once then deadlock (one holds the static's
+  // guard and waits for the GIL the import gave up, the other holds the GIL and waits for the guard).
+  // Done here, under the import lock, no call ever runs it.
+  py::module_::import("numpy");
+  (void)py::detail::npy_api::get();
+  (void)py::array_t<float>(0);
+  (void)py::dtype::of<uint32_t>();
   m.doc() = "tern: int8/int4 Transformer translation (MarianMT / OPUS-MT) on small devices";
   m.attr("__version__") = TERN_VERSION_STRING;
+  m.attr("MAX_BEAM") = tern::kMaxBeam;
   m.def("cpu_summary", &tern::CpuSummary, "The CPU as cpuinfo describes it and the ISA path tern uses (one line).");
   m.def("default_threads", &tern::DefaultThreadCount,
         "Threads a Translator uses by default: the cores outside a big.LITTLE SoC's slowest cluster, else all.");

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "binding.h"
 #include "call_options.h"
@@ -21,6 +22,36 @@ struct PyTranslator {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Translator> translator;
   std::mutex mu;  // one call at a time: a second Python thread waits (GIL released) instead of kBusy
+  std::atomic<std::thread::id> owner{};  // the thread holding mu (a callback on it must not wait for it)
+};
+
+// Holds the Translator's lock for a call: taken with the GIL released (another thread's call may hold the
+// lock and need the GIL for its callback), refused with BusyError on the thread that already holds it (a
+// streaming callback calling back into its own Translator: waiting would deadlock). Raise() needs the GIL:
+// the check comes before the release.
+class CallLock {
+ public:
+  explicit CallLock(PyTranslator& t) : t_(t) {
+    if (t_.owner.load() == std::this_thread::get_id())
+      Raise(StatusCode::kBusy, "Translator: called from its own callback while it is translating (use another Translator)");
+  }
+  // With the GIL released.
+  void Lock() {
+    t_.mu.lock();
+    t_.owner.store(std::this_thread::get_id());
+    locked_ = true;
+  }
+  void Unlock() {
+    if (!locked_) return;
+    t_.owner.store(std::thread::id());
+    t_.mu.unlock();
+    locked_ = false;
+  }
+  ~CallLock() { Unlock(); }
+
+ private:
+  PyTranslator& t_;
+  bool locked_ = false;
 };
 
 std::unique_ptr<PyTranslator> MakeTranslator(const PyModel& m, uint32_t threads, uint32_t max_batch, uint32_t max_beam,
@@ -47,9 +78,10 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
   std::vector<ResultCopy> copies;
   copies.reserve(n);
   Status call;
+  CallLock lock(self);
   {
     py::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(self.mu);
+    lock.Lock();
     const size_t batch = std::max<size_t>(1, self.translator->max_batch());
     for (size_t begin = 0; begin < n && call.ok(); begin += batch) {
       const size_t end = std::min(n, begin + batch);
@@ -59,6 +91,7 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
       if (results.size() == end - begin) CopyResults(results, &copies);
       else if (!call.ok()) copies.resize(begin);  // the call failed as a whole: nothing of this chunk
     }
+    lock.Unlock();
   }
   if (state->python_error) {  // the callback raised, or Ctrl-C: that exception, as Python raised it
     state->python_error->restore();
@@ -189,15 +222,23 @@ void RegisterTranslator(py::module_& m) {
       .def_property_readonly("splits_sentences", [](const PyTranslator& t) { return t.translator->splits_sentences(); })
       .def_property_readonly("model", [](const PyTranslator& t) { return PyModel{t.model}; })
       .def_property_readonly("profile", [](PyTranslator& t) {
-        std::lock_guard<std::mutex> lock(t.mu);
-        const Profile& p = t.translator->profile();
+        CallLock lock(t);
+        Profile p;
+        {
+          py::gil_scoped_release unlocked;
+          lock.Lock();
+          p = t.translator->profile();
+          lock.Unlock();
+        }
         return py::dict(py::arg("decoder_steps") = p.decoder_steps, py::arg("generated_tokens") = p.generated_tokens,
                         py::arg("weight_bytes_read") = p.weight_bytes_read, py::arg("output_columns") = p.output_columns,
                         py::arg("single_thread_steps") = p.single_thread_steps);
       }, "Counts since creation or reset_profile(): decoder steps, generated tokens, weight bytes the decoder steps "
          "read, logits columns computed (/ decoder_steps = the mean shortlist size), steps run on one thread.")
       .def("reset_profile", [](PyTranslator& t) {
-        std::lock_guard<std::mutex> lock(t.mu);
+        CallLock lock(t);
+        py::gil_scoped_release unlocked;
+        lock.Lock();
         t.translator->ResetProfile();
       });
 }

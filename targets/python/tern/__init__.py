@@ -11,6 +11,7 @@ Every call that translates, loads or converts releases the GIL. Errors are tern.
 
 from . import errors
 from ._tern import (
+    MAX_BEAM,
     CancelToken,
     Confidence,
     Glossary,
@@ -42,7 +43,7 @@ from .errors import (
 )
 
 __all__ = [
-    "BusyError", "CancelToken", "CancelledError", "Confidence", "Glossary", "Hypothesis", "InternalError",
+    "MAX_BEAM", "BusyError", "CancelToken", "CancelledError", "Confidence", "Glossary", "Hypothesis", "InternalError",
     "InvalidArgumentError", "InvalidModelError", "IoError", "Model", "NotFoundError", "ResourceExhaustedError",
     "StreamEvent", "TernError", "Tokenizer", "TranslationResult", "Translator", "UnsupportedError", "__version__",
     "convert", "cpu_summary", "default_threads", "detokenize", "errors", "peak_rss_mib", "tokenize",

@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+MAX_BEAM: int  # the largest beam (and n_best) a Translator can be made for
 
 _Path = Union[str, "os.PathLike[str]"]
 _Text = Union[str, bytes]

@@ -23,6 +23,7 @@ become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut
 
 import concurrent.futures
 import os
+import threading
 
 from .. import _tern
 from ..errors import CancelledError, UnsupportedError
@@ -118,9 +119,12 @@ class Translator:
         if device_index not in (0, [0]):
             raise UnsupportedError("device_index %r: tern has one device" % (device_index,))
         self._model = _tern.Model.load(_find_model(model_path, files))
-        self._translators = [_tern.Translator(self._model, threads=intra_threads, max_beam=max(4, self._model.generation["beam_size"]),
-                                              max_n_best=max(4, self._model.generation["beam_size"]))
-                             for _ in range(max(1, int(inter_threads)))]
+        self._intra_threads = intra_threads
+        self._n_translators = max(1, int(inter_threads))
+        self._lock = threading.Lock()
+        self._max_beam = 0
+        self._translators = []
+        self._sized_for(max(4, self._model.generation["beam_size"]))
         self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
         self._target_vocab = self._model.target_vocab
         hp = self._model.hparams
@@ -130,6 +134,18 @@ class Translator:
         self.num_translators = len(self._translators)
         self.num_queued_batches = 0
         self.model_is_loaded = True
+
+    def _sized_for(self, beam):
+        """The Translators, made again with a larger arena when a call asks for more beams or hypotheses
+        than they were made for (CTranslate2 takes any beam_size; tern sizes its arena up front)."""
+        with self._lock:
+            if beam > self._max_beam:
+                if beam > _tern.MAX_BEAM:
+                    raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
+                self._translators = [_tern.Translator(self._model, threads=self._intra_threads, max_beam=beam, max_n_best=beam)
+                                     for _ in range(self._n_translators)]
+                self._max_beam = beam
+            return self._translators
 
     def _ids(self, tokens, max_input_length):
         if isinstance(tokens, str):
@@ -169,6 +185,9 @@ class Translator:
                 raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
             if value != _FIXED[name]:
                 raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        if beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
+            raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
+        translators = self._sized_for(beam_size)
         ids = [self._ids(s, max_input_length) for s in source]
         groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
         steps = {}
@@ -190,13 +209,13 @@ class Translator:
             return [self._result(r, return_scores, length_penalty) for r in res]
 
         results = [None] * len(ids)
-        if len(self._translators) == 1 or len(groups) <= 1 or callback is not None:
+        if len(translators) == 1 or len(groups) <= 1 or callback is not None:
             for g in groups:
-                for i, r in zip(g, run(self._translators[0], g)):
+                for i, r in zip(g, run(translators[0], g)):
                     results[i] = r
         else:
-            with concurrent.futures.ThreadPoolExecutor(len(self._translators)) as pool:
-                jobs = [pool.submit(run, self._translators[k % len(self._translators)], g)
+            with concurrent.futures.ThreadPoolExecutor(len(translators)) as pool:
+                jobs = [pool.submit(run, translators[k % len(translators)], g)
                         for k, g in enumerate(groups)]
                 for g, job in zip(groups, jobs):
                     for i, r in zip(g, job.result()):

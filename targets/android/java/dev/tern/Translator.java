@@ -185,6 +185,8 @@ public final class Translator implements AutoCloseable {
   }
 
   private static final int CANCELLED = 9;  // TERN_CANCELLED
+  private static final String BUSY_IN_LISTENER =
+      "Translator: called from its own listener while it is translating (use another Translator)";
 
   // tern_translate_params.early_stopping: -1 the file's, 0 false, 1 true, 2 never.
   private static int earlyStoppingCode(String s) throws TernException {
@@ -249,6 +251,9 @@ public final class Translator implements AutoCloseable {
       src[i] = sources[i].getBytes(StandardCharsets.UTF_8);
       tgt[i] = targets[i].getBytes(StandardCharsets.UTF_8);
     }
+    // From this translator's own listener (the calling thread holds the read lock): waiting for the write
+    // lock would wait for itself.
+    if (lifetime.getReadHoldCount() > 0) throw new TernException(BUSY_IN_LISTENER);
     lifetime.writeLock().lock();
     try {
       if (handle == 0) throw new TernException("translator is closed");
@@ -258,9 +263,13 @@ public final class Translator implements AutoCloseable {
     }
   }
 
-  /** Frees the native session, after any call in progress has returned. Closing twice is allowed. */
+  /**
+   * Frees the native session, after any call in progress has returned. Closing twice is allowed. From this
+   * translator's own listener it throws IllegalStateException (the call in progress is its caller).
+   */
   @Override
   public void close() {
+    if (lifetime.getReadHoldCount() > 0) throw new IllegalStateException(BUSY_IN_LISTENER);
     lifetime.writeLock().lock();
     try {
       if (handle != 0) {

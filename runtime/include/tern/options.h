@@ -1,0 +1,128 @@
+// tern::TranslateOptions: what one Translate / TranslateIds call may choose (tern/translator.h), with the
+// types its fields use: the token and abort callbacks, transformers' rule set, markup, do-not-translate spans.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tern/model.h"
+#include "tern/span.h"
+
+namespace tern {
+
+class LogitsProcessor;  // tern/logits_processor.h
+class Glossary;         // tern/glossary.h
+
+/// One generated token, as it is streamed to TranslateOptions::on_token.
+///  - greedy search: every token of every sentence, as it is chosen (sentences of a batch interleave, each
+///    in order);
+///  - beam search: when a sentence finishes, its best hypothesis (the result's first), token by token.
+/// `text` is what the sentence's text gained with this token: the detokenized text up to its last space
+/// while the sentence runs (a word is complete only when the next one starts, and transformers'
+/// clean-up may still join it to what follows), the rest with the last token. So the concatenated
+/// `text` of one sentence equals its result's text (with split_sentences, the text of that sentence:
+/// the result joins the parts with the whitespace between them). Views are valid during the call only.
+struct TokenEvent {
+  size_t index = 0;       // the input (text or id list) the token belongs to, as results are indexed
+  size_t part = 0;        // its sentence within that text (split_sentences), else 0
+  size_t parts = 1;       // sentences in that text
+  uint32_t token = 0;     // the generated id (eos_id with the last event when the sentence ended with </s>)
+  std::string_view text;  // the text it adds (may be empty)
+  bool last = false;      // the sentence is complete: no more events for it
+};
+/// Return true to go on, false to stop the call (it returns kCancelled).
+using TokenCallback = bool (*)(const TokenEvent& event, void* user_data);
+/// Checked before each decoder step; return true to stop the call (it returns kCancelled).
+using AbortCallback = bool (*)(void* user_data);
+
+/// Whose beam search rules a call follows (README "Conformance with transformers").
+enum class HfRules : uint8_t {
+  kTransformers5 = 5,  // GenerationMixin._beam_search of transformers 5.x (the default)
+  kTransformers4 = 4,  // BeamSearchScorer / BeamHypotheses of transformers 4.x
+};
+
+/// Markup in the texts Translate() is given (README "Markup").
+enum class Markup : uint8_t {
+  kNone = 0,         // plain text: '<' and '&' are text
+  kHtml = 1,         // inline HTML/XML: tags and character references are taken out, translated around, put
+                     // back by alignment; markup that is not well-formed fails its text alone
+  kHtmlLenient = 2,  // the same, not well-formed markup repaired as a browser would
+};
+
+/// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).
+struct TextSpan {
+  size_t begin = 0, end = 0;
+};
+
+/// A do-not-translate span the caller marks: bytes [span.begin, span.end) of texts[text].
+struct KeepSpan {
+  size_t text = 0;
+  TextSpan span;
+};
+
+/// Per-call options. An empty optional means the file's default (GenerationDefaults).
+struct TranslateOptions {
+  std::optional<uint32_t> beam_size;       // 1 = greedy (argmax; Hugging Face greedy search semantics)
+  std::optional<float> length_penalty;     // beam: score = sum_logprob / generated_len ^ length_penalty
+  std::optional<uint32_t> max_length;      // generated tokens including </s> (like max_new_tokens)
+  std::optional<float> max_length_ratio;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off
+  uint32_t n_best = 1;                     // hypotheses returned per sentence (<= beam_size and <= max_n_best)
+  bool return_scores = true;               // fill Hypothesis::score and token_logprobs
+  /// Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
+  /// cross-attention; README "Confidence and alignment").
+  bool return_alignment = false;
+  /// The decoder layer (0-based) whose cross-attention gives token_sources; empty: the model's default
+  /// (README "Confidence and alignment" says which and why). Beyond the decoder's layers: kInvalidArgument.
+  std::optional<uint32_t> alignment_layer;
+  /// Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
+  /// when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
+  /// for good) or 4.x's (BeamHypotheses.is_done on the best candidate). Greedy search is the same in both.
+  HfRules hf_rules = HfRules::kTransformers5;
+  /// transformers' early_stopping (tern/model.h EarlyStopping).
+  std::optional<EarlyStopping> early_stopping;
+  /// Multilingual models (Model::language_tokens): "por" puts the token >>por<< first in every source,
+  /// in place of any ">>xxx<<" the text starts with (MarianTokenizer). Empty: the text's own code, if
+  /// any. A language the model lacks makes the call fail with kInvalidArgument. Translate() only.
+  std::string_view target_lang;
+  /// Split each text into sentences (ICU's sentence BreakIterator, runtime/src/text/sentence_splitter.h), translate them
+  /// as one batch and join the translations with the whitespace that separated them, one result per
+  /// input text. Off: each text is one sentence. Translate() only.
+  bool split_sentences = true;
+  /// Inline markup in the texts (runtime/src/markup/html.h says what is recognized): the output keeps
+  /// exactly the input's tags, placed around the words translated from the text they enclosed. Turns
+  /// alignment on; spans are then bytes of the marked-up input and output. Not with on_token (the tags go
+  /// in once a sentence is complete): that is kInvalidArgument. Translate() only.
+  Markup markup = Markup::kNone;
+  /// Terminology (tern/glossary.h): each occurrence of a glossary source term in a sentence makes its target
+  /// term a constraint the translation must contain (README "Terminology"). Not owned; must outlive the
+  /// call. A sentence with more than kMaxConstraints (16) occurrences or 256 target tokens of them fails
+  /// alone (kResourceExhausted). With constraints a call scores the whole vocabulary (no shortlist).
+  const Glossary* glossary = nullptr;
+  /// Do-not-translate spans of plain texts (README "Terminology"): with keep_placeholders, placeholders
+  /// ({0}, {name}, %s, %1$d), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
+  /// lists what is found) come out of the text before translation and go back verbatim where the alignment
+  /// places them; keep_spans adds the caller's own (sorted per text, not overlapping; a bad one fails its
+  /// text alone). With markup, elements with translate="no" are kept so instead (and these two options are
+  /// kInvalidArgument). Turns alignment on; spans are then bytes of the input and output texts. Not with
+  /// on_token. Translate() only.
+  bool keep_placeholders = false;
+  Span<const KeepSpan> keep_spans;
+  /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
+  /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
+  bool use_shortlist = true;
+  /// Streaming and cancellation (whisper.cpp's callbacks with user_data). Called on the translating
+  /// thread; a call they make into the same Translator returns kBusy (nothing deadlocks). A stopped call returns kCancelled and still fills
+  /// *results: sentences that finished have their results, the others the error kCancelled. Nothing is
+  /// allocated on the callback path.
+  TokenCallback on_token = nullptr;
+  void* on_token_user_data = nullptr;
+  AbortCallback abort = nullptr;
+  void* abort_user_data = nullptr;
+  /// The call's own logits processors (tern/logits_processor.h), applied in order after the file's rules
+  /// to every hypothesis at every step. Not owned; they must outlive the call.
+  Span<LogitsProcessor* const> logits_processors;
+};
+
+}  // namespace tern
