@@ -28,7 +28,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASSETS = {"classic": "en-mg", "tc-big": "tc-big-en-pt"}
-SHORTLIST_FREQUENT, SHORTLIST_BEST = 100, 25  # tern-convert's defaults (README: the BLEU curve)
+SHORTLIST_FREQUENT, SHORTLIST_BEST = 100, 25  # tern-convert's defaults (docs/evaluation.md, "Shortlists")
 ROOFLINES = [("Pi 4 (5.5 GB/s STREAM)", 5.5e9), ("Pi 5 (17.1 GB/s peak)", 17.1e9)]
 # (name, tern-convert --weights, shortlist in the file, use it)
 SYSTEMS = [("int8", "int8", False), ("int8 + shortlist", "int8", True), ("int4", "int4", False),

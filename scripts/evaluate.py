@@ -4,7 +4,7 @@ and beam 4), tern f32 and tern int8 (greedy and beam 4), each with sentences/s, 
     /usr/bin/python3 scripts/evaluate.py [--model-dir models/en-de] [--data ../shared/data/multi30k]
         [--threads 1] [--batch 16] [--limit N] [--markdown OUT.md]
 
-Needs the Python package (README "Python": the build tree's build/python, or an installed tern). The f32
+Needs the Python package (docs/python.md: the build tree's build/python, or an installed tern). The f32
 .tern is converted from the checkpoint into build/ at the start; the int8 one is the bundled file. All systems
 decode with the same limits: at most --max-length generated tokens, length penalty 1, n-best 1.
 Prints a Markdown table and sacreBLEU-style scores with their signature.

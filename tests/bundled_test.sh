@@ -2,7 +2,7 @@
 # End-to-end translation with the bundled en-de model, on the host or a target under qemu
 # ($TERN_EMULATOR), checked against outputs recorded on x86-64 (tests/data/bundled.*.de, beam 4):
 #  - f32: the same text, line for line (the argmax decisions do not depend on the SIMD kernels);
-#  - int8: the same on every CPU since tern applies the int8 epilogue itself (README "Identical int8 output
+#  - int8: the same on every CPU since tern applies the int8 epilogue itself (docs/design.md "Identical int8 output
 #    on every CPU"); MAX_INT8_DIFF lines may differ (0 in tests/CMakeLists.txt).
 #  - memory: arena bytes at most 5% above tests/data/memory_budget.txt; peak RSS too, on the host in a
 #    plain build only (qemu and sanitizers have footprints of their own; $TERN_SANITIZED=1 skips it).

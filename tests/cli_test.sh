@@ -300,7 +300,7 @@ check "--stream --output: Ctrl-C keeps the old output" test "$(cat "$tmp/sig.out
 check "--stream --output: no temporary file left" bash -c "! ls '$tmp'/sig.out.tmp.* > /dev/null 2>&1"
 
 # a model file truncated while --no-mmap translation runs: it goes on (with the default mapping the
-# file must not change in place: README "Using tern in an app")
+# file must not change in place: docs/api.md "Streaming, cancellation and callbacks")
 cp "$models/post-swish.int8.tern" "$tmp/moving.tern"
 lines=20000
 [ -n "${TERN_EMULATOR:-}" ] && lines=2000

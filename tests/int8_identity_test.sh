@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The same int8 output on every CPU (README "Identical int8 output on every CPU"): the bundled int8 model
+# The same int8 output on every CPU (docs/design.md "Identical int8 output on every CPU"): the bundled int8 model
 # translates the first LINES lines of Multi30k test_2016_flickr, tokenized by `tern tokenize`, as ids
 # (`--no-split --ids --exact-scores`, 1 thread), greedy and beam 4, on the host or a target under qemu
 # ($TERN_EMULATOR, $TERN_QEMU_CPU picks the core); the SHA-256 of each output must equal the one recorded on

@@ -145,7 +145,7 @@ TEST_CASE("int4 models: the layout is recorded, the file verifies, translation r
   // logits span about -25..+29 (test_parity.cc; int8 reaches 7.3): qc4w 5.4 .. 21.1 (gelu-learned-separate),
   // int4 (qb4w, 32-column blocks) 5.9 .. 17.9, mixed 2.5 .. 12.8. Tolerances 24 / 20 / 16: a coarse bound;
   // the exact checks are the two cases above (storage and kernels), and quality on a trained model is
-  // measured by BLEU (README).
+  // measured by BLEU (docs/evaluation.md).
   for (const std::string& v : Variants()) {
     CAPTURE(v);
     const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");

@@ -1,4 +1,4 @@
-// The same int8 output on every CPU (README "Identical int8 output on every CPU"): tern's row quantization
+// The same int8 output on every CPU (docs/design.md "Identical int8 output on every CPU"): tern's row quantization
 // and its epilogue after XNNPACK's integer GEMM give the specified values bit for bit on whatever core runs
 // the suite (CI runs these on x86-64 and under qemu as Cortex-A53, A55, A72, A76 and armhf).
 #include <cmath>

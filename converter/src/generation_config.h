@@ -1,6 +1,6 @@
 // Decoding rules from a checkpoint: generation_config.json, or the generation keys of config.json when a
 // checkpoint has none. What tern implements follows Hugging Face transformers (conformance notes in
-// README, "Conformance with transformers"); a key that asks for behaviour tern does not implement is
+// docs/conformance.md); a key that asks for behaviour tern does not implement is
 // refused with kUnsupported naming the file and key, never silently ignored.
 #pragma once
 

@@ -24,7 +24,7 @@ struct Checkpoint {
   std::string source_spm, target_spm;            // SentencePiece model protos (bytes)
   std::vector<std::string> source_vocab, target_vocab;  // piece of each id
   std::string notes;                             // the safetensors metadata "tern_provenance", if any
-  bool clean_up_tokenization_spaces = false;     // tokenizer_config.json (absent: false, see README)
+  bool clean_up_tokenization_spaces = false;     // tokenizer_config.json (absent: false, see docs/conformance.md)
   std::string source_lang, target_lang;          // tokenizer_config.json ("" when absent)
 };
 

@@ -36,7 +36,7 @@ struct ShortlistTables {
 
 struct ShortlistParams {
   uint32_t frequent = 100;  // target tokens always scored
-  uint32_t best = 25;       // candidates per source token (README: the BLEU curve)
+  uint32_t best = 25;       // candidates per source token (docs/evaluation.md, "Shortlists")
   float min_prob = 0.001f;  // candidates need p(t | s) >= this
   uint32_t iterations = 5;  // IBM Model 1 EM iterations (BuildShortlist)
   uint64_t max_lines = 10'000'000;  // corpus lines read at most (a bound on memory and time)

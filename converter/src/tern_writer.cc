@@ -52,7 +52,7 @@ Result<WeightPlan> WeightPlan::Named(const std::string& name, uint32_t block_siz
   WeightPlan p;
   p.name = name;
   p.block_size = block_size;
-  if (name == "int4") {  // measured on the bundled model (README, "4-bit weights"): qb4w-32 keeps int8's BLEU
+  if (name == "int4") {  // measured on the bundled model (docs/evaluation.md, "Weight formats"): qb4w-32 keeps int8's BLEU
     p.attention = p.feed_forward = DType::kQb4w;
     p.embeddings = DType::kInt8;
     p.block_size = 32;

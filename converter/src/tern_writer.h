@@ -22,7 +22,7 @@ struct WeightPlan {
 
   /// f32, f16, int8: every matrix in that format. qc4w, qb4w: every linear layer in 4 bits, the embeddings
   /// (read at every step by the lookup, and the output projection when tied) in int8. int4: the layout
-  /// chosen on the bundled model's BLEU (README, "4-bit weights"): qb4w with 32-column blocks for every
+  /// chosen on the bundled model's BLEU (docs/evaluation.md, "Weight formats"): qb4w with 32-column blocks for every
   /// linear layer, int8 embeddings. mixed: qb4w feed-forward layers, int8 attention and embeddings.
   /// Error: kInvalidArgument for another name or a bad block size.
   static Result<WeightPlan> Named(const std::string& name, uint32_t block_size);

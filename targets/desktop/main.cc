@@ -56,14 +56,14 @@ static int Run(int argc, char** argv) {
                  "beam search's early_stopping as in transformers: false, true or never (default: the model's)")
       ->check(CLI::IsMember({"false", "true", "never"}));
   tr->add_option("--hf-rules", ta.hf_rules,
-                 "beam search by transformers 5.x's rules (5, the default) or 4.x's (4): README, Conformance")
+                 "beam search by transformers 5.x's rules (5, the default) or 4.x's (4): docs/conformance.md")
       ->check(CLI::IsMember({4u, 5u}));
   tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
   tr->add_flag("--exact-scores", ta.exact_scores,
                "--scores with 9 significant digits, so two different floats never print alike (checks that two CPUs give "
-               "the same output: README, Identical int8 output on every CPU)");
+               "the same output: docs/design.md)");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
   tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");

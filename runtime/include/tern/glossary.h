@@ -1,4 +1,4 @@
-// Terminology: a glossary the translation must follow (README "Terminology").
+// Terminology: a glossary the translation must follow (docs/translating.md "Terminology").
 //
 //   auto g = tern::Glossary::Load(*model, "terms.tsv", {});     // or Glossary::Create from entries
 //   tern::TranslateOptions o;
@@ -32,19 +32,22 @@ namespace tern {
 
 /// One glossary entry: a source term and the target term it must become (UTF-8, one or more words).
 struct GlossaryEntry {
-  std::string_view source;
-  std::string_view target;
+  std::string_view source;  ///< the source term, as a sentence would hold it
+  std::string_view target;  ///< what it must become in the translation
 };
 
+/// How a glossary matches its source terms.
 struct GlossaryOptions {
-  bool case_insensitive = false;  // a source term matches whatever the case of its letters in the sentence
+  bool case_insensitive = false;  ///< a source term matches whatever the case of its letters in the sentence
 };
 
 /// Limits, checked when a glossary is made.
 constexpr size_t kMaxGlossaryEntries = 1000000;
-constexpr size_t kMaxTermBytes = 256;           // per source or target term
-constexpr size_t kMaxTermTokens = 64;           // target tokens per term
+constexpr size_t kMaxTermBytes = 256;           ///< per source or target term
+constexpr size_t kMaxTermTokens = 64;           ///< target tokens per term
 
+/// Terminology for one model's vocabularies (see the top of this file): immutable once made, shared by any
+/// number of calls and threads (TranslateOptions::glossary).
 class TERN_API Glossary {
  public:
   /// A glossary for `model` (its tokenizers) from in-memory entries. Errors (kInvalidArgument, naming the
@@ -64,10 +67,11 @@ class TERN_API Glossary {
                                                       const GlossaryOptions& options = {});
   ~Glossary();
 
-  size_t size() const;   // entries
-  size_t bytes() const;  // heap bytes it holds (approximately)
+  size_t size() const;   ///< entries
+  size_t bytes() const;  ///< heap bytes it holds (approximately)
 
   class Impl;
+  /// tern's own code only.
   const Impl& impl() const { return *impl_; }
 
  private:

@@ -17,14 +17,14 @@ namespace tern {
 /// One hypothesis' next-token scores at one step, as a per-call logits processor sees them. Views are valid
 /// during the call to Process only.
 struct LogitsRow {
-  size_t input = 0;        // the input (text or id list) the hypothesis translates, as results are indexed
-  size_t part = 0;         // its sentence within that input when texts are split, else 0
-  size_t hypothesis = 0;   // its beam slot within its sentence, 0..beam-1 (0 in greedy search)
-  size_t step = 0;         // the position being chosen: 0 = the first generated token
-  Span<const uint32_t> prefix;   // the tokens this hypothesis generated so far (`step` of them)
+  size_t input = 0;        ///< the input (text or id list) the hypothesis translates, as results are indexed
+  size_t part = 0;         ///< its sentence within that input when texts are split, else 0
+  size_t hypothesis = 0;   ///< its beam slot within its sentence, 0..beam-1 (0 in greedy search)
+  size_t step = 0;         ///< the position being chosen: 0 = the first generated token
+  Span<const uint32_t> prefix;   ///< the tokens this hypothesis generated so far (`step` of them)
   /// One score per column, rewritten in place: log-probabilities (beam search) or logits (greedy search)
   /// after the file's rules; -inf bans a token. A row left with no finite score has nothing to choose:
-  /// greedy search then ends the hypothesis with </s>, beam search ranks its candidates last (transformers'
+  /// greedy search then ends the hypothesis with `</s>`, beam search ranks its candidates last (transformers'
   /// topk over -inf).
   Span<float> scores;
   /// The token of each column; empty: column k scores token k (the whole target vocabulary). A model with
@@ -37,15 +37,16 @@ struct LogitsRow {
     return columns.empty() ? static_cast<int64_t>(t) : column_of_[t];
   }
 
-  // Set by tern: the target vocabulary and, with a shortlist, each token's column (-1 where absent).
-  size_t vocab_ = 0;
-  const int32_t* column_of_ = nullptr;
+  size_t vocab_ = 0;                    ///< set by tern: the target vocabulary's size
+  const int32_t* column_of_ = nullptr;  ///< set by tern: with a shortlist, each token's column (-1 where absent)
 };
 
+/// An application's own rule on the scores of every hypothesis at every step (transformers'
+/// generate(logits_processor=...)), passed in TranslateOptions::logits_processors.
 class LogitsProcessor {
  public:
   virtual ~LogitsProcessor() = default;
-  /// Rewrites row.scores. Called once per live hypothesis per step; it must not call the Translator. A
+  /// Rewrites row.scores. Called once per live hypothesis per step; a call it makes into the same Translator returns kBusy. A
   /// processor that allocates makes the call allocate; tern's own allocate nothing.
   virtual void Process(LogitsRow& row) = 0;
 };

@@ -40,11 +40,11 @@ constexpr uint32_t kMaxBatch = 4096;
 /// Storage format of a stored tensor (schema enum DType; same values). Per-format facts (bytes, scales,
 /// kernels) live in one table each: format::FormatOf (storage) and the runtime's kernel table.
 enum class DType : uint8_t {
-  kF32 = 0,   // little-endian IEEE float32
-  kF16 = 1,   // little-endian IEEE float16
-  kInt8 = 2,  // int8 [rows, cols], f32 scale per row: w = q * scale[row] (per-output-channel, "qc8w")
-  kQc4w = 3,  // 4-bit, two per byte, f32 scale per row: w = (nibble - 8) * scale[row]
-  kQb4w = 4,  // 4-bit, two per byte, bf16 scale per block of block_size columns: w = (nibble - 8) * scale[row][col / block]
+  kF32 = 0,   ///< little-endian IEEE float32
+  kF16 = 1,   ///< little-endian IEEE float16
+  kInt8 = 2,  ///< int8 [rows, cols], f32 scale per row: w = q * scale[row] (per-output-channel, "qc8w")
+  kQc4w = 3,  ///< 4-bit, two per byte, f32 scale per row: w = (nibble - 8) * scale[row]
+  kQb4w = 4,  ///< 4-bit, two per byte, bf16 scale per block of block_size columns: w = (nibble - 8) * scale[row][col / block]
 };
 /// "f32", "f16", "int8", "qc4w", "qb4w"; "?" for a value outside the enum.
 TERN_API const char* DTypeName(DType t);
@@ -65,60 +65,73 @@ TERN_API const char* EarlyStoppingName(EarlyStopping e);
 
 /// Model hyperparameters (schema table Hyperparameters; defaults are the schema's). Sizes in elements/tokens.
 struct Hyperparameters {
-  uint32_t d_model = 0, n_heads = 0, head_dim = 0, ffn_dim = 0;
-  uint32_t encoder_layers = 0, decoder_layers = 0;
-  uint32_t source_vocab_size = 0, target_vocab_size = 0;
-  Activation activation = Activation::kSwish;
-  NormPlacement norm_placement = NormPlacement::kPostNorm;
-  float layer_norm_epsilon = 1e-5f;
-  PositionEncoding position_encoding = PositionEncoding::kSinusoidalHalves;
-  uint32_t max_positions = 0;
-  float embedding_scale = 1.0f;
-  bool shared_embeddings = false;       // the decoder uses encoder.embed_tokens.weight
-  bool tied_output_projection = true;   // logits use the decoder embedding, else lm_head.weight
-  bool final_logits_bias = false;
-  uint32_t pad_id = 0, eos_id = 0, unk_id = 0, decoder_start_id = 0;
+  uint32_t d_model = 0;            ///< model width (embedding and hidden size), elements
+  uint32_t n_heads = 0;            ///< attention heads per layer
+  uint32_t head_dim = 0;           ///< d_model / n_heads
+  uint32_t ffn_dim = 0;            ///< feed-forward inner width, elements
+  uint32_t encoder_layers = 0;     ///< encoder layers
+  uint32_t decoder_layers = 0;     ///< decoder layers
+  uint32_t source_vocab_size = 0;  ///< source vocabulary, tokens
+  uint32_t target_vocab_size = 0;  ///< target vocabulary (rows of the output layer), tokens
+  Activation activation = Activation::kSwish;                                ///< feed-forward activation
+  NormPlacement norm_placement = NormPlacement::kPostNorm;                   ///< LayerNorm after (Marian) or before each sublayer
+  float layer_norm_epsilon = 1e-5f;                                          ///< LayerNorm's epsilon
+  PositionEncoding position_encoding = PositionEncoding::kSinusoidalHalves;  ///< how positions are encoded
+  uint32_t max_positions = 0;      ///< positions the model has embeddings for (source and target each)
+  float embedding_scale = 1.0f;    ///< token embeddings are multiplied by this (sqrt(d_model) with scale_embedding)
+  bool shared_embeddings = false;       ///< the decoder uses encoder.embed_tokens.weight
+  bool tied_output_projection = true;   ///< logits use the decoder embedding, else lm_head.weight
+  bool final_logits_bias = false;      ///< a bias is added to the logits (Marian's final_logits_bias)
+  uint32_t pad_id = 0;                 ///< padding token id
+  uint32_t eos_id = 0;                 ///< `</s>`
+  uint32_t unk_id = 0;                 ///< the unknown token (pieces the vocabulary lacks)
+  uint32_t decoder_start_id = 0;       ///< the decoder's first input (Marian: the pad id)
 };
 
 /// Decoding defaults stored in the file (from generation_config.json at conversion).
 struct GenerationDefaults {
-  uint32_t beam_size = 4;
-  float length_penalty = 1.0f;
-  uint32_t max_length = 256;     // generated tokens including </s>
-  float max_length_ratio = 0.f;  // > 0: also cap at ceil(ratio * source tokens) + 10
-  bool forced_eos = false;
-  std::vector<uint32_t> bad_word_ids;
+  uint32_t beam_size = 4;        ///< 1 = greedy search
+  float length_penalty = 1.0f;   ///< beam scores are sum_logprob / generated_len ^ length_penalty
+  uint32_t max_length = 256;     ///< generated tokens including `</s>`
+  float max_length_ratio = 0.f;  ///< > 0: also cap at ceil(ratio * source tokens) + 10
+  bool forced_eos = false;             ///< `</s>` forced at the last position (transformers' forced_eos_token_id)
+  std::vector<uint32_t> bad_word_ids;  ///< tokens never generated (single-token bad_words_ids)
   // Format 2 (schema GenerationDefaults); each default is format 1's behaviour.
-  bool renormalize_logits = false;   // log_softmax again after the processors
-  float repetition_penalty = 1.f;    // transformers' RepetitionPenaltyLogitsProcessor; 1 = off
-  uint32_t no_repeat_ngram_size = 0; // transformers' NoRepeatNGramLogitsProcessor; 0 = off
-  uint32_t min_length = 0;           // generated tokens before </s> is allowed (transformers' min_length - 1)
+  bool renormalize_logits = false;   ///< log_softmax again after the processors
+  float repetition_penalty = 1.f;    ///< transformers' RepetitionPenaltyLogitsProcessor; 1 = off
+  uint32_t no_repeat_ngram_size = 0; ///< transformers' NoRepeatNGramLogitsProcessor; 0 = off
+  uint32_t min_length = 0;           ///< generated tokens before `</s>` is allowed (transformers' min_length - 1)
   // Format 4.
-  EarlyStopping early_stopping = EarlyStopping::kFalse;  // generation_config.json's early_stopping
+  EarlyStopping early_stopping = EarlyStopping::kFalse;  ///< generation_config.json's early_stopping
 };
 
 /// The limits a Translator is created with by default; its arena is sized from them.
 struct ArenaLimits {
-  uint32_t max_source_tokens = 256;  // including </s>
-  uint32_t max_target_tokens = 256;  // generated, including </s>
-  uint32_t max_batch = 8;            // sentences per translate call
-  uint32_t max_rows = 32;            // batch x beam rows: a Translator whose config leaves max_batch 0 gets
-                                     // max_batch = min(max_batch, max(1, max_rows / beam))
+  uint32_t max_source_tokens = 256;  ///< including `</s>`
+  uint32_t max_target_tokens = 256;  ///< generated, including `</s>`
+  uint32_t max_batch = 8;            ///< sentences per translate call
+  uint32_t max_rows = 32;            ///< batch x beam rows: a Translator whose config leaves max_batch 0 gets
+                                     /// max_batch = min(max_batch, max(1, max_rows / beam))
 };
 
 /// Where the file came from (schema table Provenance).
 struct Provenance {
-  std::string source_checkpoint, converter_version, weights, quantization, date, notes;
-  float max_abs_error = 0.f;
+  std::string source_checkpoint;  ///< the checkpoint directory it was converted from
+  std::string converter_version;  ///< tern-convert's version
+  std::string weights;            ///< the weight layout ("int8", "int4", "mixed", ...)
+  std::string quantization;       ///< how the weights were quantized
+  std::string date;               ///< conversion date (ISO 8601)
+  std::string notes;              ///< free text (e.g. how the shortlist was made)
+  float max_abs_error = 0.f;      ///< the largest absolute weight error of the quantization
 };
 
 /// What a model's lexical shortlist holds (Model::shortlist()): present or not, its sizes and how it was
 /// made (the schema's Shortlist.method).
 struct ShortlistInfo {
-  bool present = false;
-  size_t frequent = 0;    // target tokens always scored
-  size_t candidates = 0;  // candidate entries over all source tokens
-  std::string_view method;
+  bool present = false;   ///< the file has a shortlist
+  size_t frequent = 0;    ///< target tokens always scored
+  size_t candidates = 0;  ///< candidate entries over all source tokens
+  std::string_view method;  ///< how it was made (IBM Model 1 over a corpus, or Marian's lexical table)
 };
 
 /// What a file may make tern allocate. Memory rule: for a Model and one Translator on it, everything tern
@@ -145,12 +158,15 @@ struct ShortlistInfo {
 /// later changes cannot reach the Model; it costs the file's size in resident memory. The C API and JNI
 /// default to false.
 struct LoadOptions {
-  uint64_t memory_budget_bytes = uint64_t{2} << 30;  // 2 GiB: half of a 4 GB device
-  bool map_file = true;
+  uint64_t memory_budget_bytes = uint64_t{2} << 30;  ///< 2 GiB: half of a 4 GB device
+  bool map_file = true;  ///< map the file (see above); false: read it into memory
 };
 
 struct ModelFactory;
 
+/// A verified, immutable .tern model: hyperparameters, generation defaults, limits, vocabularies, the weights
+/// (mapped or in memory) and, once the first Translator is made, their packed form. Shared by any number of
+/// threads and Translators (tern/translator.h) through shared_ptr.
 class TERN_API Model {
  public:
   /// Maps and verifies `path`. Errors: kIoError (cannot open/map, not a regular file), kInvalidModel (size,
@@ -168,13 +184,19 @@ class TERN_API Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
+  /// The path it was loaded from, or FromBytes' name.
   const std::string& name() const;
   /// Bytes of the .tern image.
   size_t file_bytes() const;
+  /// The file's format version (schema/README.md).
   uint32_t format_version() const;
+  /// The network's shape and special ids.
   const Hyperparameters& hparams() const;
+  /// Decoding defaults from generation_config.json.
   const GenerationDefaults& generation() const;
+  /// A Translator's default limits.
   const ArenaLimits& limits() const;
+  /// Where the file came from.
   const Provenance& provenance() const;
   /// Weight format of the first linear layer (encoder layer 0's attention). A file may mix formats
   /// (e.g. 4-bit feed-forward layers, int8 attention): provenance().weights names the layout.
@@ -182,6 +204,7 @@ class TERN_API Model {
 
   /// Piece of each token id; sizes equal source/target_vocab_size. Views into the model.
   const std::vector<std::string_view>& source_vocab() const;
+  /// The target side's pieces (see source_vocab()).
   const std::vector<std::string_view>& target_vocab() const;
   /// Apply transformers' clean_up_tokenization to detokenized text (tokenizer_config.json).
   bool clean_up_tokenization_spaces() const;
@@ -192,12 +215,14 @@ class TERN_API Model {
   ShortlistInfo shortlist() const;
   /// Source and target language from tokenizer_config.json at conversion ("en"; empty when unknown).
   std::string_view source_lang() const;
+  /// Target language from tokenizer_config.json ("de"; empty when unknown).
   std::string_view target_lang() const;
   /// The memory budget the model was loaded with (LoadOptions), bytes.
   uint64_t memory_budget_bytes() const;
 
   /// The model's internals (runtime/src/model/model_impl.h): for tern's own code only.
   struct Impl;
+  /// tern's own code only.
   const Impl& impl() const { return *impl_; }
 
  private:

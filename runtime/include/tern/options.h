@@ -12,8 +12,8 @@
 
 namespace tern {
 
-class LogitsProcessor;  // tern/logits_processor.h
-class Glossary;         // tern/glossary.h
+class LogitsProcessor;  ///< tern/logits_processor.h
+class Glossary;         ///< tern/glossary.h
 
 /// One generated token, as it is streamed to TranslateOptions::on_token.
 ///  - greedy search: every token of every sentence, as it is chosen (sentences of a batch interleave, each
@@ -25,56 +25,57 @@ class Glossary;         // tern/glossary.h
 /// `text` of one sentence equals its result's text (with split_sentences, the text of that sentence:
 /// the result joins the parts with the whitespace between them). Views are valid during the call only.
 struct TokenEvent {
-  size_t index = 0;       // the input (text or id list) the token belongs to, as results are indexed
-  size_t part = 0;        // its sentence within that text (split_sentences), else 0
-  size_t parts = 1;       // sentences in that text
-  uint32_t token = 0;     // the generated id (eos_id with the last event when the sentence ended with </s>)
-  std::string_view text;  // the text it adds (may be empty)
-  bool last = false;      // the sentence is complete: no more events for it
+  size_t index = 0;       ///< the input (text or id list) the token belongs to, as results are indexed
+  size_t part = 0;        ///< its sentence within that text (split_sentences), else 0
+  size_t parts = 1;       ///< sentences in that text
+  uint32_t token = 0;     ///< the generated id (eos_id with the last event when the sentence ended with `</s>`)
+  std::string_view text;  ///< the text it adds (may be empty)
+  bool last = false;      ///< the sentence is complete: no more events for it
 };
 /// Return true to go on, false to stop the call (it returns kCancelled).
 using TokenCallback = bool (*)(const TokenEvent& event, void* user_data);
 /// Checked before each decoder step; return true to stop the call (it returns kCancelled).
 using AbortCallback = bool (*)(void* user_data);
 
-/// Whose beam search rules a call follows (README "Conformance with transformers").
+/// Whose beam search rules a call follows (docs/conformance.md).
 enum class HfRules : uint8_t {
-  kTransformers5 = 5,  // GenerationMixin._beam_search of transformers 5.x (the default)
-  kTransformers4 = 4,  // BeamSearchScorer / BeamHypotheses of transformers 4.x
+  kTransformers5 = 5,  ///< GenerationMixin._beam_search of transformers 5.x (the default)
+  kTransformers4 = 4,  ///< BeamSearchScorer / BeamHypotheses of transformers 4.x
 };
 
-/// Markup in the texts Translate() is given (README "Markup").
+/// Markup in the texts Translate() is given (docs/translating.md "Markup").
 enum class Markup : uint8_t {
-  kNone = 0,         // plain text: '<' and '&' are text
-  kHtml = 1,         // inline HTML/XML: tags and character references are taken out, translated around, put
-                     // back by alignment; markup that is not well-formed fails its text alone
-  kHtmlLenient = 2,  // the same, not well-formed markup repaired as a browser would
+  kNone = 0,         ///< plain text: '<' and '&' are text
+  kHtml = 1,         ///< inline HTML/XML: tags and character references are taken out, translated around, put
+                     /// back by alignment; markup that is not well-formed fails its text alone
+  kHtmlLenient = 2,  ///< the same, not well-formed markup repaired as a browser would
 };
 
 /// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).
 struct TextSpan {
-  size_t begin = 0, end = 0;
+  size_t begin = 0;  ///< first byte
+  size_t end = 0;    ///< one past the last byte
 };
 
 /// A do-not-translate span the caller marks: bytes [span.begin, span.end) of texts[text].
 struct KeepSpan {
-  size_t text = 0;
-  TextSpan span;
+  size_t text = 0;  ///< index of the text in the call
+  TextSpan span;    ///< its bytes in that text
 };
 
 /// Per-call options. An empty optional means the file's default (GenerationDefaults).
 struct TranslateOptions {
-  std::optional<uint32_t> beam_size;       // 1 = greedy (argmax; Hugging Face greedy search semantics)
-  std::optional<float> length_penalty;     // beam: score = sum_logprob / generated_len ^ length_penalty
-  std::optional<uint32_t> max_length;      // generated tokens including </s> (like max_new_tokens)
-  std::optional<float> max_length_ratio;   // > 0: also at most ceil(ratio * source tokens) + 10; 0: off
-  uint32_t n_best = 1;                     // hypotheses returned per sentence (<= beam_size and <= max_n_best)
-  bool return_scores = true;               // fill Hypothesis::score and token_logprobs
+  std::optional<uint32_t> beam_size;       ///< 1 = greedy (argmax; Hugging Face greedy search semantics)
+  std::optional<float> length_penalty;     ///< beam: score = sum_logprob / generated_len ^ length_penalty
+  std::optional<uint32_t> max_length;      ///< generated tokens including `</s>` (like max_new_tokens)
+  std::optional<float> max_length_ratio;   ///< > 0: also at most ceil(ratio * source tokens) + 10; 0: off
+  uint32_t n_best = 1;                     ///< hypotheses returned per sentence (<= beam_size and <= max_n_best)
+  bool return_scores = true;               ///< fill Hypothesis::score and token_logprobs
   /// Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
-  /// cross-attention; README "Confidence and alignment").
+  /// cross-attention; docs/translating.md "Confidence and alignment").
   bool return_alignment = false;
   /// The decoder layer (0-based) whose cross-attention gives token_sources; empty: the model's default
-  /// (README "Confidence and alignment" says which and why). Beyond the decoder's layers: kInvalidArgument.
+  /// (docs/translating.md "Confidence and alignment" says which and why). Beyond the decoder's layers: kInvalidArgument.
   std::optional<uint32_t> alignment_layer;
   /// Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
   /// when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
@@ -96,11 +97,11 @@ struct TranslateOptions {
   /// in once a sentence is complete): that is kInvalidArgument. Translate() only.
   Markup markup = Markup::kNone;
   /// Terminology (tern/glossary.h): each occurrence of a glossary source term in a sentence makes its target
-  /// term a constraint the translation must contain (README "Terminology"). Not owned; must outlive the
+  /// term a constraint the translation must contain (docs/translating.md "Terminology"). Not owned; must outlive the
   /// call. A sentence with more than kMaxConstraints (16) occurrences or 256 target tokens of them fails
   /// alone (kResourceExhausted). With constraints a call scores the whole vocabulary (no shortlist).
   const Glossary* glossary = nullptr;
-  /// Do-not-translate spans of plain texts (README "Terminology"): with keep_placeholders, placeholders
+  /// Do-not-translate spans of plain texts (docs/translating.md "Terminology"): with keep_placeholders, placeholders
   /// ({0}, {name}, %s, %1$d), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
   /// lists what is found) come out of the text before translation and go back verbatim where the alignment
   /// places them; keep_spans adds the caller's own (sorted per text, not overlapping; a bad one fails its
@@ -108,18 +109,18 @@ struct TranslateOptions {
   /// kInvalidArgument). Turns alignment on; spans are then bytes of the input and output texts. Not with
   /// on_token. Translate() only.
   bool keep_placeholders = false;
-  Span<const KeepSpan> keep_spans;
+  Span<const KeepSpan> keep_spans;  ///< the caller's own do-not-translate spans (see keep_placeholders)
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;
   /// Streaming and cancellation (whisper.cpp's callbacks with user_data). Called on the translating
-  /// thread; a call they make into the same Translator returns kBusy (nothing deadlocks). A stopped call returns kCancelled and still fills
-  /// *results: sentences that finished have their results, the others the error kCancelled. Nothing is
-  /// allocated on the callback path.
+  /// thread; a call they make into the same Translator returns kBusy (nothing deadlocks). A stopped call
+  /// returns kCancelled and still fills *results: sentences that finished have their results, the others
+  /// the error kCancelled. Nothing is allocated on the callback path.
   TokenCallback on_token = nullptr;
-  void* on_token_user_data = nullptr;
-  AbortCallback abort = nullptr;
-  void* abort_user_data = nullptr;
+  void* on_token_user_data = nullptr;  ///< passed to on_token
+  AbortCallback abort = nullptr;       ///< checked before each decoder step
+  void* abort_user_data = nullptr;     ///< passed to abort
   /// The call's own logits processors (tern/logits_processor.h), applied in order after the file's rules
   /// to every hypothesis at every step. Not owned; they must outlive the call.
   Span<LogitsProcessor* const> logits_processors;

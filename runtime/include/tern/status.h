@@ -13,16 +13,16 @@ namespace tern {
 
 /// Error categories. Values are stable: the C API (tern.h, tern_status) uses the same numbers.
 enum class StatusCode : int {
-  kOk = 0,
-  kInvalidArgument = 1,   // a caller-supplied value is out of range (limits, options, input text)
-  kNotFound = 2,          // a file or a tensor that must exist does not
-  kIoError = 3,           // open/read/write/mmap/rename failed
-  kInvalidModel = 4,      // a .tern file or checkpoint failed a check (size, identifier, verifier, shapes)
-  kUnsupported = 5,       // a newer format version, an unknown activation, a config key tern cannot honour
-  kResourceExhausted = 6, // the input does not fit the arena limits, or memory could not be obtained
-  kInternal = 7,          // an XNNPACK or pthreadpool call failed
-  kBusy = 8,              // the Translator is already running a call in another thread (one call at a time)
-  kCancelled = 9,         // the caller's token or abort callback stopped the call
+  kOk = 0,                ///< success
+  kInvalidArgument = 1,   ///< a caller-supplied value is out of range (limits, options, input text)
+  kNotFound = 2,          ///< a file or a tensor that must exist does not
+  kIoError = 3,           ///< open/read/write/mmap/rename failed
+  kInvalidModel = 4,      ///< a .tern file or checkpoint failed a check (size, identifier, verifier, shapes)
+  kUnsupported = 5,       ///< a newer format version, an unknown activation, a config key tern cannot honour
+  kResourceExhausted = 6, ///< the input does not fit the arena limits, or memory could not be obtained
+  kInternal = 7,          ///< an XNNPACK or pthreadpool call failed
+  kBusy = 8,              ///< the Translator is running another call (another thread's, or this is its own callback)
+  kCancelled = 9,         ///< the caller's token or abort callback stopped the call
 };
 
 /// Outcome of an operation: ok, or a code with a one-line message. Ignoring a returned Status is a
@@ -30,11 +30,13 @@ enum class StatusCode : int {
 class [[nodiscard]] Status {
  public:
   Status() = default;
+  /// An error (or kOk) with its message.
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  /// Success.
   static Status Ok() { return Status(); }
 
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
+  bool ok() const { return code_ == StatusCode::kOk; }  ///< success
+  StatusCode code() const { return code_; }             ///< what kind of error
   /// One line, e.g. "model.tern: tensor 'decoder.layers.0.fc1.weight': shape [512, 256], expected [1024, 256]".
   const std::string& message() const { return message_; }
 
@@ -57,18 +59,20 @@ namespace internal {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  /// A value (implicit by design).
+  Result(T value) : value_(std::move(value)) {}  // NOLINT
+  /// An error (an ok Status here is itself an error: kInternal).
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) status_ = Status(StatusCode::kInternal, "Result constructed from an ok Status without a value");
   }
-  bool ok() const { return value_.has_value(); }
-  const Status& status() const { return status_; }
-  T& value() & { return Checked(); }
-  const T& value() const& { return const_cast<Result*>(this)->Checked(); }
-  T&& value() && { return std::move(Checked()); }
-  T* operator->() { return &Checked(); }
-  const T* operator->() const { return &const_cast<Result*>(this)->Checked(); }
-  T& operator*() { return Checked(); }
+  bool ok() const { return value_.has_value(); }                              ///< a value is held
+  const Status& status() const { return status_; }                            ///< why there is none (ok when there is)
+  T& value() & { return Checked(); }                                          ///< the value; aborts on an error
+  const T& value() const& { return const_cast<Result*>(this)->Checked(); }    ///< the value; aborts on an error
+  T&& value() && { return std::move(Checked()); }                             ///< the value; aborts on an error
+  T* operator->() { return &Checked(); }                                      ///< the value's members
+  const T* operator->() const { return &const_cast<Result*>(this)->Checked(); }  ///< the value's members
+  T& operator*() { return Checked(); }                                        ///< the value
 
  private:
   T& Checked() {

@@ -1,4 +1,4 @@
-/* tern C API: int8 Transformer translation (encoder-decoder, Marian semantics) on small devices.
+/** tern C API: int8 Transformer translation (encoder-decoder, Marian semantics) on small devices.
  *
  * An immutable model (tern_model, shareable by any number of translators and threads), per-session
  * translators (tern_translator: one arena, one thread pool; one call at a time: a call made while another
@@ -45,7 +45,7 @@
 extern "C" {
 #endif
 
-/* Same values as tern::StatusCode. */
+/** Same values as tern::StatusCode. */
 typedef enum tern_status_code {
   TERN_OK = 0,
   TERN_INVALID_ARGUMENT = 1,
@@ -55,14 +55,14 @@ typedef enum tern_status_code {
   TERN_UNSUPPORTED = 5,
   TERN_RESOURCE_EXHAUSTED = 6,
   TERN_INTERNAL = 7,
-  TERN_BUSY = 8, /* the translator is running a call in another thread */
+  TERN_BUSY = 8, /**< the translator is running a call in another thread */
   TERN_CANCELLED = 9 /* the token or abort callback stopped the call */
 } tern_status_code;
 
-/* A failure: code and a NUL-terminated one-line message (cut to fit). */
+/** A failure: code and a NUL-terminated one-line message (cut to fit). */
 typedef struct tern_error {
-  tern_status_code code;
-  char message[512];
+  tern_status_code code; /**< TERN_OK, or what kind of failure */
+  char message[512];     /**< what failed and where, NUL-terminated */
 } tern_error;
 
 typedef struct tern_model tern_model;
@@ -70,124 +70,124 @@ typedef struct tern_translator tern_translator;
 typedef struct tern_results tern_results;
 typedef struct tern_glossary tern_glossary;
 
-/* The library's version, e.g. "0.2.0" (tern/version.h: TERN_VERSION_STRING of the headers). */
+/** The library's version, e.g. "0.2.0" (tern/version.h: TERN_VERSION_STRING of the headers). */
 TERN_API const char* tern_version(void);
 
-/* Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
-/* Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
+/** Maps and verifies a .tern file. NULL on failure (err: TERN_IO_ERROR, TERN_INVALID_MODEL, TERN_UNSUPPORTED). */
+/** Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
 
-/* Load-time options (tern::LoadOptions): what the file may make tern allocate. */
+/** Load-time options (tern::LoadOptions): what the file may make tern allocate. */
 typedef struct tern_model_params {
-  uint64_t memory_budget_bytes; /* tables + packed weights + one translator's arena; default 2 GiB */
-  int map_file;                 /* 0 (default): read the file into memory, so an app update that rewrites
+  uint64_t memory_budget_bytes; /**< tables + packed weights + one translator's arena; default 2 GiB */
+  int map_file;                 /**< 0 (default): read the file into memory, so an app update that rewrites
                                    or truncates it cannot crash a running model; nonzero: map it (less
                                    memory; the file must then only be replaced by rename) */
 } tern_model_params;
 TERN_API tern_model_params tern_model_default_params(void);
-/* tern_model_load with params (NULL: the defaults). TERN_RESOURCE_EXHAUSTED when the file needs more. */
+/** tern_model_load with params (NULL: the defaults). TERN_RESOURCE_EXHAUSTED when the file needs more. */
 TERN_API tern_model* tern_model_load_with_params(const char* path, const tern_model_params* params, tern_error* err);
-/* Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
+/** Releases the caller's reference; translators created from it keep the model alive. NULL is allowed. */
 TERN_API void tern_model_free(tern_model* model);
-/* Target-language tokens of a multilingual model (">>por<<"): how many, and the i-th (NUL-terminated,
+/** Target-language tokens of a multilingual model (">>por<<"): how many, and the i-th (NUL-terminated,
  * valid while the model lives; NULL if i is out of range or model is NULL). */
 TERN_API size_t tern_model_language_count(const tern_model* model);
 TERN_API const char* tern_model_language(const tern_model* model, size_t i);
 
-/* Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
+/** Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
 typedef struct tern_translator_params {
-  uint32_t max_batch;          /* sentences per call */
-  uint32_t max_beam;           /* largest beam a call may use */
-  uint32_t max_n_best;         /* largest n-best a call may ask for (<= max_beam); default 1 */
-  uint32_t max_source_tokens;  /* per sentence, including </s> */
-  uint32_t max_target_tokens;  /* generated per sentence, including </s> */
-  uint32_t threads;            /* 1 = no worker threads */
+  uint32_t max_batch;          /**< sentences per call */
+  uint32_t max_beam;           /**< largest beam a call may use */
+  uint32_t max_n_best;         /**< largest n-best a call may ask for (<= max_beam); default 1 */
+  uint32_t max_source_tokens;  /**< per sentence, including `</s>` */
+  uint32_t max_target_tokens;  /**< generated per sentence, including `</s>` */
+  uint32_t threads;            /**< 1 = no worker threads */
 } tern_translator_params;
 
 TERN_API tern_translator_params tern_translator_default_params(void);
 
-/* Creates a session: plans and allocates its arena, packs the weights. NULL on failure. */
+/** Creates a session: plans and allocates its arena, packs the weights. NULL on failure. */
 TERN_API tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err);
 TERN_API void tern_translator_free(tern_translator* translator);
-/* Arena size in bytes. */
+/** Arena size in bytes. */
 TERN_API size_t tern_translator_arena_bytes(const tern_translator* translator);
 
-/* One streamed token (tern::TokenEvent): greedy search streams every token as it is chosen, beam search
+/** One streamed token (tern::TokenEvent): greedy search streams every token as it is chosen, beam search
  * a sentence's best hypothesis when it finishes. `text` (text_len bytes, not NUL-terminated, never NULL:
  * "" when text_len is 0; valid during the callback) is what the sentence's text gains: the concatenated texts of a sentence are its result. */
 typedef struct tern_token_event {
-  size_t index;       /* the input sentence (as results are indexed) */
-  size_t part;        /* its sentence within that text when texts are split, else 0 */
-  size_t parts;       /* sentences in that text */
-  uint32_t token;     /* the generated id */
-  const char* text;
-  size_t text_len;
-  int last;           /* nonzero: the sentence is complete */
+  size_t index;       /**< the input sentence (as results are indexed) */
+  size_t part;        /**< its sentence within that text when texts are split, else 0 */
+  size_t parts;       /**< sentences in that text */
+  uint32_t token;     /**< the generated id */
+  const char* text;   /**< what the sentence's text gains (text_len bytes, not NUL-terminated, never NULL) */
+  size_t text_len;    /**< bytes at text */
+  int last;           /**< nonzero: the sentence is complete */
 } tern_token_event;
-/* Return nonzero to go on, 0 to stop the call (it returns TERN_CANCELLED). */
+/** Return nonzero to go on, 0 to stop the call (it returns TERN_CANCELLED). */
 typedef int (*tern_token_callback)(const tern_token_event* event, void* user_data);
-/* Checked before each decoder step: return nonzero to stop the call (TERN_CANCELLED). */
+/** Checked before each decoder step: return nonzero to stop the call (TERN_CANCELLED). */
 typedef int (*tern_abort_callback)(void* user_data);
 
-/* One hypothesis' next-token scores at one step, as a per-call logits callback sees them
+/** One hypothesis' next-token scores at one step, as a per-call logits callback sees them
  * (tern::LogitsRow, tern/logits_processor.h). Pointers are valid during the callback only. */
 typedef struct tern_logits_row {
-  size_t input;              /* the input sentence (as results are indexed) */
-  size_t part;               /* its sentence within that text when texts are split, else 0 */
-  size_t hypothesis;         /* its beam slot, 0..beam-1 (0 in greedy search) */
-  size_t step;               /* the position being chosen: 0 = the first generated token */
-  const uint32_t* prefix;    /* the `step` tokens this hypothesis generated so far */
-  float* scores;             /* [n_columns], rewritten in place: log-probabilities (beam search) or logits
+  size_t input;              /**< the input sentence (as results are indexed) */
+  size_t part;               /**< its sentence within that text when texts are split, else 0 */
+  size_t hypothesis;         /**< its beam slot, 0..beam-1 (0 in greedy search) */
+  size_t step;               /**< the position being chosen: 0 = the first generated token */
+  const uint32_t* prefix;    /**< the `step` tokens this hypothesis generated so far */
+  float* scores;             /**< [n_columns], rewritten in place: log-probabilities (beam search) or logits
                                 (greedy search) after the file's rules; -INFINITY bans a token */
-  size_t n_columns;
-  const uint32_t* columns;   /* the token of each column; NULL: column k scores token k (whole vocabulary) */
-  const void* internal_;     /* for tern_logits_column */
+  size_t n_columns;          /**< scores in the row */
+  const uint32_t* columns;   /**< the token of each column; NULL: column k scores token k (whole vocabulary) */
+  const void* internal_;     /**< for tern_logits_column */
 } tern_logits_row;
-/* The column of target token `token` in row->scores, or -1 when the row has none for it (a shortlist
+/** The column of target token `token` in row->scores, or -1 when the row has none for it (a shortlist
  * without it, or a token outside the vocabulary). */
 TERN_API int64_t tern_logits_column(const tern_logits_row* row, uint32_t token);
-/* Called once per live hypothesis per step, after the file's rules, before the token is chosen; on the
+/** Called once per live hypothesis per step, after the file's rules, before the token is chosen; on the
  * translating thread, which it must not re-enter. */
 typedef void (*tern_logits_callback)(tern_logits_row* row, void* user_data);
 
-/* Per-call options; from tern_translate_default_params(). 0 in a count, NAN in a float = the file's default. */
+/** Per-call options; from tern_translate_default_params(). 0 in a count, NAN in a float = the file's default. */
 typedef struct tern_translate_params {
-  uint32_t beam_size;       /* 1 = greedy; 0 = the file's */
-  float length_penalty;     /* score = sum_logprob / generated_len ^ length_penalty; NAN = the file's */
-  int early_stopping;       /* beam search, as transformers' early_stopping: 0 false, 1 true, 2 "never";
+  uint32_t beam_size;       /**< 1 = greedy; 0 = the file's */
+  float length_penalty;     /**< score = sum_logprob / generated_len ^ length_penalty; NAN = the file's */
+  int early_stopping;       /**< beam search, as transformers' early_stopping: 0 false, 1 true, 2 "never";
                                -1 (default): the file's */
-  uint32_t hf_rules;        /* beam search by transformers 5.x's rules (5, the default) or 4.x's (4); 0 = 5 */
-  uint32_t max_length;      /* generated tokens including </s>; 0 = the file's */
-  float max_length_ratio;   /* > 0: also at most ceil(ratio * source tokens) + 10; 0: off; NAN: the file's */
-  uint32_t n_best;          /* hypotheses per sentence, default 1 */
-  int return_scores;        /* nonzero (default): fill scores and per-token log-probabilities */
-  int return_alignment;     /* nonzero: fill each token's source position (tern_result_token_sources) */
-  const char* target_lang;  /* multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
-  int split_sentences;      /* nonzero (default): split texts into sentences, join their translations */
-  int use_shortlist;        /* nonzero (default): a model with a lexical shortlist scores only its tokens */
-  int markup;               /* 0 (default): plain text; 1: inline HTML/XML, kept through translation (markup
+  uint32_t hf_rules;        /**< beam search by transformers 5.x's rules (5, the default) or 4.x's (4); 0 = 5 */
+  uint32_t max_length;      /**< generated tokens including `</s>`; 0 = the file's */
+  float max_length_ratio;   /**< > 0: also at most ceil(ratio * source tokens) + 10; 0: off; NAN: the file's */
+  uint32_t n_best;          /**< hypotheses per sentence, default 1 */
+  int return_scores;        /**< nonzero (default): fill scores and per-token log-probabilities */
+  int return_alignment;     /**< nonzero: fill each token's source position (tern_result_token_sources) */
+  const char* target_lang;  /**< multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
+  int split_sentences;      /**< nonzero (default): split texts into sentences, join their translations */
+  int use_shortlist;        /**< nonzero (default): a model with a lexical shortlist scores only its tokens */
+  int markup;               /**< 0 (default): plain text; 1: inline HTML/XML, kept through translation (markup
                                that is not well-formed fails its sentence); 2: the same, such markup repaired.
                                Turns alignment on; not with token_callback (TERN_INVALID_ARGUMENT) */
-  /* Streaming and cancellation (as whisper.h's callbacks): called on the translating thread, which they
-   * must not re-enter. A stopped call returns TERN_CANCELLED with results for the sentences that finished
+  /** Streaming and cancellation (as whisper.h's callbacks): called on the translating thread; a call they make
+   * into the same translator returns TERN_BUSY. A stopped call returns TERN_CANCELLED with results for the sentences that finished
    * (the others report "cancelled by the caller"). NULL: none. */
   tern_token_callback token_callback;
-  void* token_user_data;
-  tern_abort_callback abort_callback;
-  void* abort_user_data;
-  /* The call's own logits processor (tern_logits_row), after the file's rules. NULL: none. */
+  void* token_user_data;              /**< passed to token_callback */
+  tern_abort_callback abort_callback; /**< checked before each decoder step; nonzero stops the call */
+  void* abort_user_data;              /**< passed to abort_callback */
+  /** The call's own logits processor (tern_logits_row), after the file's rules. NULL: none. */
   tern_logits_callback logits_callback;
-  void* logits_user_data;
-  /* Terminology (README "Terminology"): each occurrence of a glossary source term comes out as its target
+  void* logits_user_data;             /**< passed to logits_callback */
+  /** Terminology (docs/translating.md "Terminology"): each occurrence of a glossary source term comes out as its target
    * term (constrained decoding; a sentence with more than 16 occurrences fails alone). NULL: none. */
   const tern_glossary* glossary;
-  int keep_placeholders;    /* nonzero: placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in
+  int keep_placeholders;    /**< nonzero: placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in
                                plain texts come out verbatim, placed by alignment (not with markup) */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
 
-/* Glossaries (tern/glossary.h) for a model, shared by any number of calls and threads. From a TSV file
+/** Glossaries (tern/glossary.h) for a model, shared by any number of calls and threads. From a TSV file
  * ("source term<TAB>target term" per line; '#' lines and empty lines skipped) or from n pairs of
  * NUL-terminated strings. case_insensitive nonzero: a source term also matches in lower case, capitalized
  * and in capitals. NULL on error (err says which line or entry, and why: an empty term, a duplicate source
@@ -197,16 +197,16 @@ TERN_API tern_glossary* tern_glossary_load(const tern_model* model, const char* 
 TERN_API tern_glossary* tern_glossary_create(const tern_model* model, const char* const* sources,
                                              const char* const* targets, size_t n, int case_insensitive, tern_error* err);
 TERN_API void tern_glossary_free(tern_glossary* glossary);
-/* Entries of a glossary (a pair given twice counts once); 0 for NULL. */
+/** Entries of a glossary (a pair given twice counts once); 0 for NULL. */
 TERN_API size_t tern_glossary_size(const tern_glossary* glossary);
 
-/* A result set: what one translate call returns, owned by the caller (tern_results_create), reused by
+/** A result set: what one translate call returns, owned by the caller (tern_results_create), reused by
  * every call it is passed to (its memory is kept from call to call) and released by tern_results_free.
  * NULL if memory is exhausted. tern_results_free(NULL) does nothing. */
 TERN_API tern_results* tern_results_create(void);
 TERN_API void tern_results_free(tern_results* results);
 
-/* Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text) into `results` (required;
+/** Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text) into `results` (required;
  * emptied first, so on any failure it holds no sentence). A failing sentence gets its own error (see
  * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options),
  * or TERN_CANCELLED (results are still readable), or TERN_BUSY (another thread's call is running on this
@@ -214,29 +214,29 @@ TERN_API void tern_results_free(tern_results* results);
 TERN_API tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
                                          const tern_translate_params* params, tern_results* results, tern_error* err);
 
-/* The same on token ids: sources[i] has lengths[i] ids and ends with </s>; results carry ids only. */
+/** The same on token ids: sources[i] has lengths[i] ids and ends with `</s>`; results carry ids only. */
 TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources,
                                              const size_t* lengths, size_t n, const tern_translate_params* params,
                                              tern_results* results, tern_error* err);
 
-/* Reading a result set (any thread; views stay valid until `results` is used again or freed). */
-/* Sentences in the set: the n of the call that filled it (0 after a failed call). */
+/** Reading a result set (any thread; views stay valid until `results` is used again or freed). */
+/** Sentences in the set: the n of the call that filled it (0 after a failed call). */
 TERN_API size_t tern_result_count(const tern_results* results);
-/* NULL if sentence i succeeded, else its NUL-terminated error message. */
+/** NULL if sentence i succeeded, else its NUL-terminated error message. */
 TERN_API const char* tern_result_error(const tern_results* results, size_t i);
-/* Status of sentence i: TERN_OK, or its error's code (TERN_CANCELLED for a sentence a callback stopped);
+/** Status of sentence i: TERN_OK, or its error's code (TERN_CANCELLED for a sentence a callback stopped);
  * TERN_INVALID_ARGUMENT when i is out of range. */
 TERN_API tern_status_code tern_result_code(const tern_results* results, size_t i);
-/* Hypotheses of sentence i (0 if it failed). */
+/** Hypotheses of sentence i (0 if it failed). */
 TERN_API size_t tern_result_hypotheses(const tern_results* results, size_t i);
-/* Text of hypothesis k of sentence i (UTF-8, NUL-terminated, *length bytes before the NUL), NULL if
+/** Text of hypothesis k of sentence i (UTF-8, NUL-terminated, *length bytes before the NUL), NULL if
  * absent. */
 TERN_API const char* tern_result_text(const tern_results* results, size_t i, size_t k, size_t* length);
-/* Ids of hypothesis k of sentence i (*count ids, no start token, no final </s>), NULL if absent. */
+/** Ids of hypothesis k of sentence i (*count ids, no start token, no final `</s>`), NULL if absent. */
 TERN_API const uint32_t* tern_result_ids(const tern_results* results, size_t i, size_t k, size_t* count);
-/* Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
+/** Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
 TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k);
-/* Per generated token of hypothesis k of sentence i, the final </s> included when it ended with one
+/** Per generated token of hypothesis k of sentence i, the final `</s>` included when it ended with one
  * (*count entries, the same for all three; NULL if absent): the token ids; each token's log-probability
  * after the logits processors (0s when return_scores was 0); the source token each aligns to (the
  * decoder's cross-attention, -1s unless return_alignment). */
@@ -244,24 +244,25 @@ TERN_API const uint32_t* tern_result_tokens(const tern_results* results, size_t 
 TERN_API const float* tern_result_token_logprobs(const tern_results* results, size_t i, size_t k, size_t* count);
 TERN_API const int32_t* tern_result_token_sources(const tern_results* results, size_t i, size_t k, size_t* count);
 
-/* A byte range [begin, end) of a UTF-8 text (tern::TextSpan). */
+/** A byte range [begin, end) of a UTF-8 text (tern::TextSpan). */
 typedef struct tern_text_span {
-  size_t begin, end;
+  size_t begin; /**< first byte */
+  size_t end;   /**< one past the last byte */
 } tern_text_span;
-/* Each token's bytes in the text of hypothesis k of sentence i (the same *count as tern_result_tokens; a
- * word-initial token without its space; </s> an empty span at the end). NULL if absent. */
+/** Each token's bytes in the text of hypothesis k of sentence i (the same *count as tern_result_tokens; a
+ * word-initial token without its space; `</s>` an empty span at the end). NULL if absent. */
 TERN_API const tern_text_span* tern_result_token_spans(const tern_results* results, size_t i, size_t k, size_t* count);
-/* The source tokens sentence i became (MarianTokenizer's ids, </s> last; what tern_result_token_sources
+/** The source tokens sentence i became (MarianTokenizer's ids, `</s>` last; what tern_result_token_sources
  * indexes) and each one's bytes in the input text (tern_translate; *count 0 for tern_translate_ids). NULL
  * if sentence i failed. */
 TERN_API const uint32_t* tern_result_source_ids(const tern_results* results, size_t i, size_t* count);
 TERN_API const tern_text_span* tern_result_source_spans(const tern_results* results, size_t i, size_t* count);
 
-/* Confidence (tern/confidence.h): the mean and the minimum token log-probability of hypothesis k of
+/** Confidence (tern/confidence.h): the mean and the minimum token log-probability of hypothesis k of
  * sentence i (either pointer may be NULL). Returns 1 when the hypothesis is low confidence by the default
  * threshold (mean below TERN_LOW_CONFIDENCE_SENTENCE), 0 when not, -1 when there is no such hypothesis.
  * A token is low confidence when its log-probability is below TERN_LOW_CONFIDENCE_TOKEN. Both thresholds
- * were chosen on Multi30k val for the bundled en-de model (README "Confidence and alignment"). */
+ * were chosen on Multi30k val for the bundled en-de model (docs/translating.md "Confidence and alignment"). */
 #define TERN_LOW_CONFIDENCE_TOKEN (-0.33f)
 #define TERN_LOW_CONFIDENCE_SENTENCE (-0.50f)
 TERN_API int tern_result_confidence(const tern_results* results, size_t i, size_t k, float* mean_logprob,

@@ -36,73 +36,82 @@ namespace tern {
 /// Creation-time limits. 0 means "the file's default" (ArenaLimits, GenerationDefaults) or, for
 /// threads, the number of performance cores cpuinfo reports (DefaultThreadCount()).
 struct TranslatorConfig {
-  uint32_t max_batch = 0;          // sentences per call
-  uint32_t max_beam = 0;           // largest beam size a call may ask for (default: file's beam_size)
-  uint32_t max_n_best = 1;         // largest n-best a call may ask for (<= max_beam)
-  uint32_t max_source_tokens = 0;  // per sentence, including </s>
-  uint32_t max_target_tokens = 0;  // generated per sentence, including </s>
-  uint32_t threads = 0;            // 1 = no worker threads; more than the CPU's logical processors
-                                   // (CpuDescription::processors) are clamped to them: see threads()
-  void* arena = nullptr;           // optional caller-owned arena (64-byte aligned, >= RequiredArenaBytes)
-  size_t arena_bytes = 0;
+  uint32_t max_batch = 0;          ///< sentences per call
+  uint32_t max_beam = 0;           ///< largest beam size a call may ask for (default: file's beam_size)
+  uint32_t max_n_best = 1;         ///< largest n-best a call may ask for (<= max_beam)
+  uint32_t max_source_tokens = 0;  ///< per sentence, including `</s>`
+  uint32_t max_target_tokens = 0;  ///< generated per sentence, including `</s>`
+  uint32_t threads = 0;            ///< 1 = no worker threads; more than the CPU's logical processors
+                                   /// (CpuDescription::processors) are clamped to them: see threads()
+  void* arena = nullptr;           ///< optional caller-owned arena (64-byte aligned, >= RequiredArenaBytes)
+  size_t arena_bytes = 0;          ///< bytes at `arena`
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
 struct Hypothesis {
-  std::string_view text;     // detokenized target text (empty for TranslateIds)
-  Span<const uint32_t> ids;  // generated ids, without the decoder start token and without the final </s>
-  float score = 0.f;         // beam: sum_logprob / generated_len ^ length_penalty; greedy: sum_logprob
-  /// Per generated token (the search's track, runtime/src/search/track.h), the final </s> included when the hypothesis
+  std::string_view text;     ///< detokenized target text (empty for TranslateIds)
+  Span<const uint32_t> ids;  ///< generated ids, without the decoder start token and without the final `</s>`
+  float score = 0.f;         ///< beam: sum_logprob / generated_len ^ length_penalty; greedy: sum_logprob
+  /// Per generated token (the search's track, runtime/src/search/track.h), the final `</s>` included when the hypothesis
   /// ended with one (so these hold ids.size() or ids.size() + 1 entries, in order):
-  Span<const uint32_t> tokens;        // the token ids
-  Span<const float> token_logprobs;   // its log-probability after the logits processors (transformers'
-                                      // compute_transition_scores(normalize_logits=True)); 0s without scores
-  Span<const int32_t> token_sources;  // the source token it aligns to (TranslateOptions::return_alignment): an
-                                      // index into TranslationResult::source_ids; -1 when not asked
-  Span<const TextSpan> token_spans;   // Translate: its bytes in `text` (a word-initial piece without its space;
-                                      // </s>: empty at the end); empty for TranslateIds
+  Span<const uint32_t> tokens;        ///< the token ids
+  Span<const float> token_logprobs;   ///< its log-probability after the logits processors (transformers'
+                                      /// compute_transition_scores(normalize_logits=True)); 0s without scores
+  Span<const int32_t> token_sources;  ///< the source token it aligns to (TranslateOptions::return_alignment): an
+                                      /// index into TranslationResult::source_ids; -1 when not asked
+  Span<const TextSpan> token_spans;   ///< Translate: its bytes in `text` (a word-initial piece without its space;
+                                      /// `</s>`: empty at the end); empty for TranslateIds
 };
 
 /// The outcome for one input sentence: n hypotheses (best first), or an error for that sentence alone.
 struct TranslationResult {
-  StatusCode error = StatusCode::kOk;
-  std::string_view error_message;  // e.g. "301 source tokens exceed max_source_tokens 256" (the result's index says which sentence)
-  Span<const Hypothesis> hypotheses;
-  /// The source tokens the input became (Translate: MarianTokenizer's ids, </s> last; a split text: its
+  StatusCode error = StatusCode::kOk;  ///< kOk, or why this sentence failed
+  std::string_view error_message;  ///< e.g. "301 source tokens exceed max_source_tokens 256" (the result's index says which sentence)
+  Span<const Hypothesis> hypotheses;  ///< n_best hypotheses, best first (none when it failed)
+  /// The source tokens the input became (Translate: MarianTokenizer's ids, `</s>` last; a split text: its
   /// sentences' in turn; TranslateIds: the ids given) and, for Translate, each one's bytes in the input text
   /// (empty for TranslateIds). Empty when the input failed before it was tokenized.
   Span<const uint32_t> source_ids;
-  Span<const TextSpan> source_spans;
-  bool ok() const { return error == StatusCode::kOk; }
-  const Hypothesis& best() const { return hypotheses[0]; }
+  Span<const TextSpan> source_spans;  ///< each source id's bytes in the input text (Translate)
+  bool ok() const { return error == StatusCode::kOk; }  ///< the sentence was translated
+  const Hypothesis& best() const { return hypotheses[0]; }  ///< the first hypothesis (requires ok())
 };
 
 /// Time spent in each part of decoding, for `tern translate --profile` (milliseconds, summed over calls).
 struct Profile {
-  double encoder_ms = 0, cross_kv_ms = 0, decoder_linear_ms = 0, self_attention_ms = 0, cross_attention_ms = 0,
-         output_projection_ms = 0, softmax_topk_ms = 0, beam_bookkeeping_ms = 0, other_ms = 0;
-  uint64_t decoder_steps = 0;       // decoder invocations (one per generated position)
-  uint64_t generated_tokens = 0;    // tokens emitted in results
-  uint64_t weight_bytes_read = 0;   // weights the decoder steps read (their linear layers and the output
-                                    // layer's rows: a shortlist's rows only; 4-bit data as stored), bytes
-  uint64_t output_columns = 0;      // logits columns computed per decoder step, summed (target vocab, or
-                                    // the shortlist's size): / decoder_steps = the mean shortlist size
-  uint64_t single_thread_steps = 0; // decoder steps run on the calling thread alone although the Translator
-                                    // has worker threads: the pool was measured slower (a busy CPU)
+  double encoder_ms = 0;            ///< the encoder
+  double cross_kv_ms = 0;           ///< cross-attention K/V of each source (once per sentence)
+  double decoder_linear_ms = 0;     ///< the decoder's linear layers
+  double self_attention_ms = 0;     ///< self-attention over the KV cache
+  double cross_attention_ms = 0;    ///< cross-attention
+  double output_projection_ms = 0;  ///< the output layer (logits)
+  double softmax_topk_ms = 0;       ///< log-softmax, logits processors, top-k / argmax
+  double beam_bookkeeping_ms = 0;   ///< beam reordering and finished hypotheses
+  double other_ms = 0;              ///< embeddings and the rest
+  uint64_t decoder_steps = 0;       ///< decoder invocations (one per generated position)
+  uint64_t generated_tokens = 0;    ///< tokens emitted in results
+  uint64_t weight_bytes_read = 0;   ///< weights the decoder steps read (their linear layers and the output
+                                    /// layer's rows: a shortlist's rows only; 4-bit data as stored), bytes
+  uint64_t output_columns = 0;      ///< logits columns computed per decoder step, summed (target vocab, or
+                                    /// the shortlist's size): / decoder_steps = the mean shortlist size
+  uint64_t single_thread_steps = 0; ///< decoder steps run on the calling thread alone although the Translator
+                                    /// has worker threads: the pool was measured slower (a busy CPU)
 };
 
 /// One buffer of a Translator's arena plan (`tern inspect` prints them).
 struct ArenaBufferInfo {
-  std::string name;        // e.g. "decoder.self_k (KV cache)"
-  size_t bytes = 0;        // rounded up to 64
-  size_t offset = 0;       // from the arena start; buffers that are never live together may overlap
-  std::string lifetime;    // phases it is live in: "encoder", "encoder..decoder", ...
+  std::string name;        ///< e.g. "decoder.self_k (KV cache)"
+  size_t bytes = 0;        ///< rounded up to 64
+  size_t offset = 0;       ///< from the arena start; buffers that are never live together may overlap
+  std::string lifetime;    ///< phases it is live in: "encoder", "encoder..decoder", ...
 };
 
 /// Threads to use by default: on a big.LITTLE SoC the cores outside its slowest cluster (cpuinfo's
 /// cluster frequencies), all cores elsewhere; 1 if cpuinfo cannot tell.
 TERN_API uint32_t DefaultThreadCount();
 
+/// One translation session on a Model (see the top of this file): an arena, XNNPACK operators and a thread
+/// pool. One call at a time; several Translators may share a Model.
 class TERN_API Translator {
  public:
   /// Creates a session: validates `config` against the model (errors: kInvalidArgument for threads
@@ -124,7 +133,7 @@ class TERN_API Translator {
   /// several sentences is split, its sentences translated in the same batches as every other sentence
   /// of the call (chunks of max_batch) and joined with the whitespace between them (runtime/src/session/paragraphs.h). Each
   /// sentence is tokenized as MarianTokenizer does (runtime/src/text/tokenizer.h: a leading ">>xxx<<" code, SentencePiece,
-  /// the stored vocabulary, </s> appended). `*results` receives one TranslationResult per input text, in
+  /// the stored vocabulary, `</s>` appended). `*results` receives one TranslationResult per input text, in
   /// input order. A text that fails (invalid UTF-8, a NUL byte, a sentence of more than
   /// max_source_tokens tokens: it is not cut) gets its own error; the others are translated. An empty or
   /// whitespace-only text gives an empty translation (score 0) without running the model. Returns an
@@ -137,7 +146,7 @@ class TERN_API Translator {
   /// True when this build splits texts into sentences (it has ICU); false: every text is one sentence.
   bool splits_sentences() const;
 
-  /// The same on token ids: each source is taken as given (the caller includes </s>); results carry ids
+  /// The same on token ids: each source is taken as given (the caller includes `</s>`); results carry ids
   /// only. No heap allocation.
   Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                       Span<const TranslationResult>* results);
@@ -151,19 +160,24 @@ class TERN_API Translator {
 
   /// Arena size in bytes, and what it would be without lifetime sharing.
   size_t arena_bytes() const;
+  /// What the arena would need without lifetime sharing, bytes.
   size_t arena_unshared_bytes() const;
   /// Threads in use: config.threads (or the default), at most the CPU's logical processors. A caller that
   /// asked for more can compare and warn (the CLI does).
   uint32_t threads() const;
   /// Texts per call, as resolved at creation (config.max_batch, or the file's default).
   uint32_t max_batch() const;
+  /// The config it was created with.
   const TranslatorConfig& config() const;
+  /// The model it translates with.
   const Model& model() const;
 
   /// Accumulated profile since creation (or ResetProfile). The times are collected only if
   /// EnableProfile(true); the counts (steps, tokens, weight bytes read, logits columns) always.
   void EnableProfile(bool on);
+  /// The profile so far (see EnableProfile).
   const Profile& profile() const;
+  /// Zeroes the profile.
   void ResetProfile();
 
   struct Impl;

@@ -1,4 +1,4 @@
-// Per-op dumps for finding where two CPUs' values part (README "Identical int8 output on every CPU"). With
+// Per-op dumps for finding where two CPUs' values part (docs/design.md "Identical int8 output on every CPU"). With
 // TERN_DUMP_OPS=FILE in the environment when a Translator is created, every op of the network appends its
 // output to FILE, in execution order: each linear layer's row-quantized input (qd8 values and the per-row
 // zero point and scale) and its f32 output, each LayerNorm, activation, residual sum, and the logits.

@@ -49,7 +49,7 @@ uint64_t QuantInputBytes(uint64_t rows, uint64_t cols);
 uint64_t QuantParamsCount(uint64_t rows);
 
 /// One row's quantization (qd8: int8 with one scale and zero point per row). tern computes it itself, in
-/// one specified way on every CPU (runtime/src/nn/row_quantizer.cc, README "Identical int8 output on
+/// one specified way on every CPU (runtime/src/nn/row_quantizer.cc, docs/design.md "Identical int8 output on
 /// every CPU"): XNNPACK's xnn_f32_qd8_asymmetric_quantization_params for the parameters, then
 /// q = clamp(round_half_even(x * inv_scale), -128 - zero_point, 127 - zero_point) + zero_point, in plain IEEE
 /// operations (no fused multiply-add; rounding by adding and subtracting 1.5 * 2^23).

@@ -52,7 +52,7 @@ public final class Translator implements AutoCloseable {
     public String markup = null;
     /**
      * Placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in plain sentences come out
-     * verbatim, placed by alignment (README "Terminology"). Not with markup or a TokenListener.
+     * verbatim, placed by alignment (docs/translating.md "Terminology"). Not with markup or a TokenListener.
      */
     public boolean keepPlaceholders = false;
     /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
@@ -234,7 +234,7 @@ public final class Translator implements AutoCloseable {
   }
 
   /**
-   * Terminology (README "Terminology"): from now on, each occurrence of sources[i] in a sentence (a whole
+   * Terminology (docs/translating.md "Terminology"): from now on, each occurrence of sources[i] in a sentence (a whole
    * word or words) comes out as targets[i], once per occurrence (constrained decoding). Null or empty
    * arrays remove the glossary. Waits for a call in progress. A bad entry (empty, the same source with
    * another target, a target the model's vocabulary cannot spell) throws, naming it; the old glossary
