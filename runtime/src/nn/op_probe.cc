@@ -12,7 +12,10 @@ namespace {
 
 // A file the probe may append to: new, empty, or a dump already (its first line a record header "<op>
 // <name> <f32|i8|i32f32> <count>"). Anything else may be one of tern's inputs (a model, a text): refused.
+// The read position of an "a+" stream is implementation-defined (C11 7.21.5.3): glibc starts at the
+// beginning, bionic at the end (which read every file as empty and appended a dump to a text), so rewind.
 bool IsDumpOrEmpty(std::FILE* f) {
+  std::rewind(f);
   char head[256] = {};
   const size_t n = std::fread(head, 1, sizeof(head) - 1, f);
   if (n == 0) return true;
