@@ -5,6 +5,7 @@
 //   xnnpack-repack   the shortlist's rows copied and packed into a new XNNPACK operator on every call
 //                    (what a per-batch shortlist costs with XNNPACK: it needs weights packed ahead)
 //   gathered-<isa>   tern's gathered kernel over the shortlist's rows (every ISA this CPU runs)
+//   own-gemm-<isa>   tern's int8 GEMM over every row (kernels/int8_gemm.h; CPUs without int8 dot products)
 // Shortlists are K tokens drawn at random (ascending), the same for every call, like the steps of one
 // batch. The weights are rotated among --copies copies so that each call streams its rows from memory
 // unless the shortlist's rows stay cached (as in real decoding, where the other layers' weights stream
@@ -22,6 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kernels/gathered_kernels.h"
+#include "kernels/int8_gemm.h"
 #include "nn/gathered_projection.h"
 #include "nn/linear.h"
 #include "tern/cpu.h"
@@ -104,7 +106,7 @@ int main(int argc, char** argv) {
   for (size_t c = 0; c < copies; ++c) {
     const tern::TensorView* wv = &w[c].view;
     const tern::TensorView* bias = nullptr;
-    auto p = tern::PackLinear(&wv, &bias, 1);
+    auto p = tern::PackLinear(&wv, &bias, 1, tern::LinearBackends::kBoth);
     if (!p.ok()) return Fail(p.status());
     packed.push_back(std::move(p.value()));
     auto g = tern::GatheredProjection::Prepare(w[c].view, nullptr);
@@ -160,14 +162,21 @@ int main(int argc, char** argv) {
       tern::Status err = tern::Status::Ok();
       const double full_bytes = static_cast<double>(V) * (d + 4);
       const double ms_full = time([&](size_t c) {
-        auto s = linears[c].Run(x.data(), q, rows, logits.data(), pool.get());
+        auto s = linears[c].RunXnnpack(x.data(), q, rows, logits.data(), pool.get());
         if (!s.ok()) err = s;
       });
       if (!err.ok()) return Fail(err);
       report("xnnpack-full", rows, K, ms_full, full_bytes);
+      if (K == V && packed[0].own.available()) {  // tern's own int8 GEMM over every row (nn/own_int8.h)
+        const double ms_own = time([&](size_t c) {
+          auto s = linears[c].Run(x.data(), q, rows, logits.data(), pool.get());
+          if (!s.ok()) err = s;
+        });
+        report((std::string("own-gemm-") + tern::Int8GemmFor(tern::ActiveIsa()).isa).c_str(), rows, K, ms_own, full_bytes);
+      }
       if (K < V) {
         const double ms_compact = time([&](size_t c) {
-          auto s = linears[c].Run(x.data(), q, rows, logits.data(), pool.get());
+          auto s = linears[c].RunXnnpack(x.data(), q, rows, logits.data(), pool.get());
           if (!s.ok()) err = s;
           tern::CompactColumns(logits.data(), rows, V, tokens.data(), K);
         });
@@ -188,7 +197,7 @@ int main(int argc, char** argv) {
           v.scales = scales_k.data();
           const tern::TensorView* wv = &v;
           const tern::TensorView* bias = nullptr;
-          auto p = tern::PackLinear(&wv, &bias, 1);
+          auto p = tern::PackLinear(&wv, &bias, 1, tern::LinearBackends::kBoth);
           if (!p.ok()) {
             err = p.status();
             return;
@@ -198,7 +207,7 @@ int main(int argc, char** argv) {
             err = l.status();
             return;
           }
-          auto s = l.value().Run(x.data(), q, rows, logits.data(), pool.get());
+          auto s = l.value().RunXnnpack(x.data(), q, rows, logits.data(), pool.get());
           if (!s.ok()) err = s;
         });
         if (!err.ok()) return Fail(err);

@@ -7,7 +7,7 @@
 // the figures are then totals over all of them, and peak RSS shows what N sessions cost. Also: weight
 // bytes the decoder read per generated token and the mean logits columns per step (the shortlist size).
 //   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N] [--translators N]
-//              [--max-length 128] [--no-shortlist]
+//              [--max-length 128] [--no-shortlist] [--profile]
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -36,13 +36,14 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limit);
   app.add_option("--max-length", max_length);
   app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
-  bool no_shortlist = false, scores = false, alignment = false, glossary_ignore_case = false;
+  bool no_shortlist = false, scores = false, alignment = false, glossary_ignore_case = false, profile = false;
   std::string glossary_path;
   app.add_option("--glossary", glossary_path, "TSV glossary: translate with its terms as constraints");
   app.add_flag("--glossary-ignore-case", glossary_ignore_case, "--glossary: source terms match in any case");
   app.add_flag("--scores", scores, "return per-token log-probabilities and the sentence score");
   app.add_flag("--alignment", alignment, "return each token's source alignment (cross-attention)");
   app.add_flag("--no-shortlist", no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
+  app.add_flag("--profile", profile, "time each part of decoding (profile_ms in the JSON: Translator::profile)");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<std::string> lines;
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   for (uint32_t k = 0; k < translators; ++k) {
     auto tr = tern::Translator::Create(model.value(), cfg);
     if (!tr.ok()) return std::cerr << "tern-bench: " << tr.status().message() << "\n", 2;
+    tr.value()->EnableProfile(profile);
     trs.push_back(std::move(tr.value()));
   }
   const auto t2 = Clock::now();
@@ -162,6 +164,20 @@ int main(int argc, char** argv) {
   j["decoder_steps"] = steps;
   j["weight_bytes_per_token"] = tokens ? static_cast<double>(weight_bytes) / tokens : 0.0;
   j["mean_output_columns"] = steps ? static_cast<double>(columns) / steps : 0.0;
+  if (profile) {  // summed over the Translators, ms
+    tern::Profile p;
+    for (const auto& tr : trs) {
+      const tern::Profile& q = tr->profile();
+      p.encoder_ms += q.encoder_ms, p.cross_kv_ms += q.cross_kv_ms, p.decoder_linear_ms += q.decoder_linear_ms;
+      p.self_attention_ms += q.self_attention_ms, p.cross_attention_ms += q.cross_attention_ms;
+      p.output_projection_ms += q.output_projection_ms, p.softmax_topk_ms += q.softmax_topk_ms;
+      p.beam_bookkeeping_ms += q.beam_bookkeeping_ms, p.other_ms += q.other_ms;
+    }
+    j["profile_ms"] = {{"encoder", p.encoder_ms}, {"cross_kv", p.cross_kv_ms}, {"decoder_linear", p.decoder_linear_ms},
+                       {"self_attention", p.self_attention_ms}, {"cross_attention", p.cross_attention_ms},
+                       {"output_projection", p.output_projection_ms}, {"softmax_topk", p.softmax_topk_ms},
+                       {"beam_bookkeeping", p.beam_bookkeeping_ms}, {"other", p.other_ms}};
+  }
   std::cout << j.dump() << "\n";
   return 0;
 }

@@ -63,7 +63,7 @@ TEST_CASE("XNNPACK's fully-connected kernels on this core match a float referenc
     bv.bytes = out * 4;
     const TensorView* wp = &wv;
     const TensorView* bp = &bv;
-    auto packed = PackLinear(&wp, &bp, 1);
+    auto packed = PackLinear(&wp, &bp, 1, LinearBackends::kBoth);
     REQUIRE_MESSAGE(packed.ok(), packed.status().message());
     auto linear = Linear::Bind(packed.value());
     REQUIRE(linear.ok());
@@ -75,10 +75,11 @@ TEST_CASE("XNNPACK's fully-connected kernels on this core match a float referenc
       CAPTURE(rows);
       std::vector<int8_t> q(QuantInputBytes(rows, in));
       std::vector<xnn_quantization_params> qp(rows + 16);
-      const QuantScratch scratch{q.data(), qp.data()};
+      std::vector<int32_t> sums(QuantChunkSumsCount(rows, in));
+      const QuantScratch scratch{q.data(), qp.data(), sums.data()};
       if (linear.value().quantized()) REQUIRE(quantizer.value().Run(x.data(), rows, in, scratch, nullptr).ok());
       std::vector<float> y(rows * out);
-      REQUIRE(linear.value().Run(x.data(), scratch, rows, y.data(), nullptr).ok());
+      REQUIRE(linear.value().RunXnnpack(x.data(), scratch, rows, y.data(), nullptr).ok());  // XNNPACK's kernel for the core
       float worst = 0.f;
       for (size_t r = 0; r < rows; ++r)
         for (size_t o = 0; o < out; ++o) {

@@ -100,13 +100,16 @@ TEST_CASE("gathered int8 projection: every ISA kernel equals the portable one bi
           std::vector<float> want(rows * stride, -7.f);
           kernels[0].fn(c.q.data(), c.qp.data(), rows, d, c.w.data(), c.scales.data(), c.sums.data(), bias, tokens.data(),
                         K, want.data(), stride);
-          for (size_t i = 1; i < n; ++i) {
-            std::vector<float> got(rows * stride, -7.f);
-            kernels[i].fn(c.q.data(), c.qp.data(), rows, d, c.w.data(), c.scales.data(), c.sums.data(), bias,
-                          tokens.data(), K, got.data(), stride);
-            CHECK_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
-                          std::string(kernels[i].isa) << " d=" << d << " rows=" << rows << " K=" << K << " bias=" << with_bias);
-          }
+          for (size_t i = 1; i < n; ++i)
+            for (GatheredInt8Fn fn : {kernels[i].fn, kernels[i].fn_127}) {  // (weights in [-127, 127] here)
+              if (!fn) continue;
+              std::vector<float> got(rows * stride, -7.f);
+              fn(c.q.data(), c.qp.data(), rows, d, c.w.data(), c.scales.data(), c.sums.data(), bias, tokens.data(), K,
+                 got.data(), stride);
+              CHECK_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                            std::string(kernels[i].isa) << (fn == kernels[i].fn_127 ? " [-127, 127]" : "") << " d=" << d
+                                                        << " rows=" << rows << " K=" << K << " bias=" << with_bias);
+            }
         }
 }
 

@@ -91,9 +91,9 @@ TEST_CASE("int4 round trip: what the converter stores reads back within half a s
   }
 }
 
-TEST_CASE("int4 linear layers: XNNPACK's qc4w and qb4w operators equal the dequantized weights times the qd8 input") {
+TEST_CASE("int4 linear layers: XNNPACK's qc4w and qb4w operators and tern's own equal the dequantized weights times the qd8 input") {
   REQUIRE(InitXnnpack().ok());
-  const size_t out = 48, in = 64, rows = 3;
+  const size_t out = 48, in = 64, rows = 9;
   const std::vector<float> w = RandomMatrix(out, in, 11);
   std::vector<float> bias(out);
   for (size_t i = 0; i < out; ++i) bias[i] = 0.1f * static_cast<float>(i % 5);
@@ -111,7 +111,8 @@ TEST_CASE("int4 linear layers: XNNPACK's qc4w and qb4w operators equal the dequa
   REQUIRE(quantizer.ok());
   std::vector<int8_t> qx(QuantInputBytes(rows, in));
   std::vector<xnn_quantization_params> qp(rows + 16);
-  const QuantScratch scratch{qx.data(), qp.data()};
+  std::vector<int32_t> sums(QuantChunkSumsCount(rows, in));
+  const QuantScratch scratch{qx.data(), qp.data(), sums.data()};
   REQUIRE(quantizer.value().Run(x.data(), rows, in, scratch, nullptr).ok());
 
   for (DType t : {DType::kQc4w, DType::kQb4w}) {
@@ -123,20 +124,25 @@ TEST_CASE("int4 linear layers: XNNPACK's qc4w and qb4w operators equal the dequa
     const TensorView wv = View(t, out, in, data, scale_bytes.data(), block);
     const TensorView* wp = &wv;
     const TensorView* bp = &bv;
-    auto packed = PackLinear(&wp, &bp, 1);
+    auto packed = PackLinear(&wp, &bp, 1, LinearBackends::kBoth);
     REQUIRE_MESSAGE(packed.ok(), packed.status().message());
     auto linear = Linear::Bind(packed.value());
     REQUIRE(linear.ok());
-    std::vector<float> y(rows * out);
-    REQUIRE(linear.value().Run(x.data(), scratch, rows, y.data(), nullptr).ok());
-    const std::vector<float> wd = Dequantized(wv);
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t o = 0; o < out; ++o) {
-        double want = bias[o];
-        for (size_t i = 0; i < in; ++i)
-          want += double(wd[o * in + i]) * (double(qx[r * in + i]) - qp[r].zero_point) * qp[r].scale;
-        CHECK_MESSAGE(std::fabs(y[r * out + o] - want) <= 1e-4 * std::max(1.0, std::fabs(want)), "row " << r << " out " << o);
-      }
+    // XNNPACK's operator, and Run (tern's own 4-bit GEMM for qc4w on AVX2 without VNNI: kBoth makes it).
+    for (bool xnnpack : {true, false}) {
+      CAPTURE(xnnpack);
+      std::vector<float> y(rows * out);
+      REQUIRE((xnnpack ? linear.value().RunXnnpack(x.data(), scratch, rows, y.data(), nullptr)
+                       : linear.value().Run(x.data(), scratch, rows, y.data(), nullptr)).ok());
+      const std::vector<float> wd = Dequantized(wv);
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t o = 0; o < out; ++o) {
+          double want = bias[o];
+          for (size_t i = 0; i < in; ++i)
+            want += double(wd[o * in + i]) * (double(qx[r * in + i]) - qp[r].zero_point) * qp[r].scale;
+          CHECK_MESSAGE(std::fabs(y[r * out + o] - want) <= 1e-4 * std::max(1.0, std::fabs(want)), "row " << r << " out " << o);
+        }
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "translate_cmd.h"
 
 #include "cli_io.h"
+#include "kernels/int8_gemm.h"
 #include "kernels/isa.h"
 #include "profile_report.h"
 #include "result_writer.h"
@@ -86,7 +87,7 @@ int RunTranslate(const TranslateArgs& args) {
   if (args.verbose) {
     std::cerr << "tern: version " << Version() << "\n"
               << "tern: cpu: " << CpuSummary() << "\n"
-              << "tern: own kernels: " << IsaSummary() << "\n"
+              << "tern: own kernels: " << IsaSummary() << "; int8 linear layers: " << Int8GemmSummary() << "\n"
               << "tern: model: " << args.model << " (" << DTypeName(model.value()->weight_dtype()) << ", "
               << model.value()->file_bytes() / 1048576.0 << " MiB), loaded in " << load_ms << " ms\n"
               << "tern: threads " << t.threads() << ", arena " << t.arena_bytes() << " bytes ("

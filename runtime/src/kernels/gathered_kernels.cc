@@ -6,7 +6,7 @@ namespace tern {
 
 TERN_GATHERED_KERNEL(GatheredInt8PortableFn) {
   for (size_t k = 0; k < K; ++k) {
-    const uint32_t t = tokens[k];
+    const uint32_t t = tokens ? tokens[k] : static_cast<uint32_t>(k);
     const int8_t* wr = w + size_t{t} * d;
     for (size_t r = 0; r < rows; ++r) {
       const int8_t* x = q + r * d;
@@ -20,7 +20,7 @@ TERN_GATHERED_KERNEL(GatheredInt8PortableFn) {
 GatheredInt8Kernel GatheredInt8For(Isa isa) {
   switch (isa) {
 #if TERN_GATHERED_X86
-    case Isa::kAvx2: return {"avx2", GatheredInt8Avx2};
+    case Isa::kAvx2: return {"avx2", GatheredInt8Avx2, GatheredInt8Avx2Sign};
     case Isa::kAvx512Vnni: return {"avx512vnni", GatheredInt8Avx512Vnni};
 #endif
 #if TERN_GATHERED_NEONDOT

@@ -22,7 +22,8 @@
 namespace tern {
 
 /// The int8 gathered projection: q [rows, d] the row-quantized input with its params; w [V, d] int8
-/// rows with f32 scales and int32 row sums; bias [V] or nullptr; tokens [K] < V; out [rows, K] with rows
+/// rows with f32 scales and int32 row sums; bias [V] or nullptr; tokens [K] < V, or nullptr for rows 0..K-1
+/// in order (a dense GEMM: tern's own int8 linear layers, nn/own_int8.h); out [rows, K] with rows
 /// out_stride floats apart. d <= 8192 (the int32 sums cannot overflow).
 using GatheredInt8Fn = void (*)(const int8_t* q, const xnn_quantization_params* qp, size_t rows, size_t d,
                                 const int8_t* w, const float* w_scales, const int32_t* row_sums, const float* bias,
@@ -31,6 +32,9 @@ using GatheredInt8Fn = void (*)(const int8_t* q, const xnn_quantization_params* 
 struct GatheredInt8Kernel {
   const char* isa;  // "portable", "avx2", "avx512vnni", "neon", "neondot"
   GatheredInt8Fn fn;
+  GatheredInt8Fn fn_127 = nullptr;  // the same sums, faster, for weights in [-127, 127] only (nullptr: use fn)
+  /// The kernel for weights whose every value is in [-127, 127] (`in_127`) or not.
+  GatheredInt8Fn For(bool in_127) const { return in_127 && fn_127 ? fn_127 : fn; }
 };
 
 /// The kernel of ISA level `isa` (a level this CPU runs: AvailableIsas).

@@ -24,16 +24,19 @@ inline float GatheredOutput(int32_t acc, float x_scale, float w_scale, float bia
 
 constexpr size_t kNR = 4;  // tokens per register tile (every ISA kernel)
 
-/// The token tile at k of tokens[0..K): its tokens t[kNR] (a short last tile repeats its last token) and
-/// their weight rows wr[kNR]; the rows of the tile two ahead are prefetched, one cache line at a time.
-/// Returns the tile's real token count.
+/// The token tile at k of tokens[0..K) (tokens nullptr: token k is k, every row in order): its tokens t[kNR]
+/// (a short last tile repeats its last token) and their weight rows wr[kNR]; the rows of the tile two ahead
+/// are prefetched, one cache line at a time. Returns the tile's real token count.
 inline size_t TokenTile(const uint32_t* tokens, size_t k, size_t K, const int8_t* w, size_t d, uint32_t* t,
                         const int8_t** wr) {
   const size_t n = K - k < kNR ? K - k : kNR;
-  for (size_t i = 0; i < kNR; ++i) t[i] = tokens[k + (i < n ? i : n - 1)];
+  for (size_t i = 0; i < kNR; ++i) {
+    const size_t at = k + (i < n ? i : n - 1);
+    t[i] = tokens ? tokens[at] : static_cast<uint32_t>(at);
+  }
   for (size_t i = 0; i < kNR; ++i) wr[i] = w + size_t{t[i]} * d;
   for (size_t i = 2 * kNR; i < 3 * kNR && k + i < K; ++i) {
-    const char* p = reinterpret_cast<const char*>(w + size_t{tokens[k + i]} * d);
+    const char* p = reinterpret_cast<const char*>(w + (tokens ? size_t{tokens[k + i]} : k + i) * d);
     for (size_t j = 0; j < d; j += 64) __builtin_prefetch(p + j);
   }
   return n;
@@ -49,6 +52,7 @@ inline size_t TokenTile(const uint32_t* tokens, size_t k, size_t K, const int8_t
 TERN_GATHERED_KERNEL(GatheredInt8PortableFn);
 #if TERN_GATHERED_X86
 TERN_GATHERED_KERNEL(GatheredInt8Avx2);
+TERN_GATHERED_KERNEL(GatheredInt8Avx2Sign);  // weights in [-127, 127] only
 TERN_GATHERED_KERNEL(GatheredInt8Avx512Vnni);
 #endif
 #if TERN_GATHERED_NEONDOT

@@ -31,9 +31,17 @@ inline void RunTiles(TileFn tile, int32_t offset, const int8_t* q, const xnn_qua
     uint32_t t[kNR];
     const int8_t* wr[kNR];
     const size_t n = TokenTile(tokens, k, K, w, d, t, wr);
-    const __m128i rs = _mm_setr_epi32(row_sums[t[0]], row_sums[t[1]], row_sums[t[2]], row_sums[t[3]]);
-    const __m128 ws = _mm_setr_ps(w_scales[t[0]], w_scales[t[1]], w_scales[t[2]], w_scales[t[3]]);
-    const __m128 b = bias ? _mm_setr_ps(bias[t[0]], bias[t[1]], bias[t[2]], bias[t[3]]) : _mm_setzero_ps();
+    __m128i rs;
+    __m128 ws, b;
+    if (!tokens && n == kNR) {  // a dense GEMM's full tile: rows k..k+3 in order
+      rs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row_sums + k));
+      ws = _mm_loadu_ps(w_scales + k);
+      b = bias ? _mm_loadu_ps(bias + k) : _mm_setzero_ps();
+    } else {
+      rs = _mm_setr_epi32(row_sums[t[0]], row_sums[t[1]], row_sums[t[2]], row_sums[t[3]]);
+      ws = _mm_setr_ps(w_scales[t[0]], w_scales[t[1]], w_scales[t[2]], w_scales[t[3]]);
+      b = bias ? _mm_setr_ps(bias[t[0]], bias[t[1]], bias[t[2]], bias[t[3]]) : _mm_setzero_ps();
+    }
     for (size_t r = 0; r < rows; r += MR) {
       const size_t m = rows - r < MR ? rows - r : MR;
       __m128i sums[MR];

@@ -27,6 +27,8 @@ size_t Supported(Isa* out, size_t capacity) {
 #elif defined(__aarch64__)
   add(Isa::kNeon);  // every AArch64 core
   if (cpu.neon_dotprod) add(Isa::kNeonDot);
+#elif defined(__ARM_NEON)
+  if (cpu.neon) add(Isa::kNeon);  // ARMv7 built for NEON (armhf): the int8 GEMM's NEON kernel
 #endif
   (void)cpu;
   return n;

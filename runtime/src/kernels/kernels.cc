@@ -6,22 +6,13 @@
 #include <limits>
 
 #include "kernels/exp_pass.h"
+#include "kernels/row_ops.h"
+#include "kernels/row_ops_body.h"
 #include "weight_formats.h"
 
 namespace tern {
 
-float Dot(const float* a, const float* b, size_t n) {
-  float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
-  }
-  for (; i < n; ++i) s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
-}
+float Dot(const float* a, const float* b, size_t n) { return DotBody(a, b, n); }
 
 void LayerNorm(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y) {
   for (size_t r = 0; r < rows; ++r) {
@@ -111,26 +102,12 @@ float LogSumExpWithMax(const float* x, size_t n, float m, ExpShiftedFn exp_shift
 }
 
 void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : (row[v] - lse) + base;
+  ActiveRowOps().score_row(row, masked, lse, base, n);
 }
 
-float MaxOf(const float* x, size_t n) {
-  constexpr size_t kLanes = 8;
-  float lane_max[kLanes];
-  std::fill(lane_max, lane_max + kLanes, -std::numeric_limits<float>::infinity());
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t l = 0; l < kLanes; ++l) lane_max[l] = std::max(lane_max[l], x[i + l]);
-  float m = *std::max_element(lane_max, lane_max + kLanes);
-  for (; i < n; ++i) m = std::max(m, x[i]);
-  return m;
-}
+float MaxOf(const float* x, size_t n) { return ActiveRowOps().max_of(x, n); }
 
-void MaskRow(float* row, const uint8_t* masked, size_t n) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kNegInf : row[v];
-}
+void MaskRow(float* row, const uint8_t* masked, size_t n) { ActiveRowOps().mask_row(row, masked, n); }
 
 uint32_t ArgMax(const float* x, size_t n, uint32_t fallback) {
   // Two vectorizable passes (the largest value, then its first index) instead of one branchy scan.
@@ -141,45 +118,14 @@ uint32_t ArgMax(const float* x, size_t n, uint32_t fallback) {
   return fallback;
 }
 
-namespace {
-
-// scores[j] <- softmax_j(scores[0..n)) in place, as exp(s_j - max) / sum; the one attention softmax.
-void SoftmaxInPlace(float* scores, size_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (size_t j = 0; j < n; ++j) m = std::max(m, scores[j]);
-  float sum = 0.f;
-  for (size_t j = 0; j < n; ++j) {
-    scores[j] = std::exp(scores[j] - m);
-    sum += scores[j];
-  }
-  const float inv = 1.f / sum;
-  for (size_t j = 0; j < n; ++j) scores[j] *= inv;
-}
-
-}  // namespace
-
 void AttendRow(const float* q, const float* keys, const float* values, size_t key_stride, size_t n, size_t head_dim,
                float scale, float* scores, float* out) {
-  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + j * key_stride, head_dim);
-  SoftmaxInPlace(scores, n);
-  std::fill(out, out + head_dim, 0.f);
-  for (size_t j = 0; j < n; ++j) {
-    const float p = scores[j];
-    const float* v = values + j * key_stride;
-    for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
-  }
+  ActiveRowOps().attend_row(q, keys, values, key_stride, n, head_dim, scale, scores, out);
 }
 
 void AttendGathered(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
                     size_t head_dim, float scale, float* scores, float* out) {
-  for (size_t j = 0; j < n; ++j) scores[j] = scale * Dot(q, keys + offsets[j], head_dim);
-  SoftmaxInPlace(scores, n);
-  std::fill(out, out + head_dim, 0.f);
-  for (size_t j = 0; j < n; ++j) {
-    const float p = scores[j];
-    const float* v = values + offsets[j];
-    for (size_t i = 0; i < head_dim; ++i) out[i] += p * v[i];
-  }
+  ActiveRowOps().attend_gathered(q, keys, values, offsets, n, head_dim, scale, scores, out);
 }
 
 void EmbedRow(const TensorView& e, uint32_t id, float scale, const float* position, float* out) {

@@ -9,9 +9,11 @@ void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* d
   // Element counts in 64 bits: products of limits may exceed a 32-bit size_t (then the plan is refused).
   const uint64_t rows = d.rows, T = d.tgt, D = d.d, F = d.ffn, src_rows = uint64_t{d.batch} * d.src;
   const uint64_t kv = uint64_t{d.dec_layers} * rows * d.heads * T * d.head_dim, wide = std::max(D, F);
-  auto quant = [&](QuantBuffers* q, const char* qname, const char* pname, uint64_t n, Phase first, Phase last) {
+  auto quant = [&](QuantBuffers* q, const char* qname, const char* pname, const char* sname, uint64_t n, Phase first,
+                   Phase last) {
     plan->Add(&q->q, qname, QuantInputBytes(n, wide), first, last);
     plan->Add(&q->params, pname, QuantParamsCount(n), first, last);
+    plan->Add(&q->chunk_sums, sname, QuantChunkSumsCount(n, wide), first, last);
   };
   plan->Add(&dec->self_k, "decoder.self_k (KV cache)", kv, kDec, kDec);
   plan->Add(&dec->self_v, "decoder.self_v (KV cache)", kv, kDec, kDec);
@@ -22,7 +24,7 @@ void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* d
   plan->Add(&enc->qkv, "encoder.qkv", src_rows * 3 * D, kEnc, kEnc);
   plan->Add(&enc->ctx, "encoder.ctx", src_rows * D, kEnc, kEnc);
   plan->Add(&enc->ffn, "encoder.ffn", src_rows * F, kEnc, kEnc);
-  quant(&enc->quant, "encoder.quant.q", "encoder.quant.params", src_rows, kEnc, kCross);
+  quant(&enc->quant, "encoder.quant.q", "encoder.quant.params", "encoder.quant.chunk_sums", src_rows, kEnc, kCross);
   plan->Add(&dec->x, "decoder.x", rows * D, kDec, kDec);
   plan->Add(&dec->h, "decoder.h", rows * D, kDec, kDec);
   plan->Add(&dec->qkv, "decoder.qkv", rows * 3 * D, kDec, kDec);
@@ -33,7 +35,7 @@ void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* d
   plan->Add(&dec->attention, "attention.scores", std::max<uint64_t>(d.src, T + 1), kEnc, kDec);
   plan->Add(&dec->alignment_sum, "decoder.alignment_sum", d.src, kDec, kDec);
   plan->Add(&dec->alignment, "decoder.alignment", rows, kDec, kDec);
-  quant(&dec->quant, "decoder.quant.q", "decoder.quant.params", rows, kDec, kDec);
+  quant(&dec->quant, "decoder.quant.q", "decoder.quant.params", "decoder.quant.chunk_sums", rows, kDec, kDec);
 }
 
 }  // namespace tern

@@ -15,7 +15,8 @@ namespace tern {
 struct QuantBuffers {
   ArenaArray<int8_t> q;                          // [rows x max(d_model, ffn_dim)] + XNN_EXTRA_BYTES
   ArenaArray<xnn_quantization_params> params;    // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
-  QuantScratch scratch() const { return {q.data(), params.data()}; }
+  ArenaArray<int32_t> chunk_sums;                // [rows x ceil(max(d_model, ffn_dim) / 32)] (4-bit GEMM)
+  QuantScratch scratch() const { return {q.data(), params.data(), chunk_sums.data()}; }
 };
 
 /// Encoder activations (encoder.cc).

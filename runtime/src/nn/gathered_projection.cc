@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "kernels/int8_gemm.h"
+
 namespace tern {
 
 Result<GatheredProjection> GatheredProjection::Prepare(const TensorView& weight, const TensorView* bias) {
@@ -17,11 +19,7 @@ Result<GatheredProjection> GatheredProjection::Prepare(const TensorView& weight,
                   std::string(weight.name) + ": cannot allocate " + std::to_string(g.vocab_ * 4) + " bytes of row sums");
   }
   const int8_t* w = static_cast<const int8_t*>(weight.data);
-  for (size_t t = 0; t < g.vocab_; ++t) {
-    int32_t s = 0;
-    for (size_t j = 0; j < g.d_; ++j) s += w[t * g.d_ + j];
-    g.row_sums_[t] = s;
-  }
+  g.in_127_ = Int8RowSums(w, g.vocab_, g.d_, g.d_, g.row_sums_.data());
   g.w_ = w;
   g.scales_ = weight.scales;
   g.bias_ = bias ? bias->f32() : nullptr;
@@ -55,10 +53,10 @@ void GatheredProjection::Run(const GatheredInt8Kernel& kernel, const QuantScratc
                              const uint32_t* tokens, size_t K, float* out, pthreadpool_t pool) const {
   if (rows == 0 || K == 0) return;
   if (!pool || pthreadpool_get_threads_count(pool) <= 1) {
-    kernel.fn(q.q, q.params, rows, d_, w_, scales_, row_sums_.data(), bias_, tokens, K, out, K);
+    kernel.For(in_127_)(q.q, q.params, rows, d_, w_, scales_, row_sums_.data(), bias_, tokens, K, out, K);
     return;
   }
-  RunArgs a{kernel.fn, q.q, q.params, rows, d_, K, w_, scales_, row_sums_.data(), bias_, tokens, out};
+  RunArgs a{kernel.For(in_127_), q.q, q.params, rows, d_, K, w_, scales_, row_sums_.data(), bias_, tokens, out};
   constexpr size_t kTile = 512;  // tokens per task: 256 KiB of d_model 512 rows
   pthreadpool_parallelize_1d_tile_1d(pool, RunTile, &a, K, kTile, 0);
 }

@@ -46,6 +46,7 @@ class GatheredProjection {
   const float* bias_ = nullptr;
   std::vector<int32_t> row_sums_;
   size_t vocab_ = 0, d_ = 0;
+  bool in_127_ = false;  // no weight is -128: the kernel's fn_127 applies
 };
 
 /// Keeps the map's columns of full logits, in place: logits [rows, V] becomes [rows, K] with

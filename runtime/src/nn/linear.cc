@@ -9,7 +9,8 @@
 
 namespace tern {
 
-Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n) {
+Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n,
+                                LinearBackends backends) {
   TERN_RETURN_IF_ERROR(InitXnnpack());
   if (n == 0 || !weights[0] || weights[0]->rank != 2) return Status(StatusCode::kInvalidArgument, "Linear: no 2-D weight");
   PackedLinear p;
@@ -80,6 +81,25 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
     }
     scales = scat.data();
   }
+  if (p.dtype == DType::kInt8 && OwnInt8GemmActive()) {
+    TERN_ASSIGN_OR_RETURN(p.own, OwnInt8Linear::Make(weights, n));
+  }
+  // qb4w stays on XNNPACK: its per-block float epilogue made tern's kernel 0.6-0.8x XNNPACK's at every M
+  // (docs/performance.md, "Without int8 dot products"); tern's qc4w kernel gives XNNPACK's floats bit for bit
+  // and runs when opted in (OwnInt4GemmActive), or beside XNNPACK's for comparison (kBoth).
+  if (p.dtype == DType::kQc4w && (OwnInt4GemmActive() || (backends == LinearBackends::kBoth && OwnInt4GemmAvailable()))) {
+    p.own4 = OwnInt4Linear::Make(weights, n);
+    if (p.own4.available() && !k.exact_epilogue) {
+      try {
+        p.own4_bias = bcat;
+      } catch (const std::bad_alloc&) {
+        return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory for the bias");
+      }
+    }
+  }
+  // One copy of the weights: where tern's GEMM runs the layer, XNNPACK packs nothing (faster loading; the
+  // model's pages are file-backed, so the system can reclaim them, unlike a packed copy).
+  if (p.reads_model_weights() && backends == LinearBackends::kAuto) return p;
   p.block = std::make_unique<PackedBlock>();
   xnn_operator_t op = nullptr;
   const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block_size, p.block->cache(), &op);
@@ -93,6 +113,18 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
 
 Result<Linear> Linear::Bind(const PackedLinear& p) {
   const LinearKernel& k = KernelFor(p.dtype);
+  Linear l;
+  l.kernel_ = &k;
+  l.in_ = p.in;
+  l.out_ = p.out;
+  l.name_ = p.name.c_str();
+  if (k.exact_epilogue) l.epilogue_scales_ = p.epilogue_scales.data(), l.epilogue_bias_ = p.epilogue_bias.data();
+  if (p.own.available()) l.own_ = &p.own, l.own_kernel_ = Int8GemmFor(ActiveIsa());
+  if (p.own4.available()) {
+    l.own4_ = &p.own4, l.own4_kernel_ = Int4GemmFor(ActiveIsa());
+    l.own4_bias_ = k.exact_epilogue ? p.epilogue_bias.data() : p.own4_bias.data();
+  }
+  if (!p.block) return l;  // tern's own GEMM only
   xnn_operator_t op = nullptr;
   // The block holds the packed weights: XNNPACK finds them by the block's key and reads neither the
   // weight, scale nor bias pointers (a miss fails in the sealed block instead of packing).
@@ -101,13 +133,7 @@ Result<Linear> Linear::Bind(const PackedLinear& p) {
   const xnn_status s = k.create(p.in, p.out, kUnused, scales, kUnused, p.block_size, p.block->cache(), &op);
   if (s != xnn_status_success)
     return XnnError(("create " + std::string(k.op_name) + " over the packed weights of '" + p.name + "'").c_str(), s);
-  Linear l;
   l.op_.reset(op);
-  l.kernel_ = &k;
-  l.in_ = p.in;
-  l.out_ = p.out;
-  l.name_ = p.name.c_str();
-  if (k.exact_epilogue) l.epilogue_scales_ = p.epilogue_scales.data(), l.epilogue_bias_ = p.epilogue_bias.data();
   return l;
 }
 
@@ -117,6 +143,22 @@ void Epilogue(float* y, size_t rows, size_t n, const float* w_scale, const float
 }
 
 Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
+  // tern's own GEMMs give XNNPACK's floats bit for bit, so the choice never changes an output.
+  if (own_) {
+    own_->Run(own_kernel_, q, rows, epilogue_scales_, epilogue_bias_, y, pool);
+    return Status::Ok();
+  }
+  if (own4_) {
+    own4_->Run(own4_kernel_, q, rows, own4_bias_, y, pool);
+    return Status::Ok();
+  }
+  return RunXnnpack(x, q, rows, y, pool);
+}
+
+Status Linear::RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
+  if (!op_)
+    return Status(StatusCode::kInternal,
+                  std::string("Linear '") + name_ + "': packed for tern's own GEMM only (LinearBackends::kBoth packs XNNPACK's too)");
   xnn_status s = kernel_->reshape(op_.get(), rows, pool);
   if (s == xnn_status_success) s = kernel_->setup(op_.get(), x, q, y);
   if (s == xnn_status_success) s = xnn_run_operator(op_.get(), pool);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nn/linear_kernels.h"
+#include "nn/own_int8.h"
 #include "nn/packed_weights.h"
 #include "tern/model.h"
 #include "views.h"
@@ -27,20 +28,41 @@ struct PackedLinear {
   size_t in = 0, out = 0;
   uint32_t block_size = 0;            // qb4w
   std::vector<uint8_t> bind_scales;   // the scales, kept when binding must pass them (LinearKernel::create_reads_scales)
-  std::unique_ptr<PackedBlock> block;
+  std::unique_ptr<PackedBlock> block;  // XNNPACK's packed weights; nullptr when tern's own GEMM runs the layer
+  /// True when the layer reads the model's weights while translating (tern's own GEMM): their pages stay.
+  bool reads_model_weights() const { return own.available() || own4.available(); }
   /// LinearKernel::exact_epilogue: the weight scales [out] and bias [out] tern applies after the operator.
   std::vector<float> epilogue_scales, epilogue_bias;
+  /// int8 on a CPU without int8 dot products: tern's own GEMM over the stored rows (nn/own_int8.h), which
+  /// runs the layer at every number of rows (bit for bit what the XNNPACK operator gives).
+  OwnInt8Linear own;
+  /// qc4w on x86 AVX2 without VNNI: tern's own 4-bit GEMM over the stored nibbles (nn/own_int8.h), with the
+  /// fused bias (bit for bit XNNPACK's operator and the epilogue), at every number of rows.
+  OwnInt4Linear own4;
+  std::vector<float> own4_bias;
+};
+
+/// Which implementations PackLinear prepares.
+enum class LinearBackends {
+  /// tern's own GEMM where the CPU and layer allow it (then XNNPACK packs nothing: the layer reads the model's
+  /// rows, one copy of the weights), XNNPACK otherwise.
+  kAuto,
+  /// XNNPACK's packed operator always, and tern's own GEMM as in kAuto too (tests and benchmarks compare them
+  /// through Linear::RunXnnpack).
+  kBoth,
 };
 
 /// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
 /// or nullptr entries for zero). Errors: kInvalidArgument (shapes or formats differ), kResourceExhausted
 /// (no memory for a temporary), kInternal (XNNPACK).
-Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n);
+Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n,
+                                LinearBackends backends = LinearBackends::kAuto);
 
 /// A Translator's operator over a PackedLinear.
 class Linear {
  public:
-  /// Creates the operator over p's packed weights (no packing, no read of the weights). Error: kInternal.
+  /// Creates the operator over p's packed weights (no packing, no read of the weights), or binds tern's own
+  /// GEMM (PackedLinear::own, own4). Error: kInternal.
   static Result<Linear> Bind(const PackedLinear& p);
 
   size_t in_features() const { return in_; }
@@ -52,6 +74,9 @@ class Linear {
 
   /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). Error: kInternal.
   Status Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const;
+  /// Run on XNNPACK's operator (packed with LinearBackends::kBoth; tests and benchmarks compare it with the
+  /// own GEMM). Error: kInternal (also when the layer was packed without it).
+  Status RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const;
 
  private:
   XnnOperator op_;
@@ -60,6 +85,11 @@ class Linear {
   const float* epilogue_scales_ = nullptr;  // the PackedLinear's (the Model outlives its Translators)
   const float* epilogue_bias_ = nullptr;
   const char* name_ = "";  // the PackedLinear's name
+  const OwnInt8Linear* own_ = nullptr;  // the PackedLinear's, when available
+  Int8GemmKernel own_kernel_{};
+  const OwnInt4Linear* own4_ = nullptr;
+  const float* own4_bias_ = nullptr;
+  Int4GemmKernel own4_kernel_{};
 };
 
 /// y[r, n] = y[r, n] * w_scale[n] + bias[n] for rows x n: two IEEE operations per element, never fused

@@ -18,8 +18,9 @@ Result<PackedLinear> Pack(const Model& m, const format::BlockSpec& block, uint32
     if (!w.back()) return Status(StatusCode::kInvalidModel, m.name() + ": tensor '" + p + ".weight' missing");
   }
   auto packed = PackLinear(w.data(), b.data(), w.size());
-  // The packed copy exists now; the model's copy of these weights is not read again.
-  if (packed.ok())
+  // The packed copy exists now: the model's pages of these weights leave the process's memory (unless tern's
+  // own GEMM reads them: then XNNPACK packed nothing).
+  if (packed.ok() && !packed.value().reads_model_weights())
     for (const TensorView* t : w) m.impl().ReleasePages(t->data, t->bytes);
   return packed;
 }

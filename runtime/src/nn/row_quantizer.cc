@@ -1,5 +1,7 @@
 #include "nn/xnn_ops.h"
 
+#include "kernels/row_ops.h"
+
 namespace tern {
 namespace {
 
@@ -33,17 +35,12 @@ QuantParams QuantizationParamsOf(float min, float max) {
 }
 
 void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params) {
-  float mn = cols ? x[0] : 0.f, mx = mn;
-  for (size_t j = 0; j < cols; ++j) {
-    mn = x[j] < mn ? x[j] : mn;
-    mx = x[j] > mx ? x[j] : mx;
-  }
+  // The min/max and conversion loops run at the CPU's ISA level (kernels/row_ops.h), equal on every level.
+  const RowOps& ops = ActiveRowOps();
+  float mn = 0.f, mx = 0.f;
+  if (cols) ops.min_max(x, cols, &mn, &mx);
   const QuantParams p = QuantizationParamsOf(mn, mx);
-  const float lo = -128.f - static_cast<float>(p.zero_point), hi = 127.f - static_cast<float>(p.zero_point);
-  for (size_t j = 0; j < cols; ++j) {
-    const float v = AtMost(AtLeast(x[j] * p.inv_scale, lo), hi);
-    q[j] = static_cast<int8_t>(static_cast<int32_t>(RoundEven(v)) + p.zero_point);
-  }
+  ops.quantize_row(x, cols, p.inv_scale, p.zero_point, q);
   params->zero_point = p.zero_point;
   params->scale = p.scale;
 }

@@ -54,5 +54,6 @@ ThreadPool MakeThreadPool(size_t threads) {
 
 uint64_t QuantInputBytes(uint64_t rows, uint64_t cols) { return rows * cols + XNN_EXTRA_BYTES; }
 uint64_t QuantParamsCount(uint64_t rows) { return rows + XNN_EXTRA_QUANTIZATION_PARAMS; }
+uint64_t QuantChunkSumsCount(uint64_t rows, uint64_t cols) { return rows * ((cols + 31) / 32); }
 
 }  // namespace tern

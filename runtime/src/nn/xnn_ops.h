@@ -41,12 +41,14 @@ Status XnnError(const char* what, xnn_status s);
 struct QuantScratch {
   int8_t* q = nullptr;
   xnn_quantization_params* params = nullptr;
+  int32_t* chunk_sums = nullptr;  ///< [rows, in_features / 32]: scratch for tern's 4-bit GEMM (its zero-point terms)
 };
 
 /// Bytes of QuantScratch::q and entries of ::params for `rows` rows of `cols` features (64-bit: arena
 /// planning sizes them before anything is allocated).
 uint64_t QuantInputBytes(uint64_t rows, uint64_t cols);
 uint64_t QuantParamsCount(uint64_t rows);
+uint64_t QuantChunkSumsCount(uint64_t rows, uint64_t cols);
 
 /// One row's quantization (qd8: int8 with one scale and zero point per row). tern computes it itself, in
 /// one specified way on every CPU (runtime/src/nn/row_quantizer.cc, docs/design.md "Identical int8 output on

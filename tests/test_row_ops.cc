@@ -1,0 +1,127 @@
+// The f32 row operations around the GEMMs (kernels/row_ops.h): every ISA level's table gives the portable
+// table's floats bit for bit (attention with every key count and head_dim remainder, gathered keys, rows
+// with -inf, NaN and masked entries), and the portable attention equals a float64 reference closely.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "kernels/row_ops.h"
+
+using namespace tern;
+
+namespace {
+
+bool Same(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("row operations: every ISA level equals the portable one bit for bit") {
+  Isa levels[8];
+  const size_t n_levels = AvailableIsas(levels, 8);
+  const RowOps& ref = RowOpsFor(Isa::kPortable);
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  size_t compared = 0;
+  for (size_t l = 0; l < n_levels; ++l) {
+    const RowOps& ops = RowOpsFor(levels[l]);
+    CAPTURE(ops.isa);
+    // Attention: keys in rows (stride) and gathered through offsets, every n and head_dim remainder.
+    for (size_t head_dim : {1u, 3u, 4u, 8u, 13u, 64u, 128u})
+      for (size_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 33u, 64u}) {
+        CAPTURE(head_dim);
+        CAPTURE(n);
+        const size_t stride = head_dim + 5, slots = n + 3;
+        std::vector<float> q(head_dim), keys(slots * stride), values(slots * stride);
+        for (float& v : q) v = nd(rng);
+        for (float& v : keys) v = nd(rng) * 2.f;
+        for (float& v : values) v = nd(rng);
+        std::vector<uint32_t> offsets(n);
+        for (size_t j = 0; j < n; ++j) offsets[j] = static_cast<uint32_t>(((j * 7 + 3) % slots) * stride + j % 3);
+        std::vector<float> s0(n), s1(n), o0(head_dim), o1(head_dim);
+        ref.attend_row(q.data(), keys.data(), values.data(), stride, n, head_dim, 0.125f, s0.data(), o0.data());
+        ops.attend_row(q.data(), keys.data(), values.data(), stride, n, head_dim, 0.125f, s1.data(), o1.data());
+        CHECK((Same(s0, s1) && Same(o0, o1)));
+        ref.attend_gathered(q.data(), keys.data(), values.data(), offsets.data(), n, head_dim, 0.125f, s0.data(), o0.data());
+        ops.attend_gathered(q.data(), keys.data(), values.data(), offsets.data(), n, head_dim, 0.125f, s1.data(), o1.data());
+        CHECK((Same(s0, s1) && Same(o0, o1)));
+        ++compared;
+      }
+    // Logits rows: max, mask, beam scores, with -inf, NaN and every length remainder.
+    for (size_t n : {0u, 1u, 7u, 8u, 9u, 31u, 1000u, 54688u}) {
+      CAPTURE(n);
+      std::vector<float> row(n);
+      std::vector<uint8_t> masked(n);
+      for (size_t v = 0; v < n; ++v) {
+        row[v] = nd(rng) * 10.f;
+        masked[v] = (v % 11) == 3;
+        if (v % 97 == 5) row[v] = -inf;
+        if (v % 131 == 7) row[v] = nan;
+      }
+      const float m0 = ref.max_of(row.data(), n), m1 = ops.max_of(row.data(), n);
+      CHECK(std::memcmp(&m0, &m1, sizeof m0) == 0);
+      std::vector<float> a = row, b = row;
+      ref.mask_row(a.data(), masked.data(), n);
+      ops.mask_row(b.data(), masked.data(), n);
+      CHECK(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+      a = row, b = row;
+      ref.score_row(a.data(), masked.data(), 3.25f, -1.5f, n);
+      ops.score_row(b.data(), masked.data(), 3.25f, -1.5f, n);
+      CHECK(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+      if (n == 0) continue;
+      // qd8 rows: min/max (also from a NaN first element) and the conversion, zero points at both ends.
+      for (bool nan_first : {false, true}) {
+        a = row;
+        if (nan_first) a[0] = nan;
+        float lo0, hi0, lo1, hi1;
+        ref.min_max(a.data(), n, &lo0, &hi0);
+        ops.min_max(a.data(), n, &lo1, &hi1);
+        CHECK(std::memcmp(&lo0, &lo1, 4) == 0);
+        CHECK(std::memcmp(&hi0, &hi1, 4) == 0);
+      }
+      for (int32_t zp : {-128, -3, 0, 77, 127}) {
+        std::vector<int8_t> q0(n), q1(n);
+        ref.quantize_row(row.data(), n, 7.5f, zp, q0.data());
+        ops.quantize_row(row.data(), n, 7.5f, zp, q1.data());
+        CHECK(q0 == q1);
+      }
+    }
+  }
+  CHECK(compared >= 70);
+}
+
+TEST_CASE("row operations: the max skips NaN, and attention equals a float64 reference within 1e-5") {
+  const RowOps& ops = RowOpsFor(Isa::kPortable);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float row[] = {nan, -3.f, 2.5f, nan, 1.f, -inf, 2.f, 0.f, 2.5f, nan};
+  CHECK(ops.max_of(row, 10) == 2.5f);
+  CHECK(ops.max_of(row, 0) == -inf);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  const size_t dh = 64, n = 37;
+  std::vector<float> q(dh), k(n * dh), v(n * dh), scores(n), out(dh);
+  for (float& x : q) x = nd(rng);
+  for (float& x : k) x = nd(rng);
+  for (float& x : v) x = nd(rng);
+  ops.attend_row(q.data(), k.data(), v.data(), dh, n, dh, 0.125f, scores.data(), out.data());
+  std::vector<double> p(n);
+  double mx = -1e300, sum = 0;
+  for (size_t j = 0; j < n; ++j) {
+    double s = 0;
+    for (size_t i = 0; i < dh; ++i) s += double(q[i]) * k[j * dh + i];
+    p[j] = 0.125 * s;
+    mx = std::max(mx, p[j]);
+  }
+  for (double& x : p) sum += (x = std::exp(x - mx));
+  for (size_t i = 0; i < dh; ++i) {
+    double o = 0;
+    for (size_t j = 0; j < n; ++j) o += p[j] / sum * v[j * dh + i];
+    CHECK(std::fabs(out[i] - o) <= 1e-5);
+  }
+}
