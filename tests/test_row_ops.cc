@@ -1,6 +1,7 @@
 // The f32 row operations around the GEMMs (kernels/row_ops.h): every ISA level's table gives the portable
 // table's floats bit for bit (attention with every key count and head_dim remainder, gathered keys, rows
 // with -inf, NaN and masked entries), and the portable attention equals a float64 reference closely.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -91,6 +92,25 @@ TEST_CASE("row operations: every ISA level equals the portable one bit for bit")
         ops.quantize_row(row.data(), n, 7.5f, zp, q1.data());
         CHECK(q0 == q1);
       }
+    }
+    // int8 row sums (at load): every length remainder, the extremes, one -128 anywhere.
+    for (size_t n : {1u, 15u, 16u, 31u, 32u, 33u, 64u, 511u, 512u, 2048u}) {
+      CAPTURE(n);
+      std::vector<int8_t> w(n);
+      for (auto& v : w) v = static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+      int32_t want = 0;
+      for (int8_t v : w) want += v;
+      int32_t s0 = 0, s1 = 0;
+      CHECK(ref.int8_row_sum(w.data(), n, &s0));
+      CHECK(ops.int8_row_sum(w.data(), n, &s1));
+      CHECK(s0 == want);
+      CHECK(s1 == want);
+      std::fill(w.begin(), w.end(), int8_t{127});
+      CHECK(ops.int8_row_sum(w.data(), n, &s1));
+      CHECK(s1 == 127 * static_cast<int32_t>(n));
+      w[n / 2] = -128;
+      CHECK_FALSE(ops.int8_row_sum(w.data(), n, &s1));
+      CHECK_FALSE(ref.int8_row_sum(w.data(), n, &s0));
     }
   }
   CHECK(compared >= 70);

@@ -2,6 +2,7 @@
 
 #include "kernels/gathered_kernels_isa.h"
 #include "kernels/int8_gemm_isa.h"
+#include "kernels/row_ops.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -61,18 +62,9 @@ std::string Int8GemmSummary() {
 }
 
 bool Int8RowSums(const int8_t* w, size_t N, size_t K, size_t w_stride, int32_t* row_sums) {
+  const RowOps& ops = ActiveRowOps();  // vectorized: this reads every int8 weight at load
   bool in_range = true;
-  for (size_t n = 0; n < N; ++n) {
-    const int8_t* wr = w + n * w_stride;
-    int32_t s = 0;
-    bool row_ok = true;
-    for (size_t k = 0; k < K; ++k) {
-      s += wr[k];
-      row_ok &= wr[k] != -128;
-    }
-    row_sums[n] = s;
-    in_range &= row_ok;
-  }
+  for (size_t n = 0; n < N; ++n) in_range &= ops.int8_row_sum(w + n * w_stride, K, row_sums + n);
   return in_range;
 }
 

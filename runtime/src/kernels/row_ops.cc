@@ -30,8 +30,10 @@ void AttendGatheredPortable(const float* q, const float* keys, const float* valu
   AttendTail(values, [offsets](size_t j) { return size_t{offsets[j]}; }, n, head_dim, scores, out);
 }
 
+bool Int8RowSumPortable(const int8_t* w, size_t n, int32_t* sum) { return Int8RowSumBody(w, n, sum); }
+
 const RowOps kPortable{"portable", MaxOfPortable, MinMaxPortable, QuantizeRowPortable, MaskRowPortable, ScoreRowPortable, AttendRowPortable,
-                       AttendGatheredPortable};
+                       AttendGatheredPortable, Int8RowSumPortable};
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// The f32 row operations around the GEMMs, one table per ISA level (kernels/isa.h), chosen once at run
+// The f32 row operations around the GEMMs (and the int8 weight rows' sums at load), one table per ISA level (kernels/isa.h), chosen once at run
 // time: the portable one and an AVX2 one (x86), equal bit for bit (row_ops_body.h; tested against each
 // other at every level the CPU runs). kernels.h's MaxOf, MaskRow, ScoreRow, AttendRow and AttendGathered
 // call the active table. Internal to kernels/ and its tests.
@@ -25,6 +25,9 @@ struct RowOps {
                      size_t head_dim, float scale, float* scores, float* out);
   void (*attend_gathered)(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
                           size_t head_dim, float scale, float* scores, float* out);
+  /// *sum = the sum of w[n] (int8 weights, one row, at load: kernels/int8_gemm.h's Int8RowSums); false when
+  /// one of them is -128.
+  bool (*int8_row_sum)(const int8_t* w, size_t n, int32_t* sum);
 };
 
 /// The table of ISA level `isa` (a level this CPU runs: AvailableIsas); levels without their own get the

@@ -108,7 +108,10 @@ void AttendGatheredAvx2(const float* q, const float* keys, const float* values, 
 
 }  // namespace
 
+bool Int8RowSumAvx2(const int8_t* w, size_t n, int32_t* sum) { return Int8RowSumBody(w, n, sum); }
+
 extern const RowOps kRowOpsAvx2;
-const RowOps kRowOpsAvx2{"avx2", MaxOfAvx2, MinMaxAvx2, QuantizeRowAvx2, MaskRowAvx2, ScoreRowAvx2, AttendRowAvx2, AttendGatheredAvx2};
+const RowOps kRowOpsAvx2{"avx2", MaxOfAvx2, MinMaxAvx2, QuantizeRowAvx2, MaskRowAvx2, ScoreRowAvx2, AttendRowAvx2, AttendGatheredAvx2,
+                         Int8RowSumAvx2};
 
 }  // namespace tern

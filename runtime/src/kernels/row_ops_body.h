@@ -84,6 +84,17 @@ inline void QuantizeRowBody(const float* x, size_t n, float inv_scale, int32_t z
   }
 }
 
+inline bool Int8RowSumBody(const int8_t* w, size_t n, int32_t* sum) {
+  int32_t s = 0;
+  int8_t lowest = 0;
+  for (size_t k = 0; k < n; ++k) {  // two reductions the compiler vectorizes (-O3)
+    s += w[k];
+    lowest = w[k] < lowest ? w[k] : lowest;
+  }
+  *sum = s;
+  return lowest != -128;
+}
+
 inline void MaskRowBody(float* row, const uint8_t* masked, size_t n) {
   for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kRowNegInf : row[v];
 }
