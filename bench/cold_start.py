@@ -1,0 +1,143 @@
+"""Cold start: a fresh process per run, from exec to the first translated sentence, tern against CTranslate2 on
+the same checkpoint, one thread. Each run is one Python process that imports the library, loads the model,
+makes the translator, translates one sentence and reports, from inside itself: the import, load and first-
+sentence times (ms), peak RSS (VmHWM), and from /proc/self/smaps_rollup its PSS and private bytes. The two
+systems alternate, --runs times each; a second process on the same model is started while the first is still
+alive (--second), to show what each process adds when the model is shared through the page cache.
+
+    /usr/bin/python3 bench/cold_start.py --tern-model M.tern [--ct2-model DIR --spm source.spm]
+        [--runs 5] [--max-length 64] [--second] [--drop-caches] [--build build]
+
+--drop-caches writes 3 to /proc/sys/vm/drop_caches before every run (root only: otherwise the runs are warm,
+and the table says so). Both systems pay the Python interpreter's start and their module's import (NumPy's
+included): "exec to first sentence" is what an app written in Python waits; "load" and "first sentence" are
+the libraries' own parts. tern maps the model (Model.load(mmap=True)): its pages are shared between
+processes. CTranslate2 is not part of tern: build it from its source release outside this
+repository (its Python module on PYTHONPATH, its library on LD_LIBRARY_PATH); docs/performance.md says how.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SENTENCE = "A man in a blue shirt is standing on a ladder."
+
+# Run in the child: argv[1] is a JSON dict. Prints one JSON line; with "hold", then waits for a line on stdin.
+CHILD = r"""
+import json, sys, time
+t_exec = float(sys.argv[2])
+a = json.loads(sys.argv[1])
+t0 = time.time()
+if a["system"] == "tern":
+    import tern
+    t1 = time.time()
+    m = tern.Model.load(a["model"], mmap=True)
+    t = tern.Translator(m, threads=1)
+    t2 = time.time()
+    text = t.translate_batch([a["sentence"]], max_length=a["max_length"])[0].text
+else:
+    import ctranslate2, sentencepiece as spm
+    t1 = time.time()
+    t = ctranslate2.Translator(a["model"], device="cpu", inter_threads=1, intra_threads=1, compute_type="int8")
+    sp = spm.SentencePieceProcessor(model_file=a["spm"])
+    t2 = time.time()
+    # tern's max_length counts the </s> position, CTranslate2's max_decoding_length does not
+    text = " ".join(t.translate_batch([sp.encode(a["sentence"], out_type=str)],
+                                      max_decoding_length=a["max_length"] - 1)[0].hypotheses[0])
+t3 = time.time()
+mem = {}
+for line in open("/proc/self/smaps_rollup"):
+    k, _, v = line.partition(":")
+    if k in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+        mem[k] = int(v.split()[0]) / 1024
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        mem["peak_rss"] = int(line.split()[1]) / 1024
+print(json.dumps({"interpreter_ms": (t0 - t_exec) * 1e3, "import_ms": (t1 - t0) * 1e3, "load_ms": (t2 - t1) * 1e3,
+                  "first_ms": (t3 - t2) * 1e3, "exec_to_first_ms": (t3 - t_exec) * 1e3, "text": text[:60],
+                  "private_mib": mem["Private_Clean"] + mem["Private_Dirty"], "pss_mib": mem["Pss"],
+                  "peak_rss_mib": mem["peak_rss"]}), flush=True)
+if a.get("hold"):
+    sys.stdin.readline()
+"""
+
+
+def child(args, system, hold=False):
+    a = {"system": system, "sentence": SENTENCE, "hold": hold, "max_length": args.max_length,
+         "model": args.tern_model if system == "tern" else args.ct2_model, "spm": args.spm}
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if system == "tern":
+        env["PYTHONPATH"] = os.path.join(args.build, "python") + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(a), repr(time.time())], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env)
+    line = p.stdout.readline()
+    if not line:
+        p.wait()
+        raise SystemExit(f"{system}: the child failed (exit {p.returncode})")
+    return p, json.loads(line)
+
+
+def measure(args, system):
+    if args.drop_caches:
+        subprocess.run(["sync"], check=False)
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    first, r = child(args, system, hold=args.second)
+    if args.second:
+        second, r2 = child(args, system)
+        second.wait()
+        r["second_private_mib"] = r2["private_mib"]
+        r["second_pss_mib"] = r2["pss_mib"]
+        first.communicate("\n")
+    else:
+        first.wait()
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tern-model", required=True)
+    ap.add_argument("--ct2-model")
+    ap.add_argument("--spm", help="the checkpoint's source.spm (CTranslate2 takes pieces)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--max-length", type=int, default=64, help="decoded positions of the first sentence (random "
+                    "weights decode to the cap), tern's count: CTranslate2 gets one less (no </s> position)")
+    ap.add_argument("--second", action="store_true", help="also a second process while the first is alive")
+    ap.add_argument("--drop-caches", action="store_true")
+    args = ap.parse_args()
+    if args.drop_caches and not os.access("/proc/sys/vm/drop_caches", os.W_OK):
+        raise SystemExit("--drop-caches: /proc/sys/vm/drop_caches is not writable here (root only)")
+    if args.ct2_model and not args.spm:
+        raise SystemExit("--ct2-model needs --spm")
+    systems = ["tern"] + (["ctranslate2"] if args.ct2_model else [])
+    runs = {s: [] for s in systems}
+    for _ in range(args.runs):
+        for s in systems:
+            runs[s].append(measure(args, s))
+    keys = ["exec_to_first_ms", "interpreter_ms", "import_ms", "load_ms", "first_ms", "peak_rss_mib", "pss_mib",
+            "private_mib"] + (["second_private_mib", "second_pss_mib"] if args.second else [])
+    print("| system | " + " | ".join(keys) + " |")
+    print("|---|" + "---|" * len(keys))
+    for s in systems:
+        cells = []
+        for k in keys:
+            v = [r[k] for r in runs[s]]
+            cells.append(f"{statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f})")
+        print(f"| {s} | " + " | ".join(cells) + " |")
+    print("\nmedian (range) of", args.runs, "runs each, alternating;", "page cache dropped before each run"
+          if args.drop_caches else "warm page cache", "; first outputs:",
+          "; ".join(f"{s}: {runs[s][0]['text']!r}" for s in systems))
+    info = subprocess.run([os.path.join(args.build, "targets/desktop/tern"), "translate", "-m", args.tern_model,
+                           "--threads", "1", "--verbose"], input="A dog.\n", capture_output=True, text=True).stderr
+    print(next((l for l in info.splitlines() if l.startswith("tern: cpu:")), "tern: cpu: unknown"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
