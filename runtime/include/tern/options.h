@@ -102,7 +102,8 @@ struct TranslateOptions {
   /// alone (kResourceExhausted). With constraints a call scores the whole vocabulary (no shortlist).
   const Glossary* glossary = nullptr;
   /// Do-not-translate spans of plain texts (docs/translating.md "Terminology"): with keep_placeholders, placeholders
-  /// ({0}, {name}, %s, %1$d), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
+  /// ({0}, {name}, %s, %1$d, %(name)s, { $var }, $t(key), %{name}: every syntax in runtime/src/markup/
+  /// placeholder_syntax.h), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
   /// lists what is found) come out of the text before translation and go back verbatim where the alignment
   /// places them; keep_spans adds the caller's own (sorted per text, not overlapping; a bad one fails its
   /// text alone). With markup, elements with translate="no" are kept so instead (and these two options are

@@ -1,5 +1,7 @@
 #include "markup/protect.h"
 
+#include "markup/placeholder_syntax.h"
+
 #include <cctype>
 #include <cstring>
 
@@ -17,30 +19,6 @@ bool StartsWithNoCase(std::string_view s, size_t i, const char* p) {
   for (size_t k = 0; k < n; ++k)
     if (std::tolower(static_cast<unsigned char>(s[i + k])) != p[k]) return false;
   return true;
-}
-
-size_t Brace(std::string_view t, size_t i) {  // {x} or {{x}}: its end, or 0
-  const bool twice = i + 1 < t.size() && t[i + 1] == '{';
-  size_t k = i + (twice ? 2 : 1);
-  const size_t start = k;
-  while (k < t.size() && k - i <= 64 && t[k] != '}' && t[k] != '{' && !Space(t[k])) ++k;
-  if (k == start || k >= t.size() || t[k] != '}') return 0;
-  if (twice) return k + 1 < t.size() && t[k + 1] == '}' ? k + 2 : 0;
-  return k + 1;
-}
-
-size_t Printf(std::string_view t, size_t i) {  // %s %1$s %.2f ...: its end, or 0
-  size_t k = i + 1;
-  while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
-  if (k > i + 1) {
-    if (k >= t.size() || t[k] != '$') k = i + 1;  // digits without '$' are a width: read again below
-    else ++k;
-  }
-  while (k < t.size() && (std::isdigit(static_cast<unsigned char>(t[k])) || t[k] == '.' || t[k] == '-')) ++k;
-  if (k < t.size() && t[k] == 'l') ++k;
-  if (k >= t.size() || !std::strchr("sdiufxc@", t[k])) return 0;
-  if (k + 1 < t.size() && Alnum(t[k + 1])) return 0;  // "%sure" is not one
-  return k + 1;
 }
 
 size_t Url(std::string_view t, size_t i) {
@@ -83,7 +61,7 @@ size_t NumberUnit(std::string_view t, size_t i) {
   if (k == i) return 0;
   size_t u = k < t.size() && t[k] == ' ' ? k + 1 : k;
   static const char* const kUnits[] = {"km/h", "mph", "MHz", "GHz", "KB", "MB", "GB", "TB", "km", "cm", "mm", "kg", "mg",
-                                       "ml", "min", "ms", "px", "pt", "\xc2\xb0" "C", "\xc2\xb0" "F", "%", "m", "g", "l", "h", "s"};
+                                       "ml", "min", "ms", "px", "pt", "\xc2\xb0" "C", "\xc2\xb0" "F", "%%", "%", "m", "g", "l", "h", "s"};
   for (const char* unit : kUnits) {
     const size_t n = std::strlen(unit);
     if (t.compare(u, n, unit) != 0) continue;
@@ -99,10 +77,20 @@ TextSpan NextPlaceholder(std::string_view t, size_t from) {
   for (size_t i = from; i < t.size(); ++i) {
     size_t b = i, e = 0;
     const char c = t[i];
-    if (c == '{') e = Brace(t, i);
-    else if (c == '%') e = Printf(t, i);
-    else if (c == '@') e = Email(t, i, &b);
-    else if (std::isdigit(static_cast<unsigned char>(c))) e = NumberUnit(t, i);
+    if (c == '{') {
+      e = syntax::Fluent(t, i);
+      if (!e) e = syntax::Brace(t, i);
+    } else if (c == '%') {
+      e = syntax::PythonNamed(t, i);
+      if (!e) e = syntax::RubyNamed(t, i);
+      if (!e) e = syntax::Printf(t, i);
+    } else if (c == '$') {
+      e = syntax::I18nextNesting(t, i);
+    } else if (c == '@') {
+      e = Email(t, i, &b);
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      e = NumberUnit(t, i);
+    }
     if (!e) e = Url(t, i), b = i;
     // An e-mail address starts before its '@': one that begins before `from` overlaps what came before.
     if (e && b >= from) return {b, e};

@@ -14,8 +14,9 @@
 namespace tern::markup {
 
 /// Appends to *out the do-not-translate spans found in `text` (UTF-8), in order, not overlapping:
-///  - placeholders: {0}, {name}, {{name}} (no space inside, at most 64 bytes); printf conversions %s %d
-///    %i %u %f %x %c %@ with an optional position and precision (%1$s, %.2f);
+///  - placeholders (markup/placeholder_syntax.h, a parser per syntax): printf in full (%s %5.2f %-3d %1$s
+///    %1$.2f %.*s %lu %@, and %% kept as written), Python %(name)s and {name!r:>10}, .NET / Java {0} and
+///    {0,number}, Fluent { $var } and { -term }, i18next {{x}} and $t(key), Ruby %{name};
 ///  - URLs: http://, https://, ftp:// or www. up to the next space (a final . , ; : ! ? ) is not part of it);
 ///  - e-mail addresses: local@domain.tld;
 ///  - numbers with units: digits (with . or , inside) then, after at most one space, a unit (km m cm mm kg

@@ -1,0 +1,109 @@
+#include "markup/placeholder_syntax.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace tern::markup::syntax {
+namespace {
+
+bool Digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IdentByte(char c) { return Alnum(c) || c == '_' || c == '-'; }
+
+size_t Digits(std::string_view t, size_t k) {
+  while (k < t.size() && Digit(t[k])) ++k;
+  return k;
+}
+
+// "*" or "*m$" at k (a width or precision from an argument): the byte after it, or k.
+size_t Star(std::string_view t, size_t k) {
+  if (k >= t.size() || t[k] != '*') return k;
+  const size_t d = Digits(t, k + 1);
+  return d > k + 1 && d < t.size() && t[d] == '$' ? d + 1 : k + 1;
+}
+
+// Length modifier at k: the byte after it.
+size_t Length(std::string_view t, size_t k) {
+  if (k + 1 < t.size() && ((t[k] == 'h' && t[k + 1] == 'h') || (t[k] == 'l' && t[k + 1] == 'l'))) return k + 2;
+  if (k < t.size() && std::strchr("hlLqjzZt", t[k]) && t[k] != '\0') return k + 1;
+  return k;
+}
+
+}  // namespace
+
+size_t Printf(std::string_view t, size_t i) {
+  if (i + 1 >= t.size()) return 0;
+  if (t[i + 1] == '%') return i + 2;
+  size_t k = i + 1;
+  bool specific = false;  // a position, width or precision: then a letter may follow
+  const size_t d = Digits(t, k);
+  if (d > k && d < t.size() && t[d] == '$') k = d + 1, specific = true;
+  while (k < t.size() && std::strchr("-+#0'", t[k]) && t[k] != '\0') ++k;
+  size_t w = Star(t, k);
+  if (w == k) w = Digits(t, k);
+  specific |= w > k;
+  k = w;
+  if (k < t.size() && t[k] == '.') {
+    size_t p = Star(t, k + 1);
+    if (p == k + 1) p = Digits(t, k + 1);
+    k = p, specific = true;
+  }
+  k = Length(t, k);
+  if (k >= t.size() || !std::strchr("diouxXeEfFgGaAcCsSpn@", t[k]) || t[k] == '\0') return 0;
+  if (!specific && k + 1 < t.size() && Alnum(t[k + 1])) return 0;  // "%sure", "%done", "%last"
+  return k + 1;
+}
+
+size_t PythonNamed(std::string_view t, size_t i) {
+  if (i + 2 >= t.size() || t[i + 1] != '(' || !IdentStart(t[i + 2])) return 0;
+  size_t k = i + 3;
+  while (k < t.size() && k - i <= 64 && (IdentByte(t[k]) || t[k] == '.')) ++k;
+  if (k >= t.size() || t[k] != ')') return 0;
+  ++k;
+  while (k < t.size() && std::strchr("-+#0", t[k]) && t[k] != '\0') ++k;  // (no space flag: "%(n) files")
+  k = Digits(t, k);
+  if (k < t.size() && t[k] == '.') k = Digits(t, k + 1);
+  if (k >= t.size() || !std::strchr("diouxXeEfFgGcrsa", t[k]) || t[k] == '\0') return 0;
+  return k + 1;
+}
+
+size_t RubyNamed(std::string_view t, size_t i) {
+  if (i + 2 >= t.size() || t[i + 1] != '{' || !IdentStart(t[i + 2])) return 0;
+  size_t k = i + 3;
+  while (k < t.size() && k - i <= 64 && (Alnum(t[k]) || t[k] == '_')) ++k;
+  return k < t.size() && t[k] == '}' ? k + 1 : 0;
+}
+
+size_t Brace(std::string_view t, size_t i) {
+  const bool twice = i + 1 < t.size() && t[i + 1] == '{';
+  size_t k = i + (twice ? 2 : 1);
+  const size_t start = k;
+  while (k < t.size() && k - i <= 64 && t[k] != '}' && t[k] != '{' && !Space(t[k])) ++k;
+  if (k == start || k >= t.size() || t[k] != '}') return 0;
+  if (twice) return k + 1 < t.size() && t[k + 1] == '}' ? k + 2 : 0;
+  return k + 1;
+}
+
+size_t Fluent(std::string_view t, size_t i) {
+  size_t k = i + 1;
+  while (k < t.size() && t[k] == ' ') ++k;
+  if (k + 1 >= t.size() || (t[k] != '$' && t[k] != '-') || !IdentStart(t[k + 1])) return 0;
+  const bool term = t[k] == '-';
+  k += 2;
+  while (k < t.size() && k - i <= 64 && (IdentByte(t[k]) || (term && t[k] == '.'))) ++k;
+  while (k < t.size() && t[k] == ' ') ++k;
+  return k < t.size() && t[k] == '}' ? k + 1 : 0;
+}
+
+size_t I18nextNesting(std::string_view t, size_t i) {
+  if (i + 3 >= t.size() || t[i + 1] != 't' || t[i + 2] != '(' || (i > 0 && (Alnum(t[i - 1]) || t[i - 1] == '_')))
+    return 0;
+  size_t k = i + 3;
+  const size_t start = k;
+  while (k < t.size() && k - i <= 64 && t[k] != ')' && t[k] != '(' && !Space(t[k])) ++k;
+  return k > start && k < t.size() && t[k] == ')' ? k + 1 : 0;
+}
+
+}  // namespace tern::markup::syntax

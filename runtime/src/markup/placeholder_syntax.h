@@ -1,0 +1,39 @@
+// The placeholder syntaxes of app strings, one parser each: given a text and the byte where a candidate
+// starts, each returns the byte after the placeholder, or 0 when none starts there. Pure functions over the
+// bytes (no allocation): protect.cc's NextPlaceholder tries them in turn.
+//
+// Sources: C's and POSIX's printf (ISO C11 7.21.6.1, POSIX fprintf's "%n$"), Objective-C's %@, Python's
+// %-formatting and str.format, .NET's composite formatting, Project Fluent's placeables, i18next's
+// interpolation and nesting, Ruby's format references.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace tern::markup::syntax {
+
+/// printf at '%': %[n$][flags -+#0'][width | * | *m$][.precision | .* | .*m$][hh h l ll L q j z Z t]conversion
+/// (d i o u x X e E f F g G a A c C s S p n @), and "%%" (a literal percent sign, kept as written). A bare
+/// conversion ("%s", "%d") followed by a letter or digit is not one ("%sure", "%done"); with a position,
+/// width or precision it is ("%1$.2fkm"). A space is not taken as a flag ("50% discount").
+size_t Printf(std::string_view t, size_t i);
+
+/// Python's named %-formatting at '%': %(name)[flags -+#0, not a space][width][.precision]conversion
+/// (d i o u x X e E f F g G c r s a), e.g. "%(count)d", "%(name)s".
+size_t PythonNamed(std::string_view t, size_t i);
+
+/// Ruby's %{name} at '%'.
+size_t RubyNamed(std::string_view t, size_t i);
+
+/// At '{': {x} or {{x}} with no space or brace inside, at most 64 bytes: .NET / Java {0}, {0,number},
+/// Python {name!r:>10}, i18next {{x}}.
+size_t Brace(std::string_view t, size_t i);
+
+/// Project Fluent's placeables at '{': { $variable } and { -term } (a term may have an .attribute), spaces
+/// inside optional.
+size_t Fluent(std::string_view t, size_t i);
+
+/// i18next's nesting at '$': $t(key) (key without spaces or parentheses, at most 64 bytes).
+size_t I18nextNesting(std::string_view t, size_t i);
+
+}  // namespace tern::markup::syntax

@@ -1,0 +1,129 @@
+// Placeholder syntaxes of app strings (markup/placeholder_syntax.h): each parser on what it must take, what
+// it must leave (prose that looks like it), and every syntax kept verbatim and once through Translate with
+// keep_placeholders on the bundled model.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "doctest/doctest.h"
+#include "markup/placeholder_syntax.h"
+#include "markup/protect.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+
+namespace {
+
+std::vector<std::string> Found(const std::string& t) {
+  std::vector<TextSpan> s;
+  markup::FindPlaceholders(t, &s);
+  std::vector<std::string> out;
+  for (const TextSpan& x : s) out.push_back(t.substr(x.begin, x.end - x.begin));
+  return out;
+}
+
+// The placeholder the parser `f` takes at the start of `t`, or "" when none.
+template <typename F>
+std::string At0(F f, std::string_view t) {
+  const size_t e = f(t, 0);
+  return std::string(t.substr(0, e));
+}
+
+size_t Occurrences(std::string_view text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("placeholder syntaxes: printf in full, and the prose it must leave") {
+  using markup::syntax::Printf;
+  for (const char* p : {"%s", "%d", "%i", "%u", "%5.2f", "%-3d", "%1$s", "%1$.2f", "%.*s", "%*d", "%*2$d", "%lu", "%lld",
+                        "%hhx", "%zu", "%@", "%02X", "%+.3e", "%#o", "%'d", "%%", "%.2Lf", "%p", "%ls"})
+    CHECK(At0(Printf, p) == p);
+  CHECK(At0(Printf, "%1$.2fkm") == "%1$.2f");  // a position or precision: a letter may follow
+  CHECK(At0(Printf, "%5dx") == "%5d");
+  for (const char* prose : {"%sure", "%done", "%last", "% discount", "%", "%y", "%-", "%1$"}) CHECK(At0(Printf, prose).empty());
+}
+
+TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
+  using namespace markup::syntax;
+  CHECK(At0(PythonNamed, "%(count)d files") == "%(count)d");
+  CHECK(At0(PythonNamed, "%(name)-10s") == "%(name)-10s");
+  CHECK(At0(PythonNamed, "%(user.name)s") == "%(user.name)s");
+  CHECK(At0(PythonNamed, "%(count) files").empty());
+  CHECK(At0(PythonNamed, "%(1x)s").empty());
+  CHECK(At0(RubyNamed, "%{name} left") == "%{name}");
+  CHECK(At0(RubyNamed, "%{ name}").empty());
+  CHECK(At0(Brace, "{0}") == "{0}");
+  CHECK(At0(Brace, "{0,number}") == "{0,number}");
+  CHECK(At0(Brace, "{name!r:>10}") == "{name!r:>10}");
+  CHECK(At0(Brace, "{{count}}") == "{{count}}");
+  CHECK(At0(Brace, "{ spaced }").empty());
+  CHECK(At0(Fluent, "{ $userName } added") == "{ $userName }");
+  CHECK(At0(Fluent, "{$count}") == "{$count}");
+  CHECK(At0(Fluent, "{ -brand-name }") == "{ -brand-name }");
+  CHECK(At0(Fluent, "{ -brand.short }") == "{ -brand.short }");
+  CHECK(At0(Fluent, "{ $var.attr }").empty());  // attributes are for terms
+  CHECK(At0(Fluent, "{ spaced }").empty());
+  CHECK(At0(Fluent, "{ - }").empty());
+  CHECK(At0(I18nextNesting, "$t(common.save)") == "$t(common.save)");
+  CHECK(At0(I18nextNesting, "$t( spaced )").empty());
+  CHECK(At0(I18nextNesting, "$t()").empty());
+}
+
+TEST_CASE("placeholder syntaxes: found in app strings, in order, and prose left alone") {
+  CHECK(Found("Deleted %(count)d of %d files (%.1f%%) for %{user} in { $folder }.") ==
+        std::vector<std::string>{"%(count)d", "%d", "%.1f", "%%", "%{user}", "{ $folder }"});
+  CHECK(Found("See $t(help.link) or {{name}}, {0,number} items, %1$s by %2$s.") ==
+        std::vector<std::string>{"$t(help.link)", "{{name}}", "{0,number}", "%1$s", "%2$s"});
+  CHECK(Found("Save 50%% now") == std::vector<std::string>{"50%%"});
+  CHECK(Found("100% sure, 50% discount, a %sure thing, $t is not, {spaced out}, it costs $5.").size() == 2);  // 100%, 50%
+}
+
+TEST_CASE("placeholder syntaxes: random strings of their characters give spans in order, inside the text") {
+  // Run under the sanitizers too (CI): a parser reading past the end fails there.
+  const std::string alphabet = "%{}$()t-.*'#+0123456789sdlhLzq@a $_x\n";
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20000; ++round) {
+    std::string t(rng() % 24, ' ');
+    for (char& c : t) c = alphabet[rng() % alphabet.size()];
+    std::vector<TextSpan> s;
+    markup::FindPlaceholders(t, &s);
+    size_t at = 0;
+    for (const TextSpan& x : s) {
+      CAPTURE(t);
+      REQUIRE(x.begin >= at);
+      REQUIRE(x.end > x.begin);
+      REQUIRE(x.end <= t.size());
+      at = x.end;
+    }
+  }
+}
+
+TEST_CASE("placeholder syntaxes through Translate: each kept verbatim and once") {
+  auto m = LoadOrFail(BundledModel());
+  auto t = MakeTranslator(m);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"A dog runs with %(name)s through the snow.", {"%(name)s"}},
+      {"A man reads %1$.2f books and %2$s newspapers.", {"%1$.2f", "%2$s"}},
+      {"A woman with { $userName } walks in the park.", {"{ $userName }"}},
+      {"Two dogs play with %{owner} in the grass.", {"%{owner}"}},
+      {"A child sees $t(animals.dog) near the water.", {"$t(animals.dog)"}},
+      {"A boy eats %d apples at %.*s o'clock.", {"%d", "%.*s"}},
+  };
+  std::vector<std::string_view> in;
+  for (const auto& c : cases) in.push_back(c.first);
+  TranslateOptions o;
+  o.keep_placeholders = true;
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(Span<const std::string_view>(in.data(), in.size()), o, &r).ok());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(cases[i].first);
+    REQUIRE(r[i].ok());
+    CAPTURE(r[i].best().text);
+    for (const std::string& p : cases[i].second) CHECK(Occurrences(r[i].best().text, p) == 1);
+  }
+}
