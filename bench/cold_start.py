@@ -135,7 +135,8 @@ def main():
           if args.drop_caches else "warm page cache", "; first outputs:",
           "; ".join(f"{s}: {runs[s][0]['text']!r}" for s in systems))
     info = subprocess.run([os.path.join(args.build, "targets/desktop/tern"), "translate", "-m", args.tern_model,
-                           "--threads", "1", "--verbose"], input="A dog.\n", capture_output=True, text=True).stderr
+                           "--threads", "1", "--max-length", "4", "--verbose"],
+                          input="A dog.\n", capture_output=True, text=True).stderr
     print(next((l for l in info.splitlines() if l.startswith("tern: cpu:")), "tern: cpu: unknown"))
 
 

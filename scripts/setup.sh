@@ -30,7 +30,8 @@ host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
            python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
            pybind11-dev python3-dev python3-venv python3-pip python3-setuptools python3-wheel  # the Python package
            libclang-rt-14-dev default-jdk-headless mmdebstrap python3-matplotlib curl xz-utils
-           doxygen)  # the API reference check (docs/Doxyfile)
+           doxygen  # the API reference check (docs/Doxyfile)
+           ccache)  # .ci/run's compiler cache (~/.cache/tern/ccache)
 # The Android test build (targets/android/build-test-deps.sh) builds LLVM 14's libc++ and compiler-rt
 # with clang-14, which only bookworm has among the supported releases.
 if [ "$codename" = bookworm ]; then
