@@ -50,6 +50,8 @@ def test_shim_callback_and_async(model_path):
     stopped = translator.translate_batch([["▁A", "▁dog", "."]], beam_size=1, callback=lambda s: True)
     assert stopped[0].hypotheses == []
     async_results = translator.translate_batch([["▁A", "▁dog", "."]], asynchronous=True)
-    assert async_results[0].done() and async_results[0].result().hypotheses
+    # Real futures (a tern.Engine request per example): result() waits, then done() holds.
+    assert async_results[0].result().hypotheses and async_results[0].done()
+    assert async_results[0].result().hypotheses == translator.translate_batch([["▁A", "▁dog", "."]])[0].hypotheses
     tokens = translator.translate_batch([["▁A", "▁dog", "."]], batch_type="tokens", max_batch_size=3)
     assert tokens[0].hypotheses

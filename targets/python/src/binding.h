@@ -40,5 +40,6 @@ std::string TextOf(py::handle text, const std::string& what);
 void RegisterModel(py::module_& m);
 void RegisterTranslator(py::module_& m);
 void RegisterConvert(py::module_& m);
+void RegisterEngine(py::module_& m);
 
 }  // namespace tern::python

@@ -58,4 +58,5 @@ PYBIND11_MODULE(_tern, m) {
   tern::python::RegisterModel(m);
   tern::python::RegisterTranslator(m);
   tern::python::RegisterConvert(m);
+  tern::python::RegisterEngine(m);
 }

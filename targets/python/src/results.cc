@@ -50,28 +50,6 @@ std::string ReprText(const py::str& s) { return std::string(py::repr(s)); }
 
 }  // namespace
 
-void CopyResults(Span<const TranslationResult> results, std::vector<ResultCopy>* out) {
-  for (const TranslationResult& r : results) {
-    ResultCopy c;
-    c.error = r.error;
-    c.error_message = std::string(r.error_message);
-    c.source_ids.assign(r.source_ids.begin(), r.source_ids.end());
-    c.source_spans.assign(r.source_spans.begin(), r.source_spans.end());
-    for (const Hypothesis& h : r.hypotheses) {
-      HypothesisCopy hc;
-      hc.text = std::string(h.text);
-      hc.ids.assign(h.ids.begin(), h.ids.end());
-      hc.tokens.assign(h.tokens.begin(), h.tokens.end());
-      hc.score = h.score;
-      hc.token_logprobs.assign(h.token_logprobs.begin(), h.token_logprobs.end());
-      hc.token_sources.assign(h.token_sources.begin(), h.token_sources.end());
-      hc.token_spans.assign(h.token_spans.begin(), h.token_spans.end());
-      c.hypotheses.push_back(std::move(hc));
-    }
-    out->push_back(std::move(c));
-  }
-}
-
 py::list ToPython(std::vector<ResultCopy>&& copies) {
   py::list out(copies.size());
   for (size_t i = 0; i < copies.size(); ++i) {

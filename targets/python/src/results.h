@@ -7,29 +7,14 @@
 #include <vector>
 
 #include "binding.h"
+#include "tern/owned_result.h"
 #include "tern/translator.h"
 
 namespace tern::python {
 
-struct HypothesisCopy {
-  std::string text;
-  std::vector<uint32_t> ids, tokens;
-  float score = 0.f;
-  std::vector<float> token_logprobs;
-  std::vector<int32_t> token_sources;
-  std::vector<TextSpan> token_spans;
-};
-
-struct ResultCopy {
-  StatusCode error = StatusCode::kOk;
-  std::string error_message;
-  std::vector<HypothesisCopy> hypotheses;
-  std::vector<uint32_t> source_ids;
-  std::vector<TextSpan> source_spans;
-};
-
-/// Appends a copy of each of `results` to *out. No GIL needed.
-void CopyResults(Span<const TranslationResult> results, std::vector<ResultCopy>* out);
+// Owned copies of results (tern/owned_result.h: tern::CopyResults makes them; no GIL needed).
+using HypothesisCopy = OwnedHypothesis;
+using ResultCopy = OwnedResult;
 
 /// A list of tern.TranslationResult, one per copy, in order. GIL held.
 py::list ToPython(std::vector<ResultCopy>&& copies);

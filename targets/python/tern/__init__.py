@@ -5,6 +5,9 @@
     translator = tern.Translator(model, threads=1)
     print(translator.translate_batch(["A dog runs on the beach."])[0].text)
 
+    engine = tern.Engine(model, replicas=2, threads=1)      # many requests at once (tern/serving.py)
+    future = engine.submit(["A dog runs on the beach."])    # concurrent.futures.Future
+
 Every call that translates, loads or converts releases the GIL. Errors are tern.TernError subclasses
 (tern.errors) carrying the library's message. Type stubs: tern/_tern.pyi.
 """
@@ -29,6 +32,7 @@ from ._tern import (
     peak_rss_mib,
     tokenize,
 )
+from .serving import Engine, Future
 from .errors import (
     BusyError,
     CancelledError,
@@ -43,7 +47,7 @@ from .errors import (
 )
 
 __all__ = [
-    "MAX_BEAM", "BusyError", "CancelToken", "CancelledError", "Confidence", "Glossary", "Hypothesis", "InternalError",
+    "MAX_BEAM", "BusyError", "CancelToken", "CancelledError", "Confidence", "Engine", "Future", "Glossary", "Hypothesis", "InternalError",
     "InvalidArgumentError", "InvalidModelError", "IoError", "Model", "NotFoundError", "ResourceExhaustedError",
     "StreamEvent", "TernError", "Tokenizer", "TranslationResult", "Translator", "UnsupportedError", "__version__",
     "convert", "cpu_summary", "default_threads", "detokenize", "errors", "peak_rss_mib", "tokenize",

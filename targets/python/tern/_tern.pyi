@@ -144,6 +144,37 @@ class Translator:
     profile: Dict[str, int]  # decoder_steps, generated_tokens, weight_bytes_read, output_columns, single_thread_steps
     def reset_profile(self) -> None: ...
 
+class _Ticket:
+    """A submitted request of an _Engine (tern.Future holds it)."""
+    id: int
+    done: bool
+    def cancel(self) -> None: ...
+
+# done(error or None, results or None, info): called once per request on a worker thread, with the GIL.
+_Done = Callable[[Optional[Exception], Optional[List[TranslationResult]], Dict[str, float]], None]
+
+class _Engine:
+    """tern::Engine (tern/engine.h); the public face is tern.Engine (tern/serving.py)."""
+    def __init__(self, model: Model, *, replicas: int = 0, threads: int = 1, max_batch: int = 0, max_beam: int = 0,
+                 max_n_best: int = 1, max_source_tokens: int = 0, max_target_tokens: int = 0, max_queued: int = 0) -> None: ...
+    def submit(self, texts: Sequence[_Text], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
+               max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+               length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
+               hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
+               alignment_layer: Optional[int] = None, use_shortlist: bool = True, target_lang: str = "",
+               split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
+               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = ()) -> _Ticket: ...
+    def submit_ids(self, sources: Sequence[_Ids], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
+                   max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+                   length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
+                   hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
+                   alignment_layer: Optional[int] = None, use_shortlist: bool = True) -> _Ticket: ...
+    def close(self) -> None: ...
+    replicas: int
+    max_batch: int
+    queued: int
+    arena_bytes: int
+
 def convert(checkpoint_dir: _Path, output: _Path, *, weights: str = "int8", int4_block: int = 64,
             shortlist: Optional[Tuple[_Path, _Path]] = None, shortlist_marian: Optional[_Path] = None,
             shortlist_frequent: int = 100, shortlist_best: int = 25, max_batch: Optional[int] = None,

@@ -22,11 +22,13 @@ become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut
 """
 
 import concurrent.futures
+import itertools
 import os
 import threading
 
 from .. import _tern
 from ..errors import CancelledError, UnsupportedError
+from ..serving import Engine
 
 __all__ = ["Translator", "TranslationResult", "GenerationStepResult"]
 
@@ -71,7 +73,7 @@ class GenerationStepResult:
 
 
 class _Done:
-    """A finished AsyncTranslationResult (asynchronous=True): result() and done() as CTranslate2's."""
+    """A finished AsyncTranslationResult (a call with a callback runs synchronously)."""
 
     def __init__(self, value):
         self._value = value
@@ -81,6 +83,19 @@ class _Done:
 
     def done(self):
         return True
+
+
+class _Async:
+    """CTranslate2's AsyncTranslationResult over a tern.Engine future: result() waits, done() polls."""
+
+    def __init__(self, future, convert):
+        self._future, self._convert = future, convert
+
+    def result(self):
+        return self._convert(self._future.result())
+
+    def done(self):
+        return self._future.done()
 
 
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
@@ -124,6 +139,7 @@ class Translator:
         self._lock = threading.Lock()
         self._max_beam = 0
         self._translators = []
+        self._engine, self._engine_beam = None, 0
         self._sized_for(max(4, self._model.generation["beam_size"]))
         self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
         self._target_vocab = self._model.target_vocab
@@ -146,6 +162,20 @@ class Translator:
                                      for _ in range(self._n_translators)]
                 self._max_beam = beam
             return self._translators
+
+    def _engine_for(self, beam):
+        """The tern.Engine behind asynchronous=True and translate_iterable: inter_threads replicas of
+        intra_threads threads (0: 1), made again for a larger beam."""
+        with self._lock:
+            if self._engine is None or beam > self._engine_beam:
+                if beam > _tern.MAX_BEAM:
+                    raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
+                if self._engine is not None:
+                    self._engine.close()
+                self._engine = Engine(self._model, replicas=self._n_translators, threads=self._intra_threads,
+                                      max_beam=max(beam, 4), max_n_best=max(beam, 4))
+                self._engine_beam = max(beam, 4)
+            return self._engine
 
     def _ids(self, tokens, max_input_length):
         if isinstance(tokens, str):
@@ -208,6 +238,16 @@ class Translator:
                 res = stopped.results
             return [self._result(r, return_scores, length_penalty) for r in res]
 
+        if asynchronous and callback is None:  # real futures: each example a request of the engine
+            engine = self._engine_for(beam_size)
+            order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
+            futs = [None] * len(ids)
+            for i in order:
+                fut = engine.submit_ids([ids[i]], on_error="keep", beam_size=beam_size, n_best=num_hypotheses,
+                                        length_penalty=length_penalty, max_length=max_decoding_length,
+                                        return_scores=return_scores)
+                futs[i] = _Async(fut, lambda rs: self._result(rs[0], return_scores, length_penalty))
+            return futs
         results = [None] * len(ids)
         if len(translators) == 1 or len(groups) <= 1 or callback is not None:
             for g in groups:
@@ -230,6 +270,26 @@ class Translator:
                 n = len(h.tokens)
                 scores.append(float(h.token_logprobs.sum()) / (n ** length_penalty) if n else 0.0)
         return TranslationResult(hyps, scores)
+
+    def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
+        """CTranslate2's translate_iterable: a TranslationResult per example of `source` (token lists), in
+        order, while it reads ahead (max_batch_size x inter_threads x 4 examples at a time, submitted
+        shortest first so that similar lengths share calls)."""
+        if target_prefix is not None:
+            raise UnsupportedError("target_prefix: tern does not force target prefixes")
+        if batch_type not in ("examples", "tokens"):
+            raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
+        it = iter(source)
+        ahead = max(1, max_batch_size) * self._n_translators * 4
+        pending = []
+        while True:
+            chunk = list(itertools.islice(it, ahead))
+            submitted = self.translate_batch(chunk, asynchronous=True, **kwargs) if chunk else []
+            for a in pending:
+                yield a.result()
+            if not chunk:
+                return
+            pending = submitted
 
     def unload_model(self, to_cpu=False):
         """CTranslate2 frees the model's memory; tern keeps it (a .tern model is small and mapped)."""

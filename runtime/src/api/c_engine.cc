@@ -1,0 +1,175 @@
+// The C API's engine (tern/tern_engine.h): tern::Engine and its tickets behind opaque handles.
+#include <condition_variable>
+#include <mutex>
+
+#include "api/c_api_internal.h"
+#include "tern/engine.h"
+#include "tern/tern_engine.h"
+
+struct tern_engine {
+  std::shared_ptr<const tern::Model> model;
+  std::unique_ptr<tern::Engine> engine;
+};
+
+struct tern_request {
+  tern::Ticket ticket;  // set once tern_submit's Submit returned
+  std::unique_ptr<tern::c_api::CallOptions> options;  // pinned: the request's options point into it
+  tern_completion_callback on_done = nullptr;
+  void* user_data = nullptr;
+  std::atomic<const tern::RequestOutcome*> outcome{nullptr};  // set at completion, before on_done
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;  // the completion (and on_done) returned: the request may be freed
+};
+
+namespace {
+
+using tern::c_api::Fail;
+using tern::c_api::Guarded;
+using tern::c_api::SetError;
+
+void Completed(uint64_t, const tern::RequestOutcome& out, void* user_data) {
+  auto* r = static_cast<tern_request*>(user_data);
+  r->outcome.store(&out);
+  if (r->on_done) r->on_done(r, r->user_data);
+  {
+    std::lock_guard<std::mutex> lock(r->mu);
+    r->finished = true;
+  }
+  r->cv.notify_all();
+}
+
+tern_request* Submit(tern_engine* e, tern::Request req, const tern_translate_params* params, tern_completion_callback on_done,
+                     void* user_data, tern_error* err) {
+  auto r = std::make_unique<tern_request>();
+  r->options = std::make_unique<tern::c_api::CallOptions>(params);
+  req.options = r->options->options();
+  r->on_done = on_done, r->user_data = user_data;
+  tern::Result<tern::Ticket> t = e->engine->Submit(std::move(req), &Completed, r.get());
+  if (!t.ok()) return Fail(err, t.status()), nullptr;
+  r->ticket = t.value();
+  return r.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+tern_engine_params tern_engine_default_params(void) {
+  tern_engine_params p{};
+  p.struct_size = sizeof(tern_engine_params);
+  p.translator = tern_translator_default_params();
+  return p;
+}
+
+tern_engine* tern_engine_create(const tern_model* model, const tern_engine_params* params, tern_error* err) {
+  return Guarded(err, static_cast<tern_engine*>(nullptr), [&]() -> tern_engine* {
+    if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_engine_create: model is NULL"), nullptr;
+    tern_engine_params p = tern_engine_default_params();
+    if (params) {
+      if (params->struct_size < sizeof(tern_engine_params))  // the first release's size: every field is known
+        return SetError(err, TERN_INVALID_ARGUMENT,
+                        "tern_engine_create: params->struct_size " + std::to_string(params->struct_size) +
+                            " (use tern_engine_default_params())"),
+               nullptr;
+      p = *params;
+    }
+    tern::EngineConfig c;
+    c.replicas = p.replicas, c.max_queued = p.max_queued;
+    c.translator.max_batch = p.translator.max_batch, c.translator.max_beam = p.translator.max_beam;
+    c.translator.max_n_best = p.translator.max_n_best ? p.translator.max_n_best : 1;
+    c.translator.max_source_tokens = p.translator.max_source_tokens;
+    c.translator.max_target_tokens = p.translator.max_target_tokens, c.translator.threads = p.translator.threads;
+    auto e = tern::Engine::Create(model->model, c);
+    if (!e.ok()) return Fail(err, e.status()), nullptr;
+    return new tern_engine{model->model, std::move(e.value())};
+  });
+}
+
+void tern_engine_free(tern_engine* engine) {
+  if (!engine) return;
+  engine->engine->Shutdown();
+  delete engine;
+}
+
+tern_request* tern_submit(tern_engine* e, const char* const* texts, size_t n, const tern_translate_params* params,
+                          tern_completion_callback on_done, void* user_data, tern_error* err) {
+  return Guarded(err, static_cast<tern_request*>(nullptr), [&]() -> tern_request* {
+    if (!e || (!texts && n)) return SetError(err, TERN_INVALID_ARGUMENT, "tern_submit: engine or texts is NULL"), nullptr;
+    tern::Request req;
+    req.texts.reserve(n);
+    for (size_t i = 0; i < n; ++i) req.texts.emplace_back(texts[i] ? texts[i] : "");
+    return Submit(e, std::move(req), params, on_done, user_data, err);
+  });
+}
+
+tern_request* tern_submit_ids(tern_engine* e, const uint32_t* const* sources, const size_t* lengths, size_t n,
+                              const tern_translate_params* params, tern_completion_callback on_done, void* user_data,
+                              tern_error* err) {
+  return Guarded(err, static_cast<tern_request*>(nullptr), [&]() -> tern_request* {
+    if (!e || ((!sources || !lengths) && n))
+      return SetError(err, TERN_INVALID_ARGUMENT, "tern_submit_ids: engine, sources or lengths is NULL"), nullptr;
+    tern::Request req;
+    req.ids.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      if (sources[i]) req.ids[i].assign(sources[i], sources[i] + lengths[i]);
+    return Submit(e, std::move(req), params, on_done, user_data, err);
+  });
+}
+
+int tern_request_wait(const tern_request* r, int32_t timeout_ms) {
+  if (!r) return 1;
+  if (timeout_ms < 0) return r->ticket.Wait(), 1;
+  return r->ticket.WaitFor(static_cast<uint32_t>(timeout_ms)) ? 1 : 0;
+}
+
+void tern_request_cancel(const tern_request* r) {
+  if (r) r->ticket.Cancel();
+}
+
+tern_status_code tern_request_results(const tern_request* r, tern_results* results, tern_error* err) {
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+    if (!r || !results) return SetError(err, TERN_INVALID_ARGUMENT, "tern_request_results: request or results is NULL"), TERN_INVALID_ARGUMENT;
+    const tern::RequestOutcome* out = r->outcome.load();
+    if (!out && r->ticket.id() && r->ticket.done()) out = &r->ticket.Wait();
+    if (!out) return SetError(err, TERN_BUSY, "tern_request_results: the request has not completed"), TERN_BUSY;
+    std::vector<tern::Hypothesis> hyps;  // views of the owned results, for the result set's copy
+    std::vector<tern::TranslationResult> views(out->results.size());
+    size_t total = 0;
+    for (const auto& x : out->results) total += x.hypotheses.size();
+    hyps.reserve(total);
+    for (size_t i = 0; i < views.size(); ++i) {
+      const tern::OwnedResult& o = out->results[i];
+      const size_t first = hyps.size();
+      for (const tern::OwnedHypothesis& h : o.hypotheses) {
+        tern::Hypothesis v;
+        v.text = h.text, v.score = h.score;
+        v.ids = {h.ids.data(), h.ids.size()}, v.tokens = {h.tokens.data(), h.tokens.size()};
+        v.token_logprobs = {h.token_logprobs.data(), h.token_logprobs.size()};
+        v.token_sources = {h.token_sources.data(), h.token_sources.size()};
+        v.token_spans = {h.token_spans.data(), h.token_spans.size()};
+        hyps.push_back(v);
+      }
+      views[i].error = o.error, views[i].error_message = o.error_message;
+      views[i].hypotheses = {hyps.data() + first, o.hypotheses.size()};
+      views[i].source_ids = {o.source_ids.data(), o.source_ids.size()};
+      views[i].source_spans = {o.source_spans.data(), o.source_spans.size()};
+    }
+    tern::c_api::CopyResults({views.data(), views.size()}, results);
+    if (!out->status.ok()) return Fail(err, out->status);
+    return TERN_OK;
+  });
+}
+
+void tern_request_free(tern_request* r) {
+  if (!r) return;
+  if (r->ticket.id()) {
+    r->ticket.Cancel();
+    r->ticket.Wait();
+    std::unique_lock<std::mutex> lock(r->mu);
+    r->cv.wait(lock, [&] { return r->finished; });
+  }
+  delete r;
+}
+
+}  // extern "C"

@@ -1,0 +1,216 @@
+// tern::Engine (tern/engine.h): a worker thread per replica takes one call's requests from the queue, runs
+// them on its Translator and completes each with owned results.
+#include "tern/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "serving/request_queue.h"
+#include "serving/sharing.h"
+#include "serving/ticket_state.h"
+
+namespace tern {
+
+using serving::TicketState;
+using Call = std::vector<std::shared_ptr<TicketState>>;
+
+namespace {
+
+// The abort callback of every call the engine makes: the engine shutting down, the request's own abort
+// (a request with one runs alone), or every request of the call cancelled.
+struct AbortContext {
+  const Call* call;
+  const std::atomic<bool>* stopping;
+  AbortCallback user = nullptr;
+  void* user_data = nullptr;
+};
+bool AbortCall(void* u) {
+  const auto* c = static_cast<const AbortContext*>(u);
+  if (c->stopping->load(std::memory_order_relaxed)) return true;
+  if (c->user && c->user(c->user_data)) return true;
+  for (const auto& t : *c->call)
+    if (!t->cancelled.load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
+// A request's own on_token, its events' index made the request's (a request runs in chunks of max_batch).
+struct TokenContext {
+  TokenCallback user;
+  void* user_data;
+  size_t offset = 0;
+};
+bool OnToken(const TokenEvent& e, void* u) {
+  const auto* c = static_cast<const TokenContext*>(u);
+  TokenEvent x = e;
+  x.index += c->offset;
+  return c->user(x, c->user_data);
+}
+
+// Runs inputs [begin, end) of the requests' concatenated inputs (all texts or all ids) as one call.
+Status RunInputs(Translator& tr, const Call& call, size_t begin, size_t end, const TranslateOptions& o,
+                 Span<const TranslationResult>* results) {
+  if (!call[0]->request.texts.empty()) {
+    std::vector<std::string_view> views;
+    for (const auto& t : call)
+      for (const std::string& s : t->request.texts) views.emplace_back(s);
+    return tr.Translate(Span<const std::string_view>(views.data() + begin, end - begin), o, results);
+  }
+  std::vector<Span<const uint32_t>> views;
+  for (const auto& t : call)
+    for (const auto& v : t->request.ids) views.emplace_back(v.data(), v.size());
+  return tr.TranslateIds(Span<const Span<const uint32_t>>(views.data() + begin, end - begin), o, results);
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  std::shared_ptr<const Model> model;
+  std::vector<std::unique_ptr<Translator>> replicas;
+  std::vector<std::thread> workers;
+  std::shared_ptr<serving::RequestQueue> queue;
+  std::atomic<bool> stopping{false};
+  std::atomic<uint64_t> next_id{1};
+  std::mutex shutdown_mu;
+  bool shut_down = false;
+
+  void Work(uint32_t r) {
+    for (;;) {
+      Call call = queue->PopCall(replicas[r]->max_batch());
+      if (call.empty()) return;  // closed and empty
+      Run(r, std::move(call));
+    }
+  }
+
+  void Run(uint32_t r, Call call) {
+    const auto now = std::chrono::steady_clock::now();
+    Call live;
+    for (auto& t : call) {
+      t->started = now;
+      if (t->cancelled.load() || stopping.load())
+        serving::Complete(t, {Status(StatusCode::kCancelled, "request cancelled before it ran"),
+                              serving::CancelledResults(t->inputs()), 0, 0, r, 0});
+      else
+        live.push_back(std::move(t));
+    }
+    if (live.size() == 1) return RunAlone(r, live[0]);
+    if (live.empty()) return;
+    size_t n = 0;
+    for (const auto& t : live) n += t->inputs();
+    TranslateOptions o = live[0]->request.options;
+    AbortContext ac{&live, &stopping};
+    o.abort = AbortCall, o.abort_user_data = &ac;
+    Span<const TranslationResult> results;
+    const Status s = RunInputs(*replicas[r], live, 0, n, o, &results);
+    if ((!s.ok() && s.code() != StatusCode::kCancelled) || results.size() != n) {
+      for (auto& t : live) RunAlone(r, t);  // wrong as a whole: each request on its own, so it fails alone
+      return;
+    }
+    size_t begin = 0;
+    for (auto& t : live) {
+      RequestOutcome out{s, {}, 0, 0, r, static_cast<uint32_t>(live.size() - 1)};
+      CopyResults(Span<const TranslationResult>(results.data() + begin, t->inputs()), &out.results);
+      begin += t->inputs();
+      serving::Complete(t, std::move(out));
+    }
+  }
+
+  void RunAlone(uint32_t r, const std::shared_ptr<TicketState>& t) {
+    Translator& tr = *replicas[r];
+    const Call call{t};
+    TranslateOptions o = t->request.options;
+    AbortContext ac{&call, &stopping, o.abort, o.abort_user_data};
+    o.abort = AbortCall, o.abort_user_data = &ac;
+    TokenContext tc{o.on_token, o.on_token_user_data};
+    if (o.on_token) o.on_token = OnToken, o.on_token_user_data = &tc;
+    RequestOutcome out{Status::Ok(), {}, 0, 0, r, 0};
+    const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch());
+    std::vector<KeepSpan> spans;
+    for (size_t begin = 0; begin < n && out.status.ok(); begin += batch) {
+      const size_t end = std::min(n, begin + batch);
+      spans.clear();
+      for (const KeepSpan& k : t->keep_spans)  // keep_spans name the request's texts: this chunk's, renumbered
+        if (k.text >= begin && k.text < end) spans.push_back({k.text - begin, k.span});
+      o.keep_spans = Span<const KeepSpan>(spans.data(), spans.size());
+      tc.offset = begin;
+      Span<const TranslationResult> results;
+      out.status = RunInputs(tr, call, begin, end, o, &results);
+      if (results.size() == end - begin) CopyResults(results, &out.results);
+    }
+    if (out.status.code() == StatusCode::kCancelled) {
+      std::vector<OwnedResult> rest = serving::CancelledResults(n - std::min(n, out.results.size()));
+      for (OwnedResult& x : rest) out.results.push_back(std::move(x));
+    } else if (!out.status.ok()) {
+      out.results.clear();  // wrong as a whole
+    }
+    serving::Complete(t, std::move(out));
+  }
+};
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<Engine>> Engine::Create(std::shared_ptr<const Model> model, const EngineConfig& config) {
+  if (!model) return Status(StatusCode::kInvalidArgument, "Engine: no model");
+  TranslatorConfig tc = config.translator;
+  if (tc.threads == 0) tc.threads = 1;
+  const uint64_t replicas = config.replicas ? config.replicas : std::max<uint32_t>(1, DefaultThreadCount() / tc.threads);
+  if (replicas * tc.threads > 256)
+    return Status(StatusCode::kInvalidArgument, "Engine: " + std::to_string(replicas) + " replicas x " +
+                                                    std::to_string(tc.threads) + " threads exceed 256 threads");
+  auto impl = std::make_unique<Impl>();
+  impl->model = model;
+  impl->queue = std::make_shared<serving::RequestQueue>(config.max_queued ? config.max_queued : 4096);
+  for (uint64_t i = 0; i < replicas; ++i) {
+    Result<std::unique_ptr<Translator>> t = Translator::Create(model, tc);
+    if (!t.ok()) return Status(t.status().code(), "Engine: replica " + std::to_string(i) + ": " + t.status().message());
+    impl->replicas.push_back(std::move(t.value()));
+  }
+  std::unique_ptr<Engine> e(new Engine(std::move(impl)));
+  for (uint32_t i = 0; i < e->impl_->replicas.size(); ++i)
+    e->impl_->workers.emplace_back([impl = e->impl_.get(), i] { impl->Work(i); });
+  return e;
+}
+
+Engine::~Engine() { Shutdown(); }
+
+Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void* user_data) {
+  if (!request.texts.empty() && !request.ids.empty())
+    return Status(StatusCode::kInvalidArgument, "Engine::Submit: a request has texts or ids, not both");
+  TERN_RETURN_IF_ERROR(impl_->replicas[0]->CheckOptions(request.options));
+  auto t = std::make_shared<TicketState>();
+  t->id = impl_->next_id.fetch_add(1);
+  t->request = std::move(request);
+  serving::OwnOptionViews(t.get(), impl_->replicas[0]->max_batch());
+  t->on_done = on_done, t->user_data = user_data;
+  t->queue = impl_->queue;
+  t->submitted = std::chrono::steady_clock::now();
+  if (t->inputs() == 0) {
+    serving::Complete(t, {Status::Ok(), {}, 0, 0, 0, 0});
+    return Ticket(t);
+  }
+  TERN_RETURN_IF_ERROR(impl_->queue->Push(t));
+  return Ticket(t);
+}
+
+void Engine::Shutdown() {
+  std::lock_guard<std::mutex> lock(impl_->shutdown_mu);
+  if (impl_->shut_down) return;
+  impl_->shut_down = true;
+  impl_->stopping.store(true);
+  for (auto& t : impl_->queue->Close())
+    serving::Complete(t, {Status(StatusCode::kCancelled, "engine shut down before the request ran"),
+                          serving::CancelledResults(t->inputs()), 0, 0, 0, 0});
+  for (std::thread& w : impl_->workers) w.join();
+}
+
+uint32_t Engine::replicas() const { return static_cast<uint32_t>(impl_->replicas.size()); }
+uint32_t Engine::max_batch() const { return impl_->replicas[0]->max_batch(); }
+size_t Engine::queued() const { return impl_->queue->size(); }
+size_t Engine::arena_bytes() const {
+  size_t n = 0;
+  for (const auto& r : impl_->replicas) n += r->arena_bytes();
+  return n;
+}
+const Model& Engine::model() const { return *impl_->model; }
+
+}  // namespace tern

@@ -1,0 +1,28 @@
+#include "serving/sharing.h"
+
+namespace tern::serving {
+
+void OwnOptionViews(TicketState* t, size_t max_batch) {
+  TranslateOptions& o = t->request.options;
+  t->target_lang.assign(o.target_lang.data(), o.target_lang.size());
+  o.target_lang = t->target_lang;
+  t->keep_spans.assign(o.keep_spans.begin(), o.keep_spans.end());
+  o.keep_spans = Span<const KeepSpan>(t->keep_spans.data(), t->keep_spans.size());
+  t->may_share = !o.on_token && !o.abort && t->keep_spans.empty() && t->inputs() <= max_batch;
+}
+
+bool SameCall(const TicketState& a, const TicketState& b) {
+  if (!a.may_share || !b.may_share) return false;
+  if (a.request.texts.empty() != b.request.texts.empty()) return false;
+  const TranslateOptions& x = a.request.options;
+  const TranslateOptions& y = b.request.options;
+  return x.beam_size == y.beam_size && x.length_penalty == y.length_penalty && x.max_length == y.max_length &&
+         x.max_length_ratio == y.max_length_ratio && x.n_best == y.n_best && x.return_scores == y.return_scores &&
+         x.return_alignment == y.return_alignment && x.alignment_layer == y.alignment_layer && x.hf_rules == y.hf_rules &&
+         x.early_stopping == y.early_stopping && x.target_lang == y.target_lang && x.split_sentences == y.split_sentences &&
+         x.markup == y.markup && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders &&
+         x.use_shortlist == y.use_shortlist && x.logits_processors.data() == y.logits_processors.data() &&
+         x.logits_processors.size() == y.logits_processors.size();
+}
+
+}  // namespace tern::serving

@@ -1,0 +1,71 @@
+#include "serving/ticket_state.h"
+
+#include "serving/request_queue.h"
+
+namespace tern::serving {
+
+namespace {
+double Ms(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+}  // namespace
+
+void Complete(const std::shared_ptr<TicketState>& t, RequestOutcome outcome) {
+  const auto now = std::chrono::steady_clock::now();
+  if (t->started == std::chrono::steady_clock::time_point{}) t->started = now;  // never ran
+  outcome.queued_ms = Ms(t->started - t->submitted);
+  outcome.run_ms = Ms(now - t->started);
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->outcome = std::move(outcome);
+    t->done = true;
+  }
+  t->cv.notify_all();
+  if (t->on_done) t->on_done(t->id, t->outcome, t->user_data);  // outcome is no longer written: no lock needed
+}
+
+std::vector<OwnedResult> CancelledResults(size_t n) {
+  std::vector<OwnedResult> r(n);
+  for (OwnedResult& x : r) {
+    x.error = StatusCode::kCancelled;
+    x.error_message = "not translated: the request was cancelled";
+  }
+  return r;
+}
+
+}  // namespace tern::serving
+
+namespace tern {
+
+Ticket::Ticket(std::shared_ptr<serving::TicketState> state) : state_(std::move(state)) {}
+
+uint64_t Ticket::id() const { return state_ ? state_->id : 0; }
+
+bool Ticket::done() const {
+  if (!state_) return true;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->done;
+}
+
+const RequestOutcome& Ticket::Wait() const {
+  static const RequestOutcome kEmpty{Status(StatusCode::kInvalidArgument, "Ticket: empty (no request)"), {}, 0, 0, 0, 0};
+  if (!state_) return kEmpty;
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait(lock, [&] { return state_->done; });
+  return state_->outcome;
+}
+
+bool Ticket::WaitFor(uint32_t timeout_ms) const {
+  if (!state_) return true;
+  std::unique_lock<std::mutex> lock(state_->mu);
+  return state_->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return state_->done; });
+}
+
+void Ticket::Cancel() const {
+  if (!state_) return;
+  state_->cancelled.store(true);
+  std::shared_ptr<serving::RequestQueue> q = state_->queue.lock();
+  if (q && q->Remove(state_.get()))  // still waiting: it completes now, never having run
+    serving::Complete(state_, {Status(StatusCode::kCancelled, "request cancelled while queued"),
+                               serving::CancelledResults(state_->inputs()), 0, 0, 0, 0});
+}
+
+}  // namespace tern

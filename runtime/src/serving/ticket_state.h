@@ -1,0 +1,46 @@
+// What a submitted request is while the engine holds it: its request (inputs and options, the option views
+// re-pointed at storage it owns), its cancel flag, and its outcome once complete (tern/engine.h Ticket).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tern/engine.h"
+
+namespace tern::serving {
+
+class RequestQueue;
+
+struct TicketState {
+  uint64_t id = 0;
+  Request request;                   // options.target_lang / keep_spans point into the two below
+  std::string target_lang;
+  std::vector<KeepSpan> keep_spans;
+  bool may_share = false;            // no callbacks of its own, no keep_spans, fits one call
+  CompletionCallback on_done = nullptr;
+  void* user_data = nullptr;
+  std::chrono::steady_clock::time_point submitted, started;
+  std::atomic<bool> cancelled{false};
+  std::weak_ptr<RequestQueue> queue;  // for Cancel to take it out while it waits
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  RequestOutcome outcome;
+
+  size_t inputs() const { return request.texts.empty() ? request.ids.size() : request.texts.size(); }
+};
+
+/// Records `outcome` (times filled in here), wakes waiters, then calls the completion callback (outside
+/// every lock). Called once per request.
+void Complete(const std::shared_ptr<TicketState>& t, RequestOutcome outcome);
+
+/// Results of `n` inputs that were not translated: each carries kCancelled.
+std::vector<OwnedResult> CancelledResults(size_t n);
+
+}  // namespace tern::serving

@@ -1,0 +1,183 @@
+"""tern.Engine: many requests at once (tern/engine.h). Replicas (each a Translator with its own arena and
+threads) serve a queue; submitting returns a concurrent.futures.Future at once; queued requests with the
+same options share a call, up to max_batch texts.
+
+    engine = tern.Engine(model, replicas=2, threads=1)
+    fut = engine.submit(["A dog runs."], beam_size=4)          # Future -> list of TranslationResult
+    futs = engine.translate_batch(texts, asynchronous=True)    # one Future per text
+    for r in engine.translate_iterable(open("in.txt")):         # results in input order, read ahead
+        print(r.text)
+
+Results are the same TranslationResult objects Translator returns, whichever requests shared a call.
+Future.cancel() cancels a request that waits (and one that runs alone, at its next decoder step).
+"""
+
+import atexit
+import concurrent.futures
+import itertools
+import weakref
+
+from . import _tern
+
+_engines = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all():
+    # Workers complete requests with the GIL taken: they must be stopped before the interpreter finalizes.
+    for e in list(_engines):
+        e.close()
+
+
+class Future(concurrent.futures.Future):
+    """A concurrent.futures.Future whose cancel() also cancels the engine's request."""
+
+    def __init__(self):
+        super().__init__()
+        self._ticket = None
+        self.info = {}  # queued_ms, run_ms, replica, shared_with once done
+
+    def cancel(self):
+        if self._ticket is not None and not self.done():
+            self._ticket.cancel()
+        return super().cancel()
+
+
+class Engine:
+    """replicas: Translators serving in parallel (0: the performance cores // threads); threads: each
+    replica's threads (1: none of its own). max_batch, max_beam, max_n_best, max_source_tokens,
+    max_target_tokens: each replica's limits, as Translator's. max_queued: requests that may wait (0:
+    4,096); submit() beyond it raises ResourceExhaustedError."""
+
+    def __init__(self, model, *, replicas=0, threads=1, max_batch=0, max_beam=0, max_n_best=1, max_source_tokens=0,
+                 max_target_tokens=0, max_queued=0):
+        self._engine = _tern._Engine(model, replicas=replicas, threads=threads, max_batch=max_batch,
+                                     max_beam=max_beam, max_n_best=max_n_best, max_source_tokens=max_source_tokens,
+                                     max_target_tokens=max_target_tokens, max_queued=max_queued)
+        _engines.add(self)
+
+    replicas = property(lambda self: self._engine.replicas, doc="replicas serving")
+    max_batch = property(lambda self: self._engine.max_batch, doc="texts per call of a replica")
+    queued = property(lambda self: self._engine.queued, doc="requests waiting now")
+    arena_bytes = property(lambda self: self._engine.arena_bytes, doc="all replicas' arenas, bytes")
+
+    def submit(self, texts, *, on_error="raise", **options):
+        """Queues a list of texts as one request and returns a Future of its list of TranslationResult.
+        options: translate_batch's (beam_size, n_best, max_length, length_penalty, target_lang, markup,
+        glossary, keep_placeholders, keep_spans, ...), except callback and cancel (use Future.cancel).
+        on_error='raise': the Future's exception is the first failed text's error; 'keep': it stays in
+        that result. Raises at once for wrong options, a full queue or a closed engine."""
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts: expected a list of str (or bytes), got " + type(texts).__name__)
+        if on_error not in ("raise", "keep"):
+            raise _tern_errors().InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
+        return self._submit(self._engine.submit, list(texts), on_error, options)
+
+    def submit_ids(self, sources, *, on_error="raise", **options):
+        """As submit(), on token ids: a list of 1-D integer arrays, each a source with its </s>
+        (Translator.translate_ids' input and options)."""
+        if on_error not in ("raise", "keep"):
+            raise _tern_errors().InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
+        return self._submit(self._engine.submit_ids, list(sources), on_error, options)
+
+    def _submit(self, submit, inputs, on_error, options):
+        fut = Future()
+        fut.set_running_or_notify_cancel()
+
+        def done(error, results, info):
+            fut.info = info
+            if fut.done():
+                return
+            if error is not None:
+                if results is not None:
+                    error.results = results
+                fut.set_exception(error)
+            elif on_error == "raise" and any(r.error is not None for r in results):
+                i = next(i for i, r in enumerate(results) if r.error is not None)
+                err = results[i].error
+                err = type(err)(f"input {i}: {err.message}")
+                err.index, err.results = i, results
+                fut.set_exception(err)
+            else:
+                fut.set_result(results)
+
+        fut._ticket = submit(inputs, done, **options)
+        return fut
+
+    def translate_batch(self, texts, *, asynchronous=False, **options):
+        """Each text a request of its own (the queue lets them share calls). asynchronous=False: a list of
+        TranslationResult (waits); True: a list of Future, one per text, each of one TranslationResult."""
+        futs = [self._one(t, options) for t in texts]
+        if asynchronous:
+            return futs
+        return [f.result() for f in futs]
+
+    def _one(self, text, options):
+        inner = self.submit([text], **options)
+        outer = Future()
+        outer._ticket = inner._ticket
+        outer.set_running_or_notify_cancel()
+
+        def chain(f):
+            outer.info = f.info
+            if f.cancelled():
+                outer.set_exception(_tern_errors().CancelledError("request cancelled"))
+            elif f.exception() is not None:
+                outer.set_exception(f.exception())
+            else:
+                outer.set_result(f.result()[0])
+
+        inner.add_done_callback(chain)
+        return outer
+
+    def translate_iterable(self, iterable, *, max_batch_size=32, batch_type="examples", read_ahead=None,
+                           **options):
+        """Yields a TranslationResult per text of `iterable`, in input order, while it reads ahead: texts are
+        taken in buffers of read_ahead (default max_batch_size x replicas x 4), sorted by length (as
+        CTranslate2's translate_iterable does) and submitted in groups of max_batch_size texts
+        (batch_type='examples') or of at most max_batch_size whitespace tokens ('tokens')."""
+        if batch_type not in ("examples", "tokens"):
+            raise _tern_errors().InvalidArgumentError(f"batch_type: 'examples' or 'tokens', got {batch_type!r}")
+        if max_batch_size < 1:
+            raise _tern_errors().InvalidArgumentError("max_batch_size: at least 1")
+        read_ahead = read_ahead or max_batch_size * max(1, self.replicas) * 4
+        it = iter(iterable)
+        pending = []  # (future of a group, index in the group), in input order
+        while True:
+            buf = list(itertools.islice(it, read_ahead))
+            if not buf and not pending:
+                return
+            order = sorted(range(len(buf)), key=lambda i: len(buf[i]))
+            slot = [None] * len(buf)
+            group, size = [], 0
+            for i in order + [None]:
+                cost = 1 if batch_type == "examples" or i is None else max(1, len(buf[i].split()))
+                if group and (i is None or size + cost > max_batch_size):
+                    fut = self.submit([buf[j] for j in group], **options)
+                    for k, j in enumerate(group):
+                        slot[j] = (fut, k)
+                    group, size = [], 0
+                if i is not None:
+                    group.append(i)
+                    size += cost
+            # Yield what the previous buffer gave while this one runs.
+            for fut, k in pending:
+                yield fut.result()[k]
+            pending = slot
+            if not buf:
+                return
+
+    def close(self):
+        """Cancels waiting requests, stops running ones, joins the workers (also at interpreter exit)."""
+        self._engine.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _tern_errors():
+    from . import errors
+    return errors

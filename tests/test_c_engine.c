@@ -1,0 +1,121 @@
+/* The engine's C API (tern/tern_engine.h) from C: submit from the calling thread, wait, read results with
+ * tern.h's accessors; results equal tern_translate's; a completion callback; cancelling; a bad text failing
+ * alone; the params' struct_size check; freeing the engine with requests queued. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tern/tern_engine.h"
+
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); return 1; } } while (0)
+
+static void on_done(tern_request* r, void* user_data) {
+  tern_results* res = tern_results_create();
+  tern_error err;
+  if (tern_request_results(r, res, &err) == TERN_OK && tern_result_count(res) == 2) ++*(int*)user_data;
+  tern_results_free(res);
+}
+
+/* An abort callback that holds its worker until released: the queue fills behind it. */
+static atomic_int entered, released;
+static int hold(void* user_data) {
+  (void)user_data;
+  atomic_store(&entered, 1);
+  struct timespec ms = {0, 1000000};
+  while (!atomic_load(&released)) nanosleep(&ms, NULL);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  CHECK(argc == 2);
+  tern_error err;
+  tern_model* m = tern_model_load(argv[1], &err);
+  CHECK(m != NULL);
+  const char* in[] = {"A man in a blue shirt is standing on a ladder.", "Two young children are playing in the sand."};
+  tern_translator* tr = tern_translator_create(m, NULL, &err);
+  CHECK(tr != NULL);
+  tern_results* want = tern_results_create();
+  CHECK(tern_translate(tr, in, 2, NULL, want, &err) == TERN_OK);
+
+  tern_engine_params p = tern_engine_default_params();
+  CHECK(p.struct_size == sizeof(tern_engine_params));
+  p.replicas = 1;
+  p.struct_size = 8;
+  CHECK(tern_engine_create(m, &p, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "struct_size 8") != NULL);
+  p.struct_size = sizeof p;
+  tern_engine* e = tern_engine_create(m, &p, &err);
+  CHECK(e != NULL);
+
+  int completed = 0;
+  tern_request* r = tern_submit(e, in, 2, NULL, on_done, &completed, &err);
+  CHECK(r != NULL);
+  CHECK(tern_request_wait(r, -1) == 1);
+  tern_results* got = tern_results_create();
+  CHECK(tern_request_results(r, got, &err) == TERN_OK);
+  CHECK(tern_result_count(got) == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    size_t a = 0, b = 0;
+    const char* x = tern_result_text(got, i, 0, &a);
+    const char* y = tern_result_text(want, i, 0, &b);
+    CHECK(x && y && a == b && memcmp(x, y, a) == 0);
+    CHECK(tern_result_score(got, i, 0) == tern_result_score(want, i, 0));
+  }
+  tern_request_free(r); /* waits for its completion callback */
+  CHECK(completed == 1);
+
+  /* A bad text fails alone; ids work; NULLs are refused. */
+  const char* bad[] = {"A dog.", "\xff\xfe broken"};
+  r = tern_submit(e, bad, 2, NULL, NULL, NULL, &err);
+  CHECK(r != NULL && tern_request_wait(r, -1) == 1);
+  CHECK(tern_request_results(r, got, &err) == TERN_OK);
+  CHECK(tern_result_code(got, 0) == TERN_OK && tern_result_code(got, 1) == TERN_INVALID_ARGUMENT);
+  tern_request_free(r);
+  const uint32_t src[] = {5, 6, 7, 0};
+  const uint32_t* srcs[] = {src};
+  size_t lens[] = {4};
+  r = tern_submit_ids(e, srcs, lens, 1, NULL, NULL, NULL, &err);
+  CHECK(r != NULL && tern_request_wait(r, -1) == 1 && tern_request_results(r, got, &err) == TERN_OK);
+  CHECK(tern_result_count(got) == 1 && tern_result_code(got, 0) == TERN_OK);
+  tern_request_free(r);
+  CHECK(tern_submit(NULL, in, 1, NULL, NULL, NULL, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
+  tern_translate_params bad_params = tern_translate_default_params();
+  bad_params.beam_size = 1000;
+  CHECK(tern_submit(e, in, 1, &bad_params, NULL, NULL, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
+
+  /* Many requests behind a held one, one cancelled while queued; then the engine freed with work queued:
+   * each completes, readable after. */
+  tern_translate_params held = tern_translate_default_params();
+  held.abort_callback = hold;
+  tern_request* blocker = tern_submit(e, in, 1, &held, NULL, NULL, &err);
+  CHECK(blocker != NULL);
+  struct timespec ms = {0, 1000000};
+  while (!atomic_load(&entered)) nanosleep(&ms, NULL);
+  tern_request* many[40];
+  for (int i = 0; i < 40; ++i) {
+    many[i] = tern_submit(e, in, 2, NULL, NULL, NULL, &err);
+    CHECK(many[i] != NULL);
+  }
+  tern_request_cancel(many[39]);
+  CHECK(tern_request_wait(many[39], 10000) == 1);
+  CHECK(tern_request_results(many[39], got, &err) == TERN_CANCELLED);
+  CHECK(tern_result_count(got) == 2 && tern_result_code(got, 0) == TERN_CANCELLED);
+  atomic_store(&released, 1);
+  tern_engine_free(e);
+  tern_request_free(blocker);
+  for (int i = 0; i < 40; ++i) {
+    CHECK(tern_request_wait(many[i], 0) == 1);
+    tern_status_code c = tern_request_results(many[i], got, &err);
+    CHECK(c == TERN_OK || c == TERN_CANCELLED);
+    CHECK(tern_result_count(got) == 2);
+    tern_request_free(many[i]);
+  }
+  tern_results_free(got);
+  tern_results_free(want);
+  tern_translator_free(tr);
+  tern_model_free(m);
+  printf("c engine: ok\n");
+  return 0;
+}
