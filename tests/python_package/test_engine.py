@@ -104,3 +104,18 @@ def test_interpreter_exit_with_requests_in_flight(model_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "2"
+
+
+def test_streaming_callback_on_a_worker_thread(engine, translator):
+    events = []
+    got = engine.submit(TEXTS[:3], beam_size=1, callback=events.append).result(timeout=60)
+    for i, r in enumerate(got):
+        assert "".join(e.text for e in events if e.index == i) == r.text
+    assert sum(e.last for e in events) == 3
+
+    def boom(ev):
+        raise ValueError("from the callback")
+
+    with pytest.raises(ValueError, match="from the callback"):
+        engine.submit(TEXTS[:2], beam_size=1, callback=boom).result(timeout=60)
+    assert engine.submit(TEXTS[:1]).result(timeout=60)[0].ok

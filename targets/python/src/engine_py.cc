@@ -32,6 +32,7 @@ struct PyEngine {
 struct Completion {
   py::object done;
   std::optional<PyGlossary> glossary;
+  std::unique_ptr<CallState> state;  // the streaming callback's (the request runs alone when it has one)
 };
 
 void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
@@ -45,6 +46,7 @@ void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
       results = ToPython(std::move(copies));
     }
     if (!out.status.ok()) error = MakeError(out.status.code(), out.status.message());
+    if (c->state && c->state->python_error) error = c->state->python_error->value();  // the callback raised
     py::dict info(py::arg("queued_ms") = out.queued_ms, py::arg("run_ms") = out.run_ms, py::arg("replica") = out.replica,
                   py::arg("shared_with") = out.shared_with);
     c->done(error, results, info);
@@ -53,6 +55,7 @@ void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
   }
   c->done = py::none();
   c->glossary.reset();
+  c->state.reset();
 }
 
 std::unique_ptr<PyEngine> MakeEngine(const PyModel& m, uint32_t replicas, uint32_t threads, uint32_t max_batch, uint32_t max_beam,
@@ -78,14 +81,16 @@ std::unique_ptr<PyEngine> MakeEngine(const PyModel& m, uint32_t replicas, uint32
 // Queues `r` (its inputs filled) with the options of `args` (and `targs` for texts).
 Ticket Submit(PyEngine& self, Request r, py::object done, const CallArgs& args, const TextArgs* targs) {
   if (!self.engine) Raise(StatusCode::kCancelled, "Engine: closed");
-  CallState state;
-  r.options = MakeOptions(args, &state);
-  r.options.on_token = nullptr, r.options.abort = nullptr;  // a request is cancelled through its ticket
+  auto state = std::make_unique<CallState>();
+  r.options = MakeOptions(args, state.get());
+  r.options.abort = nullptr;  // a request is cancelled through its ticket (and stopped by its callback)
+  state->main_thread = false;  // the callback runs on a worker thread
   std::vector<KeepSpan> spans;
   if (targs) AddTextOptions(*targs, self.model, r.texts.size(), &r.options, &spans);
   r.options.keep_spans = Span<const KeepSpan>(spans.data(), spans.size());  // the engine copies them
   auto c = std::make_unique<Completion>();
   c->done = std::move(done);
+  c->state = std::move(state);
   if (targs) c->glossary = targs->glossary;
   Result<Ticket> t = Status(StatusCode::kInternal, "not run");
   {
@@ -116,10 +121,10 @@ void RegisterEngine(py::module_& m) {
       [](PyEngine& self, py::object texts, py::object done, std::optional<uint32_t> beam_size, uint32_t n_best,
          std::optional<uint32_t> max_length, std::optional<float> max_length_ratio, std::optional<float> length_penalty,
          py::object early_stopping, int hf_rules, bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer,
-         bool use_shortlist, std::string target_lang, bool split_sentences, std::optional<std::string> markup,
+         bool use_shortlist, py::object callback, std::string target_lang, bool split_sentences, std::optional<std::string> markup,
          std::optional<PyGlossary> glossary, bool keep_placeholders, std::vector<std::tuple<size_t, size_t, size_t>> keep_spans) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
-                   return_scores, return_alignment, use_shortlist, py::none(), nullptr, "keep"};
+                   return_scores, return_alignment, use_shortlist, callback, nullptr, "keep"};
         TextArgs t{target_lang, split_sentences, keep_placeholders, markup, glossary, keep_spans};
         if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts) || !py::isinstance<py::sequence>(texts))
           throw py::type_error("texts: expected a list of str (or bytes)");
@@ -133,7 +138,7 @@ void RegisterEngine(py::module_& m) {
       py::arg("max_length") = py::none(), py::arg("max_length_ratio") = py::none(), py::arg("length_penalty") = py::none(),
       py::arg("early_stopping") = py::none(), py::arg("hf_rules") = 5, py::arg("return_scores") = true,
       py::arg("return_alignment") = false, py::arg("alignment_layer") = py::none(), py::arg("use_shortlist") = true,
-      py::arg("target_lang") = "", py::arg("split_sentences") = true, py::arg("markup") = py::none(),
+      py::arg("callback") = py::none(), py::arg("target_lang") = "", py::arg("split_sentences") = true, py::arg("markup") = py::none(),
       py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
       py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{});
   cls.def(

@@ -161,7 +161,8 @@ class _Engine:
                max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
                length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
                hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-               alignment_layer: Optional[int] = None, use_shortlist: bool = True, target_lang: str = "",
+               alignment_layer: Optional[int] = None, use_shortlist: bool = True,
+               callback: Optional[_Callback] = None, target_lang: str = "",
                split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = ()) -> _Ticket: ...
     def submit_ids(self, sources: Sequence[_Ids], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,

@@ -64,7 +64,8 @@ class Engine:
     def submit(self, texts, *, on_error="raise", **options):
         """Queues a list of texts as one request and returns a Future of its list of TranslationResult.
         options: translate_batch's (beam_size, n_best, max_length, length_penalty, target_lang, markup,
-        glossary, keep_placeholders, keep_spans, ...), except callback and cancel (use Future.cancel).
+        glossary, keep_placeholders, keep_spans, callback, ...), except cancel (use Future.cancel). callback
+        (a StreamEvent per token, True to stop) runs on a worker thread; a request with one runs alone.
         on_error='raise': the Future's exception is the first failed text's error; 'keep': it stays in
         that result. Raises at once for wrong options, a full queue or a closed engine."""
         if isinstance(texts, (str, bytes)):
