@@ -18,6 +18,17 @@ static void on_done(tern_request* r, void* user_data) {
   tern_results_free(res);
 }
 
+/* Fire and forget: the callback reads its results and frees its own request. */
+static atomic_int forgotten;
+static void read_and_free(tern_request* r, void* user_data) {
+  (void)user_data;
+  tern_results* res = tern_results_create();
+  tern_error err;
+  if (tern_request_results(r, res, &err) == TERN_OK && tern_result_count(res) == 2) atomic_fetch_add(&forgotten, 1);
+  tern_results_free(res);
+  tern_request_free(r);
+}
+
 /* An abort callback that holds its worker until released: the queue fills behind it. */
 static atomic_int entered, released;
 static int hold(void* user_data) {
@@ -66,6 +77,8 @@ int main(int argc, char** argv) {
   tern_request_free(r); /* waits for its completion callback */
   CHECK(completed == 1);
 
+  for (int i = 0; i < 8; ++i) CHECK(tern_submit(e, in, 2, NULL, read_and_free, NULL, &err) != NULL);
+
   /* A bad text fails alone; ids work; NULLs are refused. */
   const char* bad[] = {"A dog.", "\xff\xfe broken"};
   r = tern_submit(e, bad, 2, NULL, NULL, NULL, &err);
@@ -105,6 +118,7 @@ int main(int argc, char** argv) {
   atomic_store(&released, 1);
   tern_engine_free(e);
   tern_request_free(blocker);
+  CHECK(atomic_load(&forgotten) == 8); /* every fire-and-forget request completed (and freed itself) */
   for (int i = 0; i < 40; ++i) {
     CHECK(tern_request_wait(many[i], 0) == 1);
     tern_status_code c = tern_request_results(many[i], got, &err);

@@ -62,7 +62,9 @@ TERN_API void tern_request_cancel(const tern_request* request);
 /** Copies a complete request's results into `results` (tern.h's accessors; one per input, also when
  * cancelled) and returns its status (err says why when not TERN_OK). TERN_BUSY while it is not complete. */
 TERN_API tern_status_code tern_request_results(const tern_request* request, tern_results* results, tern_error* err);
-/** Cancels the request if it has not completed, waits for it, releases it. NULL is allowed. */
+/** Cancels the request if it has not completed, waits for it, releases it. NULL is allowed. Called from
+ * the request's own completion callback, it releases the request when that callback returns (fire and
+ * forget: submit with a callback that reads the results and frees the request). */
 TERN_API void tern_request_free(tern_request* request);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 // The C API's engine (tern/tern_engine.h): tern::Engine and its tickets behind opaque handles.
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "api/c_api_internal.h"
 #include "tern/engine.h"
@@ -17,9 +18,11 @@ struct tern_request {
   tern_completion_callback on_done = nullptr;
   void* user_data = nullptr;
   std::atomic<const tern::RequestOutcome*> outcome{nullptr};  // set at completion, before on_done
+  std::atomic<std::thread::id> completing{};  // the worker thread running the completion
   std::mutex mu;
   std::condition_variable cv;
-  bool finished = false;  // the completion (and on_done) returned: the request may be freed
+  bool finished = false;        // the completion (and on_done) returned: the request may be freed
+  bool free_requested = false;  // tern_request_free was called from on_done: freed when it returns
 };
 
 namespace {
@@ -31,9 +34,15 @@ using tern::c_api::SetError;
 void Completed(uint64_t, const tern::RequestOutcome& out, void* user_data) {
   auto* r = static_cast<tern_request*>(user_data);
   r->outcome.store(&out);
+  r->completing.store(std::this_thread::get_id());
   if (r->on_done) r->on_done(r, r->user_data);
   {
-    std::lock_guard<std::mutex> lock(r->mu);
+    std::unique_lock<std::mutex> lock(r->mu);
+    if (r->free_requested) {
+      lock.unlock();
+      delete r;
+      return;
+    }
     r->finished = true;
   }
   r->cv.notify_all();
@@ -163,6 +172,13 @@ tern_status_code tern_request_results(const tern_request* r, tern_results* resul
 
 void tern_request_free(tern_request* r) {
   if (!r) return;
+  if (r->completing.load() == std::this_thread::get_id()) {  // from its own on_done: freed when that returns
+    std::lock_guard<std::mutex> lock(r->mu);
+    if (!r->finished) {
+      r->free_requested = true;
+      return;
+    }
+  }
   if (r->ticket.id()) {
     r->ticket.Cancel();
     r->ticket.Wait();

@@ -1,3 +1,4 @@
+import dev.tern.Engine;
 import dev.tern.TernException;
 import dev.tern.Translator;
 
@@ -250,6 +251,49 @@ public class TranslatorTest {
       check(false, "a closed translator throws");
     } catch (TernException e) {
       check(e.getMessage().contains("closed"), "a closed translator says so");
+    }
+    {
+      // dev.tern.Engine: futures complete on worker threads with Translator's results; a bad sentence fails
+      // alone; close() with work queued completes every future.
+      String[] in = {"A man in a blue shirt is standing on a ladder.", "Two dogs play in the snow.", "Über den Wolken."};
+      Translator.Result[] want;
+      try (Translator t = new Translator(model, 1, 8)) {
+        want = t.translate(in, new Translator.Options());
+      }
+      Engine e = new Engine(model, 2, 1, 8);
+      java.util.List<java.util.concurrent.CompletableFuture<Translator.Result[]>> fs = new java.util.ArrayList<>();
+      for (int k = 0; k < 6; ++k) fs.add(e.submit(in, new Translator.Options()));
+      for (java.util.concurrent.CompletableFuture<Translator.Result[]> f : fs) {
+        Translator.Result[] got = f.get();
+        check(got.length == 3, "engine: a result per sentence");
+        for (int i = 0; i < 3; ++i)
+          check(got[i].ok() && got[i].text.equals(want[i].text) && got[i].score == want[i].score, "engine: Translator's result");
+      }
+      String tooLong = new String(new char[600]).replace("\0", "word ");  // over max_source_tokens
+      Translator.Result[] bad = e.submit(new String[] {"A dog.", tooLong}, new Translator.Options()).get();
+      check(bad[0].ok() && !bad[1].ok() && bad[1].error.contains("max_source_tokens"), "engine: a bad sentence fails alone");
+      Translator.Options wrong = new Translator.Options();
+      wrong.beamSize = 1000;
+      try {
+        e.submit(in, wrong);
+        check(false, "engine: bad options throw at submit");
+      } catch (TernException x) {
+        check(x.getMessage().contains("max_beam"), "engine: the exception says why");
+      }
+      Translator.Options beam = new Translator.Options();
+      beam.beamSize = 4;
+      fs.clear();
+      for (int k = 0; k < 20; ++k) fs.add(e.submit(in, beam));
+      e.close();
+      for (java.util.concurrent.CompletableFuture<Translator.Result[]> f : fs)
+        check(f.isDone() && f.get().length == 3, "engine: close() completes every future (some cancelled)");
+      e.close();
+      try {
+        e.submit(in, beam);
+        check(false, "a closed engine throws");
+      } catch (TernException x) {
+        check(x.getMessage().contains("closed"), "a closed engine says so");
+      }
     }
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);

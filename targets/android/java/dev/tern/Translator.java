@@ -189,7 +189,7 @@ public final class Translator implements AutoCloseable {
       "Translator: called from its own listener while it is translating (use another Translator)";
 
   // tern_translate_params.early_stopping: -1 the file's, 0 false, 1 true, 2 never.
-  private static int earlyStoppingCode(String s) throws TernException {
+  static int earlyStoppingCode(String s) throws TernException {
     if (s == null) return -1;
     switch (s) {
       case "false": return 0;
@@ -200,7 +200,7 @@ public final class Translator implements AutoCloseable {
   }
 
   // tern_translate_params.markup: 0 none, 1 html, 2 html, lenient.
-  private static int markupCode(String s) throws TernException {
+  static int markupCode(String s) throws TernException {
     if (s == null) return 0;
     switch (s) {
       case "html": return 1;

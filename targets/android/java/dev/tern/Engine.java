@@ -1,0 +1,90 @@
+package dev.tern;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * Many requests at once (tern::Engine, runtime/include/tern/engine.h): replicas over one model, a queue, and
+ * {@link #submit} returning a {@link CompletableFuture} at once. Queued requests with the same options share
+ * a call; results are the same as {@link Translator}'s for each sentence.
+ *
+ * <pre>
+ * try (Engine e = new Engine("/data/local/tmp/en-de.int8.tern", 2, 1, 16)) {
+ *   e.submit(new String[] {"A dog runs."}, new Translator.Options())
+ *       .thenAccept(r -&gt; System.out.println(r[0].text));
+ * }
+ * </pre>
+ *
+ * The futures complete on the engine's worker threads. {@link #close} cancels what waits (those results
+ * are {@code cancelled}), stops what runs, and returns when every future is complete.
+ */
+public final class Engine implements AutoCloseable {
+  static {
+    System.loadLibrary("tern_jni");
+  }
+
+  private long handle;
+  private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
+
+  /**
+   * @param replicas translators serving in parallel (0: the performance cores / threads)
+   * @param threads each replica's threads (0 or 1: one)
+   * @param maxBatch sentences per call of a replica (0: the file's default)
+   */
+  public Engine(String modelPath, int replicas, int threads, int maxBatch) throws TernException {
+    this.handle = nativeOpen(modelPath, replicas, threads, maxBatch);
+  }
+
+  /**
+   * Queues the sentences as one request. The future holds a Result per sentence (a failing sentence has its
+   * own error), or completes exceptionally with a TernException. Throws at once for a full queue, bad
+   * options or a closed engine. Glossaries and listeners are not taken here (use a Translator).
+   */
+  public CompletableFuture<Translator.Result[]> submit(String[] sentences, Translator.Options options) throws TernException {
+    if (sentences == null) throw new TernException("sentences is null");
+    if (options == null) options = new Translator.Options();
+    byte[][] in = new byte[sentences.length][];
+    for (int i = 0; i < sentences.length; ++i) {
+      if (sentences[i] == null) throw new TernException("sentence " + i + " is null");
+      in[i] = sentences[i].getBytes(StandardCharsets.UTF_8);
+    }
+    CompletableFuture<Translator.Result[]> future = new CompletableFuture<>();
+    lifetime.readLock().lock();
+    try {
+      if (handle == 0) throw new TernException("engine is closed");
+      nativeSubmit(handle, in, options, Translator.earlyStoppingCode(options.earlyStopping),
+          Translator.markupCode(options.markup), future);
+    } finally {
+      lifetime.readLock().unlock();
+    }
+    return future;
+  }
+
+  /** Cancels waiting requests, stops running ones, completes every future. Closing twice is allowed. */
+  @Override
+  public void close() {
+    lifetime.writeLock().lock();
+    try {
+      if (handle != 0) {
+        nativeClose(handle);
+        handle = 0;
+      }
+    } finally {
+      lifetime.writeLock().unlock();
+    }
+  }
+
+  // Called by the native code on a worker thread when a request completes.
+  private static void complete(CompletableFuture<Translator.Result[]> future, Translator.Result[] results, String error) {
+    if (error != null) future.completeExceptionally(new TernException(error));
+    else future.complete(results);
+  }
+
+  private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch) throws TernException;
+
+  private static native void nativeSubmit(long handle, byte[][] sentences, Translator.Options options, int earlyStopping,
+      int markup, CompletableFuture<Translator.Result[]> future) throws TernException;
+
+  private static native void nativeClose(long handle);
+}

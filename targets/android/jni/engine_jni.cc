@@ -1,0 +1,151 @@
+// JNI glue for dev.tern.Engine over the engine's C API (tern/tern_engine.h). A submission's completion runs
+// on an engine worker thread: it attaches that thread to the JVM, turns the results into Translator.Result
+// objects (jni_common.h) and completes the Java CompletableFuture through Engine.complete, then frees the
+// request (tern_request_free from its own callback). No C++ exception escapes.
+#include <jni.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "jni_common.h"
+#include "tern/tern_engine.h"
+
+namespace {
+
+struct EngineSession {
+  tern_model* model = nullptr;
+  tern_engine* engine = nullptr;
+  JavaVM* vm = nullptr;
+  jclass engine_class = nullptr;      // global references
+  jclass translator_class = nullptr;
+  jmethodID complete = nullptr, make = nullptr;
+};
+
+// One submission in flight: the Java future (a global reference) and the inputs (for source spans).
+struct Pending {
+  EngineSession* session;
+  jobject future;
+  std::vector<std::string> inputs;
+  std::string lang;  // the target language's bytes, alive until completion
+};
+
+// JavaVM::AttachCurrentThread takes void** in the JDK's jni.h and JNIEnv** in the NDK's: the parameter type
+// is deduced from whichever header this builds with.
+template <typename Env>
+jint AttachWith(jint (JavaVM::*attach)(Env, void*), JavaVM* vm, JNIEnv** env) {
+  return (vm->*attach)(reinterpret_cast<Env>(env), nullptr);
+}
+
+void Completed(tern_request* request, void* user_data) {
+  auto* p = static_cast<Pending*>(user_data);
+  EngineSession* s = p->session;
+  JNIEnv* env = nullptr;
+  bool attached = false;
+  if (s->vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) == JNI_EDETACHED) {
+    if (AttachWith(&JavaVM::AttachCurrentThread, s->vm, &env) != JNI_OK) env = nullptr;
+    attached = env != nullptr;
+  }
+  if (env) {
+    tern_results* results = tern_results_create();
+    tern_error err;
+    const tern_status_code rc = results ? tern_request_results(request, results, &err) : TERN_RESOURCE_EXHAUSTED;
+    jobjectArray out = nullptr;
+    jstring error = nullptr;
+    if (rc == TERN_OK || rc == TERN_CANCELLED) {
+      out = env->NewObjectArray(static_cast<jsize>(p->inputs.size()), env->FindClass("dev/tern/Translator$Result"), nullptr);
+      for (size_t i = 0; out && i < p->inputs.size() && !env->ExceptionCheck(); ++i) {
+        jobject r = tern_jni::MakeResult(env, s->translator_class, s->make, results, i, p->inputs[i]);
+        if (!r) break;
+        env->SetObjectArrayElement(out, static_cast<jsize>(i), r);
+        env->DeleteLocalRef(r);
+      }
+    } else {
+      error = env->NewStringUTF(results ? err.message : "out of memory");
+    }
+    if (env->ExceptionCheck()) {  // a result could not be made: the future gets the exception's message
+      env->ExceptionClear();
+      out = nullptr;
+      error = env->NewStringUTF("dev.tern.Engine: results could not be made (out of memory)");
+    }
+    env->CallStaticVoidMethod(s->engine_class, s->complete, p->future, out, error);
+    env->ExceptionClear();
+    env->DeleteGlobalRef(p->future);
+    tern_results_free(results);
+    if (attached) s->vm->DetachCurrentThread();
+  }
+  delete p;
+  tern_request_free(request);  // from its own callback: released when this returns
+}
+
+}  // namespace
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls, jstring path, jint replicas, jint threads,
+                                                        jint max_batch) {
+  const char* p = env->GetStringUTFChars(path, nullptr);
+  if (!p) return 0;
+  tern_error err;
+  tern_model* model = tern_model_load(p, &err);
+  env->ReleaseStringUTFChars(path, p);
+  if (!model) return tern_jni::Throw(env, err.message), 0;
+  tern_engine_params ep = tern_engine_default_params();
+  ep.replicas = replicas > 0 ? static_cast<uint32_t>(replicas) : 0;
+  ep.translator.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
+  ep.translator.max_batch = max_batch > 0 ? static_cast<uint32_t>(max_batch) : 0;
+  auto* s = new (std::nothrow) EngineSession;
+  jclass translator = env->FindClass("dev/tern/Translator");
+  if (!s || !translator) return delete s, tern_model_free(model), 0;  // NoClassDefFoundError pending, or out of memory
+  s->engine = tern_engine_create(model, &ep, &err);
+  if (!s->engine) return delete s, tern_model_free(model), tern_jni::Throw(env, err.message), 0;
+  s->model = model;
+  env->GetJavaVM(&s->vm);
+  s->engine_class = static_cast<jclass>(env->NewGlobalRef(cls));
+  s->translator_class = static_cast<jclass>(env->NewGlobalRef(translator));
+  s->complete = env->GetStaticMethodID(cls, "complete",
+                                       "(Ljava/util/concurrent/CompletableFuture;[Ldev/tern/Translator$Result;Ljava/lang/String;)V");
+  s->make = tern_jni::MakeResultMethod(env, translator);
+  return reinterpret_cast<jlong>(s);
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
+                                                         jobject options, jint early_stopping, jint markup, jobject future) {
+  auto* s = reinterpret_cast<EngineSession*>(handle);
+  if (!s) return tern_jni::Throw(env, "engine is closed");
+  auto* p = new (std::nothrow) Pending{s, nullptr, {}, {}};
+  if (!p) return tern_jni::Throw(env, "out of memory");
+  const jsize n = env->GetArrayLength(sentences);
+  p->inputs.resize(static_cast<size_t>(n));
+  std::vector<const char*> pointers(static_cast<size_t>(n));
+  for (jsize i = 0; i < n; ++i) {
+    auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(sentences, i));
+    const jsize len = env->GetArrayLength(bytes);
+    std::string& in = p->inputs[static_cast<size_t>(i)];
+    in.resize(static_cast<size_t>(len));
+    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&in[0]));
+    env->DeleteLocalRef(bytes);
+  }
+  for (size_t i = 0; i < p->inputs.size(); ++i) pointers[i] = p->inputs[i].c_str();
+  tern_translate_params tp = tern_translate_default_params();
+  if (!tern_jni::ReadOptions(env, options, early_stopping, markup, nullptr, &tp, &p->lang)) return delete p;
+  p->future = env->NewGlobalRef(future);
+  tern_error err;
+  if (!tern_submit(s->engine, pointers.data(), pointers.size(), &tp, Completed, p, &err)) {
+    env->DeleteGlobalRef(p->future);
+    delete p;
+    tern_jni::Throw(env, err.message);
+  }
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeClose(JNIEnv* env, jclass, jlong handle) {
+  auto* s = reinterpret_cast<EngineSession*>(handle);
+  if (!s) return;
+  tern_engine_free(s->engine);  // completes every request (their futures) before it returns
+  tern_model_free(s->model);
+  env->DeleteGlobalRef(s->engine_class);
+  env->DeleteGlobalRef(s->translator_class);
+  delete s;
+}
+
+}  // extern "C"
