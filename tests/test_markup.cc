@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "markup/html.h"
+#include "markup/protect.h"
 #include "markup/transfer.h"
 #include "test_util.h"
 
@@ -124,6 +125,31 @@ TEST_CASE("markup: comments, CDATA, script and style are kept verbatim and never
   for (const Element& e : p.elements) CHECK(e.kind == Element::Kind::kVerbatim);
   CHECK(p.elements.size() == 6);
   CHECK(p.elements[2].open == "<script>if (a<b) f();</script>");
+}
+
+TEST_CASE("markup: code, kbd, samp, var, pre and class=\"notranslate\" are kept verbatim unless the call translates code") {
+  const char* line = "Run <code>make all</code>, press <kbd>Ctrl</kbd>, see <samp>ok</samp> in <var>dir</var>: "
+                     "<pre>a <b>b</b></pre> <span class=\"x notranslate\">Foo Bar</span> <code translate=\"yes\">ls</code> "
+                     "<span class=\"notranslated\">text</span> <p class='NoTranslate'>Keep</p>";
+  Parsed p;
+  REQUIRE(markup::Parse(line, Mode::kStrict, &p).ok());
+  for (const char* kept : {"make all", "Ctrl", "ok", "dir", "a b", "Foo Bar", "Keep"}) {
+    CAPTURE(kept);
+    CHECK(p.text.find(kept) == std::string::npos);
+  }
+  CHECK(p.text.find("ls") != std::string::npos);    // translate="yes" on the tag
+  CHECK(p.text.find("text") != std::string::npos);  // "notranslated" is another class
+  size_t verbatim = 0;
+  for (const Element& e : p.elements) verbatim += e.kind == Element::Kind::kVerbatim;
+  CHECK(verbatim == 7);
+  CHECK(p.elements[0].open == "<code>make all</code>");
+  Parsed q;  // translate_code: only translate="no" is kept
+  REQUIRE(markup::Parse(line, Mode::kStrict, &q, true).ok());
+  for (const char* text : {"make all", "Ctrl", "ok", "dir", "Foo Bar", "Keep"}) CHECK(q.text.find(text) != std::string::npos);
+  CHECK(markup::AttributeValue("<a class = 'x y' href=\"u\">", "class").value() == "x y");
+  CHECK(markup::AttributeValue("<a href=u class=z>", "class").value() == "z");
+  CHECK(!markup::AttributeValue("<a subclass=\"z\">", "class").has_value());
+  CHECK(!markup::AttributeValue("<a class=\"z>", "class").has_value());
 }
 
 TEST_CASE("markup: attribute values may hold '>', and a '<' that starts nothing is text") {
@@ -272,6 +298,11 @@ TEST_CASE("Translate with markup: tags around the translated words, a broken lin
   CHECK(r[2].ok());
   CHECK(r[3].ok());
   CheckSameTags(std::string(r[3].best().text), {"<u>", "</u>"});
+  // Code is kept verbatim (TranslateOptions::translate_code: false by default).
+  std::string_view code[] = {"Type <code>make all</code> in the shell."};
+  REQUIRE(t->Translate(code, o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(r[0].best().text.find("<code>make all</code>") != std::string_view::npos);
   // Streaming cannot be combined with markup.
   o.on_token = [](const TokenEvent&, void*) { return true; };
   CHECK(t->Translate(in, o, &r).message() == "markup cannot be combined with on_token: tags go in when a sentence is complete");

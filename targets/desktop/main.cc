@@ -87,6 +87,9 @@ static int Run(int argc, char** argv) {
                "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
                "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired)")
       ->check(CLI::IsMember({"strict", "lenient"}));
+  tr->add_flag("--translate-code", ta.translate_code,
+               "--html: translate <code>, <kbd>, <samp>, <var>, <pre> and class=\"notranslate\" elements (kept verbatim "
+               "by default, as translate=\"no\" ones)");
   tr->add_option("--glossary", ta.glossary,
                  "TSV file, one 'source term<TAB>target term' per line: each occurrence of a source term comes out as "
                  "its target term");

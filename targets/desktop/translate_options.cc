@@ -24,6 +24,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   if (args.alignment_layer) o.alignment_layer = *args.alignment_layer;
   if (!args.html.empty()) o.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
   o.keep_placeholders = args.keep_placeholders;
+  o.translate_code = args.translate_code;
   if (!args.glossary.empty()) {
     GlossaryOptions go;
     go.case_insensitive = args.glossary_ignore_case;

@@ -96,6 +96,10 @@ struct TranslateOptions {
   /// alignment on; spans are then bytes of the marked-up input and output. Not with on_token (the tags go
   /// in once a sentence is complete): that is kInvalidArgument. Translate() only.
   Markup markup = Markup::kNone;
+  /// Markup: the contents of code, kbd, samp, var and pre elements and of elements whose class holds
+  /// "notranslate" are kept verbatim, as translate="no" ones are (translate="yes" on such a tag translates
+  /// it). True translates them (translate="no" still holds). No effect on plain text.
+  bool translate_code = false;
   /// Terminology (tern/glossary.h): each occurrence of a glossary source term in a sentence makes its target
   /// term a constraint the translation must contain (docs/translating.md "Terminology"). Not owned; must outlive the
   /// call. A sentence with more than kMaxConstraints (16) occurrences or 256 target tokens of them fails

@@ -183,6 +183,8 @@ typedef struct tern_translate_params {
   const tern_glossary* glossary;
   int keep_placeholders;    /**< nonzero: placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in
                                plain texts come out verbatim, placed by alignment (not with markup) */
+  int translate_code;       /**< markup: nonzero translates code, kbd, samp, var and pre elements and
+                               class="notranslate" ones; 0 (default) keeps them verbatim */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

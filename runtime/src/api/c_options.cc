@@ -34,6 +34,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.markup = p.markup >= 0 && p.markup <= 2 ? static_cast<Markup>(p.markup) : static_cast<Markup>(0xff);
   o.glossary = p.glossary ? p.glossary->glossary.get() : nullptr;
   o.keep_placeholders = p.keep_placeholders != 0;
+  o.translate_code = p.translate_code != 0;
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {

@@ -28,8 +28,8 @@ bool IsBlock(const std::string& name) {
 
 class Parser {
  public:
-  Parser(std::string_view line, Mode mode, Parsed* out)
-      : line_(line), mode_(mode), out_(*out), ends_(line), comment_end_(line, "-->"), cdata_end_(line, "]]>"),
+  Parser(std::string_view line, Mode mode, bool translate_code, Parsed* out)
+      : line_(line), mode_(mode), translate_code_(translate_code), out_(*out), ends_(line), comment_end_(line, "-->"), cdata_end_(line, "]]>"),
         script_end_(line, "</script", true), style_end_(line, "</style", true) {}
   Status Run();
 
@@ -55,6 +55,7 @@ class Parser {
 
   std::string_view line_;
   Mode mode_;
+  bool translate_code_;
   Parsed& out_;
   std::vector<Open> open_;
   bool separate_ = false;  // a word-separating tag since the last text
@@ -112,7 +113,8 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
   const std::string name = TagName(line_, from, to);
   const bool self_closing = to - from >= 2 && line_[to - 2] == '/';
   const bool script = name == "script" || name == "style";
-  const bool raw = script || (TranslateNo(line_.substr(from, to - from)) && !IsVoid(name));
+  const std::string_view tag = line_.substr(from, to - from);
+  const bool raw = script || ((TranslateNo(tag) || (!translate_code_ && KeptByDefault(name, tag))) && !IsVoid(name));
   if (raw && !self_closing) {  // kept verbatim, never translated: script/style to its first end tag (raw
     // text), a translate="no" element to its matching end tag (its own start and end tags nest)
     size_t close = std::string_view::npos, end = std::string_view::npos;
@@ -248,12 +250,12 @@ Status Parser::Run() {
 
 }  // namespace
 
-Status Parse(std::string_view line, Mode mode, Parsed* out) {
+Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code) {
   *out = Parsed();
   if (line.size() >= (size_t{1} << 32) - 2)
     return Status(StatusCode::kInvalidArgument, "markup: a line of " + std::to_string(line.size()) + " bytes (at most 4 GiB)");
   out->text.reserve(line.size());
-  Parser parser(line, mode, out);
+  Parser parser(line, mode, translate_code, out);
   return parser.Run();
 }
 

@@ -10,7 +10,8 @@
 //    wbr): no end tag;
 //  - comments <!-- -->, CDATA sections <![CDATA[ ]]>, declarations <!...> and processing instructions
 //    <?...?>, and <script>/<style> elements (to the first end tag of the same name: raw text) and elements
-//    with translate="no" (to their matching end tag: tags of the same name nest inside), with their
+//    with translate="no", and by default <code>, <kbd>, <samp>, <var>, <pre> and class="notranslate" ones
+//    (to their matching end tag: tags of the same name nest inside), with their
 //    contents: kept verbatim where they are, never translated;
 //  - a tag's name is every byte up to a space, '/' or '>' ("</bé>" does not close <b>);
 //  - character references: &name; for the entities in html.cc's table, &#N; and &#xH; (decoded in the
@@ -91,8 +92,10 @@ constexpr size_t kMaxDepth = 1000;
 
 /// Takes `line` apart. Errors (kInvalidArgument): not well-formed markup in strict mode ("markup: <b> at
 /// byte 5 is not closed", "markup: </i> at byte 20 does not close <b> (byte 5)", ...); more than
-/// kMaxElements elements or kMaxDepth nesting (both modes).
-Status Parse(std::string_view line, Mode mode, Parsed* out);
+/// kMaxElements elements or kMaxDepth nesting (both modes). <code>, <kbd>, <samp>, <var>, <pre> and
+/// class="notranslate" elements are kept verbatim as translate="no" ones are (protect.h KeptByDefault)
+/// unless `translate_code`.
+Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code = false);
 
 /// Writes `text` (UTF-8) as markup text: '&', '<' and '>' escaped, a character that came from a
 /// character reference written with the input's spelling.

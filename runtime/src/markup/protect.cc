@@ -140,20 +140,45 @@ Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed
   return Status::Ok();
 }
 
-bool TranslateNo(std::string_view tag) {
-  for (size_t i = 0; i + 9 < tag.size(); ++i) {
-    if (!StartsWithNoCase(tag, i, "translate") || (i > 0 && !Space(tag[i - 1]))) continue;
-    size_t k = i + 9;
+std::optional<std::string_view> AttributeValue(std::string_view tag, const char* name) {
+  const size_t n = std::strlen(name);
+  for (size_t i = 1; i + n < tag.size(); ++i) {
+    if (!Space(tag[i - 1]) || !StartsWithNoCase(tag, i, name)) continue;
+    size_t k = i + n;
     while (k < tag.size() && Space(tag[k])) ++k;
     if (k >= tag.size() || tag[k] != '=') continue;
     ++k;
     while (k < tag.size() && Space(tag[k])) ++k;
     const char q = k < tag.size() ? tag[k] : 0;
-    if (q == '"' || q == '\'') ++k;
-    if (!StartsWithNoCase(tag, k, "no")) continue;
-    k += 2;
-    if (q == '"' || q == '\'') return k < tag.size() && tag[k] == q;
-    return k >= tag.size() || Space(tag[k]) || tag[k] == '>' || tag[k] == '/';
+    if (q == '"' || q == '\'') {
+      const size_t close = tag.find(q, k + 1);
+      if (close == std::string_view::npos) return std::nullopt;
+      return tag.substr(k + 1, close - k - 1);
+    }
+    size_t e = k;
+    while (e < tag.size() && !Space(tag[e]) && tag[e] != '>' && tag[e] != '/') ++e;
+    return tag.substr(k, e - k);
+  }
+  return std::nullopt;
+}
+
+bool TranslateNo(std::string_view tag) {
+  const std::optional<std::string_view> v = AttributeValue(tag, "translate");
+  return v && v->size() == 2 && StartsWithNoCase(*v, 0, "no");
+}
+
+bool KeptByDefault(const std::string& name, std::string_view tag) {
+  const std::optional<std::string_view> translate = AttributeValue(tag, "translate");
+  if (translate && translate->size() == 3 && StartsWithNoCase(*translate, 0, "yes")) return false;
+  if (name == "code" || name == "kbd" || name == "samp" || name == "var" || name == "pre") return true;
+  const std::optional<std::string_view> cls = AttributeValue(tag, "class");
+  if (!cls) return false;
+  for (size_t i = 0; i < cls->size();) {  // a space-separated token "notranslate" (Google's convention)
+    while (i < cls->size() && Space((*cls)[i])) ++i;
+    size_t e = i;
+    while (e < cls->size() && !Space((*cls)[e])) ++e;
+    if (e - i == 11 && StartsWithNoCase(*cls, i, "notranslate")) return true;
+    i = e;
   }
   return false;
 }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,7 +35,16 @@ TextSpan NextPlaceholder(std::string_view text, size_t from);
 /// text, or cut a UTF-8 character.
 Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out);
 
+/// The value of attribute `name` (lower case) in the start tag [tag): quoted (' or ", the quotes taken off)
+/// or not; any case for the name; none when the tag lacks it or its quote is not closed. Linear in the tag.
+std::optional<std::string_view> AttributeValue(std::string_view tag, const char* name);
+
 /// The start tag [tag) carries translate="no" (HTML's translate attribute; quotes ' or ", any case).
 bool TranslateNo(std::string_view tag);
+
+/// An element kept verbatim unless the call asks to translate code (TranslateOptions::translate_code):
+/// <code>, <kbd>, <samp>, <var>, <pre> (`name`, lower case), and any element whose class holds
+/// "notranslate" (Google Translate's convention); translate="yes" on the tag translates it.
+bool KeptByDefault(const std::string& name, std::string_view tag);
 
 }  // namespace tern::markup

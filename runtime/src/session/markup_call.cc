@@ -16,7 +16,7 @@ void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOpti
   for (size_t i = 0; i < n; ++i) {
     Status s;
     if (options.markup != Markup::kNone) {
-      s = markup::Parse(texts[i], m, &parsed_[i]);
+      s = markup::Parse(texts[i], m, &parsed_[i], options.translate_code);
     } else {
       keep_.clear();
       if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_);

@@ -84,6 +84,7 @@ void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model
   o->target_lang = a.target_lang;
   o->split_sentences = a.split_sentences;
   o->keep_placeholders = a.keep_placeholders;
+  o->translate_code = a.translate_code;
   if (!a.markup) o->markup = Markup::kNone;
   else if (*a.markup == "html") o->markup = Markup::kHtml;
   else if (*a.markup == "html-lenient") o->markup = Markup::kHtmlLenient;

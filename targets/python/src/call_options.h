@@ -36,7 +36,7 @@ struct CallArgs {
 /// Arguments of translate_batch only.
 struct TextArgs {
   std::string target_lang;
-  bool split_sentences = true, keep_placeholders = false;
+  bool split_sentences = true, keep_placeholders = false, translate_code = false;
   std::optional<std::string> markup;  // None, "html", "html-lenient"
   std::optional<PyGlossary> glossary;
   std::vector<std::tuple<size_t, size_t, size_t>> keep_spans;  // (text index, begin byte, end byte)

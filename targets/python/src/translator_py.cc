@@ -189,15 +189,15 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
-         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans) {
+         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
-        TextArgs t{target_lang, split_sentences, keep_placeholders, markup, glossary, keep_spans};
+        TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans};
         return TranslateBatch(self, texts, a, t);
       },
       py::arg("texts"), TERN_PY_CALL_ARGS, py::arg("target_lang") = "", py::arg("split_sentences") = true,
       py::arg("markup") = py::none(), py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
-      py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{},
+      py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{}, py::arg("translate_code") = false,
       "Translates a list of texts (str, or bytes of UTF-8); more than max_batch run in chunks. Returns a "
       "TranslationResult per text, in order. A text that fails (invalid UTF-8, too many tokens) fails alone: with "
       "on_error='raise' its error is raised after the call (with .index and .results), with 'keep' it is that "

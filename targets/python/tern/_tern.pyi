@@ -121,7 +121,7 @@ class Translator:
                         on_error: str = "raise", target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
-                        keep_spans: Sequence[Tuple[int, int, int]] = ()) -> List[TranslationResult]:
+                        keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False) -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
         early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
         beam rules). markup: None, "html", "html-lenient". keep_spans: (text index, begin byte, end byte).
@@ -164,7 +164,7 @@ class _Engine:
                alignment_layer: Optional[int] = None, use_shortlist: bool = True,
                callback: Optional[_Callback] = None, target_lang: str = "",
                split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
-               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = ()) -> _Ticket: ...
+               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False) -> _Ticket: ...
     def submit_ids(self, sources: Sequence[_Ids], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
                    max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
                    length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,

@@ -55,6 +55,8 @@ public final class Translator implements AutoCloseable {
      * verbatim, placed by alignment (docs/translating.md "Terminology"). Not with markup or a TokenListener.
      */
     public boolean keepPlaceholders = false;
+    /** Markup: translate code, kbd, samp, var, pre and class="notranslate" elements (kept verbatim by default). */
+    public boolean translateCode = false;
     /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
     public boolean useGlossary = true;
   }
