@@ -80,12 +80,13 @@ Request One(const std::string& text, const TranslateOptions& o) {
 
 // Every weight format: tern's batches give each sentence what it gives alone, so sharing calls changes
 // nothing. int8, qc4w, int4: ids and scores bit for bit (integer sums, tern's own epilogue). f32, f16: ids
-// equal and scores within 1e-6 relative (XNNPACK's f32 GEMM tiles rows differently for other batch sizes;
-// on x86 AVX2 they were bit for bit too, 2026-11-27).
+// equal and scores within 1e-4 relative: XNNPACK's f32 GEMMs may sum in another order for another number of
+// rows (bit for bit on x86 AVX2; on Cortex-A76 under qemu scores differed in the 6th digit, 2026-11-27).
 TEST_CASE("engine: requests from 4 threads get each sentence's own result, bit for bit, however calls were shared") {
   for (const char* weights : {"int8", "qc4w", "int4", "f32", "f16"})
   for (uint32_t beam : {1u, 2u}) {
-    CAPTURE(weights);
+    const std::string format = weights;
+    CAPTURE(format);
     CAPTURE(beam);
     auto m = LoadOrFail(ModelPath("post-swish", weights));
     const bool exact = weights[0] != 'f';
@@ -115,7 +116,7 @@ TEST_CASE("engine: requests from 4 threads get each sentence's own result, bit f
         if (exact)
           CHECK(std::memcmp(&out.results[0].best().score, &want[i].score, sizeof(float)) == 0);
         else
-          CHECK(out.results[0].best().score == doctest::Approx(want[i].score).epsilon(1e-6));
+          CHECK(out.results[0].best().score == doctest::Approx(want[i].score).epsilon(1e-4));
       }
   }
 }
