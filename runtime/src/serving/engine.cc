@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "serving/request_queue.h"
 #include "serving/sharing.h"
@@ -47,20 +49,28 @@ bool OnToken(const TokenEvent& e, void* u) {
   return c->user(x, c->user_data);
 }
 
-// Runs inputs [begin, end) of the requests' concatenated inputs (all texts or all ids) as one call.
-Status RunInputs(Translator& tr, const Call& call, size_t begin, size_t end, const TranslateOptions& o,
-                 Span<const TranslationResult>* results) {
-  if (!call[0]->request.texts.empty()) {
-    std::vector<std::string_view> views;
-    for (const auto& t : call)
-      for (const std::string& s : t->request.texts) views.emplace_back(s);
-    return tr.Translate(Span<const std::string_view>(views.data() + begin, end - begin), o, results);
+// The requests' concatenated inputs (all texts or all ids) as views, built once per call: a call runs them in
+// chunks of max_batch, and rebuilding per chunk would cost O(inputs^2 / max_batch).
+struct InputViews {
+  std::vector<std::string_view> texts;
+  std::vector<Span<const uint32_t>> ids;
+  explicit InputViews(const Call& call) {
+    const bool text = !call[0]->request.texts.empty();
+    for (const auto& t : call) {
+      if (text)
+        for (const std::string& s : t->request.texts) texts.emplace_back(s);
+      else
+        for (const auto& v : t->request.ids) ids.emplace_back(v.data(), v.size());
+    }
   }
-  std::vector<Span<const uint32_t>> views;
-  for (const auto& t : call)
-    for (const auto& v : t->request.ids) views.emplace_back(v.data(), v.size());
-  return tr.TranslateIds(Span<const Span<const uint32_t>>(views.data() + begin, end - begin), o, results);
-}
+  // Runs inputs [begin, end) as one call.
+  Status Run(Translator& tr, size_t begin, size_t end, const TranslateOptions& o,
+             Span<const TranslationResult>* results) const {
+    if (!texts.empty())
+      return tr.Translate(Span<const std::string_view>(texts.data() + begin, end - begin), o, results);
+    return tr.TranslateIds(Span<const Span<const uint32_t>>(ids.data() + begin, end - begin), o, results);
+  }
+};
 
 }  // namespace
 
@@ -101,7 +111,7 @@ struct Engine::Impl {
     AbortContext ac{&live, &stopping};
     o.abort = AbortCall, o.abort_user_data = &ac;
     Span<const TranslationResult> results;
-    const Status s = RunInputs(*replicas[r], live, 0, n, o, &results);
+    const Status s = InputViews(live).Run(*replicas[r], 0, n, o, &results);
     if ((!s.ok() && s.code() != StatusCode::kCancelled) || results.size() != n) {
       for (auto& t : live) RunAlone(r, t);  // wrong as a whole: each request on its own, so it fails alone
       return;
@@ -126,6 +136,7 @@ struct Engine::Impl {
     RequestOutcome out{Status::Ok(), {}, 0, 0, r, 0};
     const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch());
     std::vector<KeepSpan> spans;
+    const InputViews inputs(call);
     for (size_t begin = 0; begin < n && out.status.ok(); begin += batch) {
       const size_t end = std::min(n, begin + batch);
       spans.clear();
@@ -134,7 +145,7 @@ struct Engine::Impl {
       o.keep_spans = Span<const KeepSpan>(spans.data(), spans.size());
       tc.offset = begin;
       Span<const TranslationResult> results;
-      out.status = RunInputs(tr, call, begin, end, o, &results);
+      out.status = inputs.Run(tr, begin, end, o, &results);
       if (results.size() == end - begin) CopyResults(results, &out.results);
     }
     if (out.status.code() == StatusCode::kCancelled) {

@@ -18,6 +18,7 @@ import itertools
 import weakref
 
 from . import _tern
+from . import errors as _errors
 
 _engines = weakref.WeakSet()
 
@@ -71,14 +72,14 @@ class Engine:
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts: expected a list of str (or bytes), got " + type(texts).__name__)
         if on_error not in ("raise", "keep"):
-            raise _tern_errors().InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
+            raise _errors.InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
         return self._submit(self._engine.submit, list(texts), on_error, options)
 
     def submit_ids(self, sources, *, on_error="raise", **options):
         """As submit(), on token ids: a list of 1-D integer arrays, each a source with its </s>
         (Translator.translate_ids' input and options)."""
         if on_error not in ("raise", "keep"):
-            raise _tern_errors().InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
+            raise _errors.InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
         return self._submit(self._engine.submit_ids, list(sources), on_error, options)
 
     def _submit(self, submit, inputs, on_error, options):
@@ -122,7 +123,7 @@ class Engine:
         def chain(f):
             outer.info = f.info
             if f.cancelled():
-                outer.set_exception(_tern_errors().CancelledError("request cancelled"))
+                outer.set_exception(_errors.CancelledError("request cancelled"))
             elif f.exception() is not None:
                 outer.set_exception(f.exception())
             else:
@@ -138,9 +139,9 @@ class Engine:
         CTranslate2's translate_iterable does) and submitted in groups of max_batch_size texts
         (batch_type='examples') or of at most max_batch_size whitespace tokens ('tokens')."""
         if batch_type not in ("examples", "tokens"):
-            raise _tern_errors().InvalidArgumentError(f"batch_type: 'examples' or 'tokens', got {batch_type!r}")
+            raise _errors.InvalidArgumentError(f"batch_type: 'examples' or 'tokens', got {batch_type!r}")
         if max_batch_size < 1:
-            raise _tern_errors().InvalidArgumentError("max_batch_size: at least 1")
+            raise _errors.InvalidArgumentError("max_batch_size: at least 1")
         read_ahead = read_ahead or max_batch_size * max(1, self.replicas) * 4
         it = iter(iterable)
         pending = []  # (future of a group, index in the group), in input order
@@ -178,7 +179,3 @@ class Engine:
     def __exit__(self, *exc):
         self.close()
 
-
-def _tern_errors():
-    from . import errors
-    return errors
