@@ -367,5 +367,20 @@ TERN_DUMP_OPS="$tmp/ops.bin" tern translate -m "$m" < "$tmp/r3.en" > /dev/null
 TERN_DUMP_OPS="$tmp/ops.bin" tern translate -m "$m" < "$tmp/r3.en" > /dev/null 2> "$tmp/err"
 check "TERN_DUMP_OPS appends to a dump" test ! -s "$tmp/err"
 
+# target prefixes and scoring
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --target-prefix '9 10' > "$tmp/prefixed"
+check "--target-prefix with --ids: the output starts with it" grep -q '^9 10' "$tmp/prefixed"
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --target-prefix '9 x' > /dev/null 2> "$tmp/err"; rc=$?
+check "--target-prefix with a bad id: exit 2" test $rc -eq 2
+check "--target-prefix with a bad id: says which" grep -q "'x' is not a token id" "$tmp/err"
+printf '5 6 0\t9 10\n5 6 0\n5 6 0\t%s\n' "$(printf '9 %.0s' $(seq 300))" | tern score -m "$models/post-swish.int8.tern" --ids > "$tmp/scores" 2> "$tmp/err"; rc=$?
+check "score: exit 1 with failing lines" test $rc -eq 1
+check "score: one output line per input line" test "$(wc -l < "$tmp/scores")" -eq 3
+check "score: the first line is a negative number" grep -qE '^-[0-9.e-]+$' <(head -1 "$tmp/scores")
+check "score: a line without a tab fails alone" grep -q "line 2: no tab" "$tmp/err"
+check "score: a target too long fails alone" grep -q "line 3: target: 300 tokens and </s> exceed" "$tmp/err"
+printf '5 6 0\t9 10\n' | tern score -m "$models/post-swish.int8.tern" --ids --format json > "$tmp/scores.json"
+check "score --format json: three tokens (</s> last)" grep -q '"tokens":\[{"id":9,.*},{"id":10,.*},{"id":0,' "$tmp/scores.json"
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

@@ -27,7 +27,7 @@ RENAMED = {
              "abort_user_data": "TokenListener", "glossary": "useGlossary"},
     "CLI": {"beam_size": "beam", "return_scores": "scores", "return_alignment": "format", "hf_rules": "hf-rules",
             "split_sentences": "no-split", "use_shortlist": "no-shortlist", "markup": "html", "on_token": "stream",
-            "target_lang": "target-lang"},
+            "target_lang": "target-lang", "target_prefix_ids": "target-prefix"},
 }
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {
@@ -38,13 +38,16 @@ GAPS = {
              "max_length_ratio": "not in Translator.Options yet (issue 38)",
              "n_best": "Translator.Result holds the best hypothesis only",
              "keep_spans": "not in Translator.Options yet (issue 38)",
-             "logits_processors": "no Java logits processors (issue 38)"},
+             "logits_processors": "no Java logits processors (issue 38)",
+             "target_prefix": "not in Translator.Options yet (issue 41)",
+             "target_prefix_ids": "not in Translator.Options yet (issue 41)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",
             "abort_user_data": "the CLI's own callback", "keep_spans": "no way to mark spans in a line of text",
             "logits_processors": "C++ objects: an API for programs, not the command line"},
 }
-ENGINE_BY_MAY_SHARE = {"on_token", "on_token_user_data", "abort", "abort_user_data", "keep_spans"}
+ENGINE_BY_MAY_SHARE = {"on_token", "on_token_user_data", "abort", "abort_user_data", "keep_spans", "target_prefix",
+                       "target_prefix_ids"}
 
 
 def fields(root):

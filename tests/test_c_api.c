@@ -1,6 +1,7 @@
 /* The C API compiles as C and translates: the usage example of tern.h, with assertions; streaming and
  * cancellation through C callbacks; bad input on the device path (NULL handles and pointers, empty
  * batches, an over-long line, invalid UTF-8). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,53 @@ int main(int argc, char** argv) {
   CHECK(strcmp(tern_result_error(res, 1), "invalid UTF-8 at byte 4") == 0);
   CHECK(tern_result_error(res, 2) == NULL);
   free(long_line);
+  /* Target prefixes (text and ids) and scoring. */
+  {
+    tern_translate_params q = tern_translate_default_params();
+    q.beam_size = 1;
+    q.split_sentences = 0;
+    const char* src2[] = {"A man in a blue shirt.", "The dog runs."};
+    const char* pre[] = {"Eine Frau", NULL};
+    q.target_prefix = pre;
+    CHECK(tern_translate(tr, src2, 2, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_error(res, 1) == NULL);
+    {
+      /* "Eine Frau" in this model's target pieces (tern tokenize --target): the translation starts with them. */
+      static const uint32_t want[] = {35, 9, 36, 16, 72};
+      size_t nids = 0;
+      const uint32_t* got = tern_result_ids(res, 0, 0, &nids);
+      CHECK(got != NULL && nids >= 5 && memcmp(got, want, sizeof want) == 0);
+    }
+    const char* plain1[] = {"The dog runs."};
+    q.target_prefix = NULL;
+    CHECK(tern_translate(tr, plain1, 1, &q, res, &err) == TERN_OK);
+    char want1[256];
+    snprintf(want1, sizeof want1, "%s", tern_result_text(res, 0, 0, &len));
+    const float greedy_score = tern_result_score(res, 0, 0);
+    /* The greedy translation scores its greedy score; per-token log-probabilities end with </s>'s. */
+    const char* tgt1[] = {want1};
+    CHECK(tern_score(tr, plain1, tgt1, 1, &q, res, &err) == TERN_OK);
+    CHECK(fabsf(tern_result_score(res, 0, 0) - greedy_score) < 1e-5f);
+    size_t nt = 0, nid = 0;
+    CHECK(tern_result_token_logprobs(res, 0, 0, &nt) != NULL);
+    CHECK(tern_result_ids(res, 0, 0, &nid) != NULL && nt == nid + 1);
+    /* Ids: a prefix with </s> fails its sentence alone; scoring refuses prefixes. */
+    uint32_t pid[] = {9, 0};
+    const uint32_t* pids[] = {pid};
+    size_t plen[] = {2};
+    q.target_prefix_ids = pids;
+    q.target_prefix_lengths = plen;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    CHECK(strcmp(tern_result_error(res, 0), "target_prefix: </s> at position 1 (give the tokens before it)") == 0);
+    plen[0] = 1;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_ids(res, 0, 0, &nid)[0] == 9);
+    CHECK(tern_score_ids(tr, srcs, lens, pids, plen, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "score: target_prefix does not apply to scoring") == 0);
+    q.target_prefix_ids = NULL;
+    CHECK(tern_score_ids(tr, srcs, lens, pids, plen, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_score(res, 0, 0) < 0.0f);
+  }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);

@@ -231,3 +231,41 @@ TEST_CASE("constrained decoding allocates nothing: glossary matching, constraint
     CHECK(count(r[2].best().ids) == 2);
   }
 }
+
+TEST_CASE("target prefixes and scoring allocate nothing: forced tokens through greedy and beam search, ScoreIds") {
+  TranslatorConfig c;
+  c.max_batch = 4;
+  c.max_beam = 4;
+  c.threads = 1;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), c);
+  const std::vector<uint32_t> a = {5, 6, 0}, b = {7, 8, 9, 10, 0}, pa = {11, 12}, pb = {13}, bad = {0};
+  const Span<const uint32_t> srcs[] = {{a.data(), a.size()}, {b.data(), b.size()}, {a.data(), a.size()}};
+  const Span<const uint32_t> prefixes[] = {{pa.data(), pa.size()}, {}, {bad.data(), bad.size()}};  // </s>: fails alone
+  for (uint32_t beam : {1u, 4u}) {
+    CAPTURE(beam);
+    TranslateOptions o;
+    o.beam_size = beam;
+    o.target_prefix_ids = prefixes;
+    Span<const TranslationResult> r;
+    g_allocations = 0;
+    g_counting = true;
+    Status s = t->TranslateIds(srcs, o, &r);
+    g_counting = false;
+    REQUIRE(s.ok());
+    CHECK(g_allocations.load() == 0);
+    CHECK(r[0].ok());
+    CHECK(r[0].best().ids[0] == 11);
+    CHECK(r[1].ok());
+    CHECK(r[2].error == StatusCode::kInvalidArgument);
+  }
+  const Span<const uint32_t> targets[] = {{pa.data(), pa.size()}, {pb.data(), pb.size()}, {}};
+  Span<const TranslationResult> r;
+  g_allocations = 0;
+  g_counting = true;
+  const Status s = t->ScoreIds(srcs, targets, {}, &r);
+  g_counting = false;
+  REQUIRE(s.ok());
+  CHECK(g_allocations.load() == 0);
+  CHECK(r[0].ok());
+  CHECK(r[1].best().token_logprobs.size() == 2);
+}

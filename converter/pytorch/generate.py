@@ -20,6 +20,12 @@ true or "never"; processors from processors.py in transformers' order):
   done when `beam` are finished and (early_stopping true, or) the worst finished >= best candidate /
   L ** length_penalty; at the cap the running beams finish as they are; n-best by a stable sort read
   from the end. Results: ids without the decoder start token and without the final </s>.
+- target prefixes (transformers' generate() with decoder_input_ids = [start] + prefix): the prefix is
+  input, so its tokens add nothing to the score and beam search divides by the tokens after it
+  (cur_len + 1 - decoder_prompt_len; early_stopping "never": max_length - decoder_prompt_len); the
+  processors see it as history and the cap counts it. Results hold the prefix first. Beam search runs the
+  prefix through beam 0 (the others hold -1e9, as in transformers). score(): the target and </s> forced,
+  every token's log_softmax(processed logits) summed (greedy search's score of the same tokens).
 - tern's extension: each sentence has its own cap (max_length, or ceil(ratio * source length) + 10), and
   ForcedEOS fires at that sentence's cap.
 """
@@ -79,8 +85,11 @@ def _input_ids(start: int, seqs: Sequence[Sequence[int]]) -> torch.Tensor:
 
 @torch.no_grad()
 def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int = 256, ratio: float = 0.0,
-           procs: Optional[Processors] = None) -> List[Tuple[List[int], float]]:
-    """srcs: source ids (each ending in </s>). Returns (ids, score) per sentence."""
+           procs: Optional[Processors] = None, prefixes: Optional[Sequence[Sequence[int]]] = None,
+           scored: bool = False, token_logprobs: Optional[List[List[float]]] = None) -> List[Tuple[List[int], float]]:
+    """srcs: source ids (each ending in </s>). Returns (ids, score) per sentence. prefixes: target ids each
+    sentence starts with (not scored); scored: the prefixes are whole targets, </s> follows and every token
+    counts (score()). token_logprobs: filled with each sentence's per-token log-probabilities."""
     cfg = model.cfg
     model.eval()
     procs = procs or default_processors(model)
@@ -95,6 +104,8 @@ def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int 
     scores = [0.0] * n
     done = [False] * n
     caches = [dict() for _ in cfg_layers(model)]
+    if token_logprobs is not None:
+        token_logprobs[:] = [[] for _ in range(n)]
     tok = torch.full((n, 1), cfg.decoder_start_token_id, dtype=torch.long)
     for pos in range(max(caps)):
         logits = model.decode(tok, cross, mask, caches, offset=pos)[:, -1, :]
@@ -105,10 +116,21 @@ def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int 
                 nxt.append(cfg.pad_token_id)
                 continue
             last = pos + 1 >= caps[i]
-            t = int(torch.argmax(processed[i]))
-            if not math.isfinite(float(processed[i, t])):
-                t = cfg.eos_token_id  # everything masked (tern's ArgMax falls back to </s>)
-            scores[i] += transition_score(processed[i], t)
+            forced = prefixes[i] if prefixes else []
+            if pos < len(forced) or (scored and pos == len(forced)):
+                t = forced[pos] if pos < len(forced) else cfg.eos_token_id
+                lse = torch.logsumexp(processed[i], dim=-1)
+                lp = float(processed[i, t] - lse) if math.isfinite(float(lse)) else NEG_INF
+                if scored:
+                    scores[i] += lp
+            else:
+                t = int(torch.argmax(processed[i]))
+                if not math.isfinite(float(processed[i, t])):
+                    t = cfg.eos_token_id  # everything masked (tern's ArgMax falls back to </s>)
+                lp = transition_score(processed[i], t)
+                scores[i] += lp
+            if token_logprobs is not None:
+                token_logprobs[i].append(lp)
             if t == cfg.eos_token_id or last:
                 done[i] = True
                 if t != cfg.eos_token_id:
@@ -122,6 +144,14 @@ def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int 
             break
         tok = torch.tensor(nxt, dtype=torch.long)[:, None]
     return [(out[i], scores[i]) for i in range(n)]
+
+
+def score(model: MarianMTModel, srcs: Sequence[Sequence[int]], tgts: Sequence[Sequence[int]], max_length: int = 256,
+          ratio: float = 0.0, procs: Optional[Processors] = None) -> List[Tuple[List[float], float]]:
+    """Per pair: each target token's log-probability (</s> last) and their sum (greedy's score of them)."""
+    lps: List[List[float]] = []
+    res = greedy(model, srcs, max_length, ratio, procs, prefixes=tgts, scored=True, token_logprobs=lps)
+    return [(lps[i], res[i][1]) for i in range(len(srcs))]
 
 
 def cfg_layers(model: MarianMTModel):
@@ -179,9 +209,10 @@ class _Hyps:
 @torch.no_grad()
 def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int = 4, length_penalty: float = 1.0,
                 max_length: int = 256, ratio: float = 0.0, procs: Optional[Processors] = None,
-                n_best: int = 1, rules: int = 5, early_stopping=False) -> List[List[Tuple[List[int], float]]]:
+                n_best: int = 1, rules: int = 5, early_stopping=False,
+                prefixes: Optional[Sequence[Sequence[int]]] = None) -> List[List[Tuple[List[int], float]]]:
     """Returns, per sentence, up to n_best (ids, score) best first. rules: 5 or 4 (transformers' version);
-    early_stopping: False, True or "never"."""
+    early_stopping: False, True or "never". prefixes: target ids each sentence starts with."""
     cfg = model.cfg
     model.eval()
     procs = procs or default_processors(model)
@@ -193,7 +224,8 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
     mask = model.padding_mask(src, cfg.pad_token_id).repeat_interleave(beam, 0)
     caps = [_max_len(max_length, ratio, len(s)) for s in srcs]
     V = cfg.target_vocab_size
-    hyps = [_Hyps(beam, length_penalty, rules, early_stopping, caps[b]) for b in range(n)]
+    pre = [list(prefixes[b]) if prefixes else [] for b in range(n)]
+    hyps = [_Hyps(beam, length_penalty, rules, early_stopping, caps[b] - len(pre[b])) for b in range(n)]
     done = [False] * n
     beam_scores = torch.zeros(n, beam)
     beam_scores[:, 1:] = -1e9
@@ -213,10 +245,18 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
         new_scores = torch.full((n, beam), NEG_INF)
         parents = list(range(n * beam))
         next_tok = [cfg.pad_token_id] * (n * beam)
-        gen_len = pos + 1
         for b in range(n):
             if done[b]:
                 continue
+            if pos < len(pre[b]):  # through the prefix: every beam takes the forced token, scores unchanged
+                for j in range(beam):
+                    slot = b * beam + j
+                    new_seqs[slot] = seqs[b * beam] + [pre[b][pos]]
+                    new_scores[b, j] = beam_scores[b, j]
+                    parents[slot] = b * beam
+                    next_tok[slot] = pre[b][pos]
+                continue
+            gen_len = pos + 1 - len(pre[b])  # decoder_prompt_len: the start token and the prefix
             at_cap = pos + 1 >= caps[b]
             cands = []
             for r in range(2 * beam):
@@ -254,7 +294,7 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
             if at_cap or filled == 0 or (early_stopping is True and hyps[b].full()):
                 done[b] = True
             elif hyps[b].full():
-                length = caps[b] if early_stopping == "never" and length_penalty > 0 else gen_len
+                length = caps[b] - len(pre[b]) if early_stopping == "never" and length_penalty > 0 else gen_len
                 if not float(new_scores[b, 0]) / length ** length_penalty > hyps[b].worst:
                     done[b] = True
         if all(done):

@@ -6,13 +6,17 @@ llama2.c's test_all.py: runtime against PyTorch on a tiny model, token for token
 Writes JSON: {"cases": [{"src": ids, "encoder_out": [S*D floats], "tgt_in": ids, "logits": [T*V floats],
 "greedy": ids, "greedy_score": f, "beam": [[ids, score], ...] (n-best 2, beam 4, length penalty 1,
 transformers 5.x's rules), "beam_rules": {NAME: [[ids, score], ...]} for the configurations of
-BEAM_CONFIGS}], "batch": {"greedy": [...], "beam": [...]} for all cases decoded together}. Source ids are
-drawn at random from the vocabulary (no pad, no </s>) and end in </s>.
+BEAM_CONFIGS}, "prefix": ids (1-3 random target tokens), "prefix_greedy": [ids, score, token_logprobs (null: -inf)],
+"prefix_beam": {NAME: [[ids, score], ...]} for PREFIX_CONFIGS (n-best 4), "score": [{"tgt": ids,
+"logprobs": [...], "score": f}] for the greedy output and for random targets}], "batch": {"greedy": [...],
+"beam": [...]} for all cases decoded together}. Source ids are drawn at random from the vocabulary (no pad,
+no </s>) and end in </s>.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -33,6 +37,19 @@ BEAM_CONFIGS = {
     "hf5_lp0.6": {"rules": 5, "length_penalty": 0.6},
     "hf5_never_lp2": {"rules": 5, "early_stopping": "never", "length_penalty": 2.0},
 }
+
+# Beam configurations run with a target prefix.
+PREFIX_CONFIGS = {
+    "hf5": {"rules": 5},
+    "hf4": {"rules": 4},
+    "hf5_never_lp2": {"rules": 5, "early_stopping": "never", "length_penalty": 2.0},
+    "hf4_never_lp0.6": {"rules": 4, "early_stopping": "never", "length_penalty": 0.6},
+}
+
+
+def _finite_or_none(xs):
+    """JSON has no -Infinity: a token the rules banned (log-probability -inf) is written as null."""
+    return [x if math.isfinite(x) else None for x in xs]
 
 
 def main():
@@ -73,9 +90,27 @@ def main():
             rules[name] = [[h, s] for h, s in generate.beam_search(model, [src], beam=4, length_penalty=lp,
                                                                     max_length=args.max_length, procs=procs,
                                                                     n_best=4, **kw)[0]]
+        tgt_allowed = [i for i in range(cfg.target_vocab_size) if i not in special]
+        prefix = [tgt_allowed[int(j)] for j in torch.randint(len(tgt_allowed), (1 + len(cases) % 3,))]
+        lps = []
+        (p_ids, p_score), = generate.greedy(model, [src], max_length=args.max_length, procs=procs, prefixes=[prefix],
+                                            token_logprobs=lps)
+        p_beam = {}
+        for name, kw in PREFIX_CONFIGS.items():
+            kw = dict(kw)
+            lp = kw.pop("length_penalty", 1.0)
+            p_beam[name] = [[h, s] for h, s in generate.beam_search(model, [src], beam=4, length_penalty=lp,
+                                                                     max_length=args.max_length, procs=procs, n_best=4,
+                                                                     prefixes=[prefix], **kw)[0]]
+        scored = []
+        rnd = [tgt_allowed[int(j)] for j in torch.randint(len(tgt_allowed), (1 + len(cases) % 5,))]
+        for tgt in (g_ids, rnd):
+            (tlp, ts), = generate.score(model, [src], [tgt], max_length=args.max_length, procs=procs)
+            scored.append({"tgt": tgt, "logprobs": _finite_or_none(tlp), "score": ts if math.isfinite(ts) else None})
         cases.append({"src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
-                      "beam": [[h, s] for h, s in beams], "beam_rules": rules})
+                      "beam": [[h, s] for h, s in beams], "beam_rules": rules, "prefix": prefix,
+                      "prefix_greedy": [p_ids, p_score, _finite_or_none(lps[0])], "prefix_beam": p_beam, "score": scored})
     batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
                                                                    procs=procs, n_best=2)]

@@ -1,5 +1,9 @@
 #include "cli_io.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -161,6 +165,23 @@ Status OutputFile::Commit() {
   committed_ = true;
   g_temp_active = 0;
   return Status::Ok();
+}
+
+bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
+  std::istringstream in(s);
+  std::string tok;
+  ids->clear();
+  while (in >> tok) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long v = std::strtoul(tok.c_str(), &end, 10);
+    if (*end || errno || tok[0] == '-' || v > 0xffffffffUL) {
+      *error = "'" + tok + "' is not a token id";
+      return false;
+    }
+    ids->push_back(static_cast<uint32_t>(v));
+  }
+  return true;
 }
 
 }  // namespace tern::cli

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "tern/status.h"
 
@@ -75,5 +76,8 @@ class OutputFile {
   std::ostream* out_ = &std::cout;
   bool committed_ = false;
 };
+
+/// Space-separated token ids (decimal, each < 2^32) into *ids; false with *error naming the bad token.
+bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error);
 
 }  // namespace tern::cli

@@ -2,6 +2,8 @@
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
 //                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap]
 //                  [--no-split] [--no-shortlist] [--target-lang LANG] [--format text|json] [--html[=lenient]]
+//                  [--target-prefix TEXT]
+//   tern score [-m MODEL] [--input F] [--output F] [--ids] [--format text|json]   (lines: source<TAB>target)
 //   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
 // Errors are one line on stderr and a non-zero exit.
@@ -13,6 +15,7 @@
 
 #include "cli_io.h"
 #include "inspect.h"
+#include "score_cmd.h"
 #include "tern/model.h"
 #include "tern/version.h"
 #include "tokenize_cmd.h"
@@ -97,8 +100,24 @@ static int Run(int argc, char** argv) {
                "--glossary: source terms also match in lower case, capitalized and in capitals");
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
                "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
+  tr->add_option("--target-prefix", ta.target_prefix,
+                 "every line's translation starts with this text (target ids with --ids) and goes on from its end "
+                 "(interactive translation: transformers' decoder_input_ids); not with --html or --keep-placeholders");
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
+
+  tern::cli::ScoreArgs sa;
+  sa.model = ta.model;
+  std::string score_format = "text";
+  CLI::App* sc = app.add_subcommand("score", "score given translations: lines 'source<TAB>target', the target's log-probability");
+  sc->add_option("-m,--model", sa.model, "the .tern model");
+  sc->add_option("-i,--input", sa.input, "input file, one 'source<TAB>target' per line (default: stdin)");
+  sc->add_option("-o,--output", sa.output, "output file (default: stdout)");
+  sc->add_option("--threads", sa.threads, "threads (default: the performance cores)")->check(CLI::Range(1u, 1024u));
+  sc->add_flag("--ids", sa.ids, "space-separated token ids: source ids with </s>, target ids without it");
+  sc->add_option("--format", score_format,
+                 "text (default): the score (sum of the token log-probabilities) per line; json: also each token's")
+      ->check(CLI::IsMember({"text", "json"}));
 
   tern::cli::TokenizeArgs tk;
   tk.model = ta.model;
@@ -120,6 +139,10 @@ static int Run(int argc, char** argv) {
     // CLI11 prints the message (or --help) and gives each kind of parse error its own code; tern's
     // contract is 0 for --help and 2 for any bad argument, as for a model that cannot be opened.
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (sc->parsed()) {
+    sa.json = score_format == "json";
+    return tern::cli::RunScore(sa);
   }
   if (tr->parsed()) {
     ta.json = format == "json";

@@ -37,23 +37,6 @@ struct Line {
   std::string parse_error;  // --ids: what was wrong with the line
 };
 
-bool ParseIds(const std::string& s, std::vector<uint32_t>* ids, std::string* error) {
-  std::istringstream in(s);
-  std::string tok;
-  ids->clear();
-  while (in >> tok) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long v = std::strtoul(tok.c_str(), &end, 10);
-    if (*end || errno || tok[0] == '-' || v > 0xffffffffUL) {
-      *error = "'" + tok + "' is not a token id";
-      return false;
-    }
-    ids->push_back(static_cast<uint32_t>(v));
-  }
-  return true;
-}
-
 }  // namespace
 
 int RunTranslate(const TranslateArgs& args) {
@@ -139,6 +122,15 @@ int RunTranslate(const TranslateArgs& args) {
   if (args.verbose && !args.no_split && !t.splits_sentences())
     std::cerr << "tern: this build has no ICU: lines are not split into sentences\n";
 
+  // --target-prefix: the same prefix for every line (text, or target ids with --ids).
+  std::vector<uint32_t> prefix_ids;
+  if (args.target_prefix && args.ids) {
+    std::string error;
+    if (!ParseIds(*args.target_prefix, &prefix_ids, &error)) {
+      std::cerr << "tern: --target-prefix: " << error << "\n";
+      return 2;
+    }
+  }
   size_t line_no = 0, failed = 0, sentences = 0, tokens = 0;
   double translate_ms = 0;
   std::vector<Line> lines;
@@ -157,6 +149,15 @@ int RunTranslate(const TranslateArgs& args) {
     Status st;
     const auto t0 = std::chrono::steady_clock::now();
     printer.Reset();
+    std::vector<std::string_view> prefix_texts;
+    std::vector<Span<const uint32_t>> prefix_spans;
+    if (args.target_prefix && args.ids) {
+      prefix_spans.assign(index.size(), Span<const uint32_t>(prefix_ids.data(), prefix_ids.size()));
+      opt.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_spans.data(), prefix_spans.size());
+    } else if (args.target_prefix) {
+      prefix_texts.assign(index.size(), *args.target_prefix);
+      opt.target_prefix = Span<const std::string_view>(prefix_texts.data(), prefix_texts.size());
+    }
     if (!index.empty()) {
       st = args.ids ? t.TranslateIds(Span<const Span<const uint32_t>>(idspans.data(), idspans.size()), opt, &results)
                     : t.Translate(Span<const std::string_view>(texts.data(), texts.size()), opt, &results);

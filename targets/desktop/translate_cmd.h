@@ -37,6 +37,7 @@ struct TranslateArgs {
   bool translate_code = false;     // --translate-code
   std::optional<uint32_t> alignment_layer;  // the decoder layer whose cross-attention aligns (default: the model's)
   std::optional<float> low_token, low_sentence;  // low-confidence thresholds (tern/confidence.h defaults)
+  std::optional<std::string> target_prefix;  // every line's translation starts with it (--ids: target ids)
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

@@ -33,8 +33,6 @@ def test_shim_refuses_what_tern_cannot_do(model_path):
     translator = ctranslate2.Translator(str(model_path))
     with pytest.raises(tern.UnsupportedError, match="sampling_topk"):
         translator.translate_batch([["▁A"]], sampling_topk=10)
-    with pytest.raises(tern.UnsupportedError, match="target_prefix"):
-        translator.translate_batch([["▁A"]], target_prefix=[["▁Ein"]])
     with pytest.raises(TypeError, match="no_such_option"):
         translator.translate_batch([["▁A"]], no_such_option=1)
     with pytest.raises(tern.UnsupportedError, match="cuda"):
@@ -55,3 +53,28 @@ def test_shim_callback_and_async(model_path):
     assert async_results[0].result().hypotheses == translator.translate_batch([["▁A", "▁dog", "."]])[0].hypotheses
     tokens = translator.translate_batch([["▁A", "▁dog", "."]], batch_type="tokens", max_batch_size=3)
     assert tokens[0].hypotheses
+
+
+def test_target_prefix_and_score_batch_as_ctranslate2_programs_use_them(checkpoint_dir, model_path, model):
+    import sentencepiece as spm
+
+    # --- as written for CTranslate2 (computer-aided translation; filtering parallel data) ---
+    sp_source = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "source.spm"))
+    sp_target = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "target.spm"))
+    translator = ctranslate2.Translator(str(model_path))
+    source = sp_source.encode(["A man rides a bike on the street.", "Two dogs play in the snow."], out_type=str)
+    prefix = sp_target.encode(["Eine Frau", "Drei"], out_type=str)
+    results = translator.translate_batch(source, target_prefix=prefix, beam_size=4, return_scores=True)
+    continued = [sp_target.decode(r.hypotheses[0]) for r in results]
+    targets = sp_target.encode(["Ein Mann fährt auf der Straße Fahrrad.", "Ein Hund schläft."], out_type=str)
+    scored = translator.score_batch(source, targets)
+    # --- end of the CTranslate2 program ---
+
+    assert continued[0].startswith("Eine Frau ") and continued[1].startswith("Drei ")
+    assert [r.hypotheses[0][:len(p)] for r, p in zip(results, prefix)] == prefix
+    assert scored[0].tokens == targets[0] + ["</s>"]
+    assert len(scored[0].log_probs) == len(scored[0].tokens)
+    assert sum(scored[0].log_probs) > sum(scored[1].log_probs)  # the right translation scores higher
+    native = tern.Translator(model, threads=1).score_batch(
+        ["A man rides a bike on the street."], ["Ein Mann fährt auf der Straße Fahrrad."])
+    assert sum(scored[0].log_probs) == pytest.approx(native[0].hypotheses[0].score, abs=1e-4)

@@ -115,6 +115,19 @@ struct TranslateOptions {
   /// on_token. Translate() only.
   bool keep_placeholders = false;
   Span<const KeepSpan> keep_spans;  ///< the caller's own do-not-translate spans (see keep_placeholders)
+  /// Target prefixes (interactive and computer-aided translation; transformers' generate() with
+  /// decoder_input_ids = [decoder_start] + prefix): the translation of input i starts with target_prefix[i],
+  /// tokenized alone by the model's target SentencePiece (no `</s>`; an empty text: no prefix), and the
+  /// search goes on from its end. One per input, or none. Hypotheses hold the prefix's tokens first (each
+  /// with its log-probability under the logits rules); the score and beam search's length penalty count only
+  /// the tokens after it, max_length counts it too (runtime/src/search/forced_tokens.h). A prefix that
+  /// leaves no room for `</s>` within max_length fails its input alone. Turns split_sentences off; not with
+  /// markup, keep_placeholders or keep_spans (kInvalidArgument). A prefix's last word is forced as the pieces
+  /// it splits into alone ("Ma" stays "▁Ma", it does not become "▁Mann").
+  Span<const std::string_view> target_prefix;
+  /// The same as target ids (one span per input; an empty span: no prefix). An id outside the target
+  /// vocabulary, or `</s>`, fails its input alone. Not together with target_prefix.
+  Span<const Span<const uint32_t>> target_prefix_ids;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;

@@ -185,6 +185,14 @@ typedef struct tern_translate_params {
                                plain texts come out verbatim, placed by alignment (not with markup) */
   int translate_code;       /**< markup: nonzero translates code, kbd, samp, var and pre elements and
                                class="notranslate" ones; 0 (default) keeps them verbatim */
+  /** Target prefixes (interactive translation; tern::TranslateOptions::target_prefix): NULL, or one UTF-8
+   * text per input (NULL or "": none); input i's translation starts with it and the search goes on from its
+   * end. Not with markup or keep_placeholders (TERN_INVALID_ARGUMENT). */
+  const char* const* target_prefix;
+  /** The same as target ids: NULL, or one array per input with its length in target_prefix_lengths (NULL
+   * or length 0: none). Not together with target_prefix. */
+  const uint32_t* const* target_prefix_ids;
+  const size_t* target_prefix_lengths; /**< lengths of target_prefix_ids' arrays */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
@@ -220,6 +228,21 @@ TERN_API tern_status_code tern_translate(tern_translator* translator, const char
 TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const uint32_t* const* sources,
                                              const size_t* lengths, size_t n, const tern_translate_params* params,
                                              tern_results* results, tern_error* err);
+
+/** Scores given translations (tern::Translator::Score): for each pair the target (UTF-8; NULL: empty) is
+ * forced through the decoder with `</s>` after it; hypothesis 0 of result i holds its ids, each token's
+ * log-probability (`</s>` last; tern_result_token_logprobs) and their sum as the score, what greedy search
+ * gives the same tokens. params: max_length, max_length_ratio, return_alignment, target_lang and the
+ * callbacks apply; markup, keep_placeholders, glossary and target prefixes are TERN_INVALID_ARGUMENT. A
+ * pair fails alone (a target longer than the cap, a token the logits rules ban: "score -inf: ..."). */
+TERN_API tern_status_code tern_score(tern_translator* translator, const char* const* sources, const char* const* targets,
+                                     size_t n, const tern_translate_params* params, tern_results* results, tern_error* err);
+
+/** The same on ids: sources with their `</s>`, targets (target vocabulary) without it. */
+TERN_API tern_status_code tern_score_ids(tern_translator* translator, const uint32_t* const* sources,
+                                         const size_t* source_lengths, const uint32_t* const* targets,
+                                         const size_t* target_lengths, size_t n, const tern_translate_params* params,
+                                         tern_results* results, tern_error* err);
 
 /** Reading a result set (any thread; views stay valid until `results` is used again or freed). */
 /** Sentences in the set: the n of the call that filled it (0 after a failed call). */

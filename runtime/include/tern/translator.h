@@ -151,6 +151,27 @@ class TERN_API Translator {
   Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                       Span<const TranslationResult>* results);
 
+  /// Scores given translations (quality estimation, reranking, filtering parallel data): for each pair
+  /// (sources[i], targets[i]) the target, tokenized alone by the model's target SentencePiece, is forced
+  /// through the decoder with `</s>` after it, and results[i].best() is that hypothesis: its ids (the
+  /// target's), each token's log-probability (`</s>` last) after the file's logits rules and the options'
+  /// processors, normalized as transformers' compute_transition_scores(normalize_logits=True), and the
+  /// score, their sum: what greedy search gives the same tokens (so scoring a greedy translation returns
+  /// its greedy score). Applies max_length, max_length_ratio, return_alignment, alignment_layer,
+  /// target_lang, logits_processors, on_token and abort of `options`; beam_size and n_best are 1, no
+  /// shortlist, no sentence splitting; markup, placeholders, glossary and target prefixes are
+  /// kInvalidArgument. A pair fails alone: a target whose tokens and `</s>` exceed the cap
+  /// (kResourceExhausted), a target token the rules give -inf (kInvalidArgument, "score -inf: ..."), a
+  /// source that fails as in Translate. Errors of the call: sources and targets of different counts, more
+  /// than max_batch pairs (kInvalidArgument), kBusy.
+  Status Score(Span<const std::string_view> sources, Span<const std::string_view> targets, const TranslateOptions& options,
+               Span<const TranslationResult>* results);
+
+  /// The same on ids: sources with their `</s>`, targets without it (target vocabulary; an id outside it
+  /// or `</s>` fails the pair alone). No heap allocation.
+  Status ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
+                  const TranslateOptions& options, Span<const TranslationResult>* results);
+
   /// Checks a call's options without translating: what Translate and TranslateIds refuse as a whole call
   /// (kInvalidArgument: beam_size beyond max_beam, n_best, a non-finite length_penalty or
   /// max_length_ratio, an alignment_layer the decoder lacks, an hf_rules / early_stopping / markup value

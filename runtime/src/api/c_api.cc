@@ -6,6 +6,7 @@
 // returns TERN_BUSY having touched nothing but its own tern_results. The results of a call are copied,
 // while the flag is still held, from the Translator's arena into the caller's tern_results: what a thread
 // reads there is its own call's output, whatever calls other threads make afterwards.
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -47,6 +48,33 @@ tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_
     tern::c_api::CopyResults(out, results);
     return s.ok() ? TERN_OK : Fail(err, s);
   });
+}
+
+// Scoring has its targets: params' target prefixes are refused, as Translator::Score refuses them.
+tern::Status NoPrefixes(const tern_translate_params* p) {
+  if (p && (p->target_prefix || p->target_prefix_ids))
+    return tern::Status(tern::StatusCode::kInvalidArgument, "score: target_prefix does not apply to scoring");
+  return tern::Status::Ok();
+}
+
+// The call's options with params' target prefixes for n inputs (views in t's scratch, held while busy).
+tern::TranslateOptions WithPrefixes(tern_translator* t, const tern::TranslateOptions& o, const tern_translate_params* p, size_t n) {
+  tern::TranslateOptions x = o;
+  if (!p) return x;
+  if (p->target_prefix) {
+    t->prefix_texts.resize(n);
+    for (size_t i = 0; i < n; ++i) t->prefix_texts[i] = p->target_prefix[i] ? std::string_view(p->target_prefix[i]) : std::string_view();
+    x.target_prefix = tern::Span<const std::string_view>(t->prefix_texts.data(), n);
+  }
+  if (p->target_prefix_ids) {
+    t->prefix_spans.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t len = p->target_prefix_lengths && p->target_prefix_ids[i] ? p->target_prefix_lengths[i] : 0;
+      t->prefix_spans[i] = tern::Span<const uint32_t>(p->target_prefix_ids[i], len);
+    }
+    x.target_prefix_ids = tern::Span<const tern::Span<const uint32_t>>(t->prefix_spans.data(), n);
+  }
+  return x;
 }
 
 }  // namespace
@@ -126,7 +154,7 @@ tern_status_code tern_translate(tern_translator* t, const char* const* sentences
   return Call(t, n, results, err, sentences || !n, "tern_translate", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     if (t->texts.size() < n) t->texts.resize(n);
     for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
-    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), o, out);
+    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), WithPrefixes(t, o, params, n), out);
   }, params);
 }
 
@@ -135,7 +163,41 @@ tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* s
   return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     if (t->id_spans.size() < n) t->id_spans.resize(n);
     for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
-    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n), o, out);
+    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
+                                       WithPrefixes(t, o, params, n), out);
+  }, params);
+}
+
+tern_status_code tern_score(tern_translator* t, const char* const* sources, const char* const* targets, size_t n,
+                            const tern_translate_params* params, tern_results* results, tern_error* err) {
+  return Call(t, n, results, err, (sources && targets) || !n, "tern_score", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    TERN_RETURN_IF_ERROR(NoPrefixes(params));
+    t->texts.resize(std::max(t->texts.size(), n));
+    t->prefix_texts.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      t->texts[i] = sources[i] ? std::string_view(sources[i]) : std::string_view();
+      t->prefix_texts[i] = targets[i] ? std::string_view(targets[i]) : std::string_view();
+    }
+    return t->translator->Score(tern::Span<const std::string_view>(t->texts.data(), n),
+                                tern::Span<const std::string_view>(t->prefix_texts.data(), n), o, out);
+  }, params);
+}
+
+tern_status_code tern_score_ids(tern_translator* t, const uint32_t* const* sources, const size_t* source_lengths,
+                                const uint32_t* const* targets, const size_t* target_lengths, size_t n,
+                                const tern_translate_params* params, tern_results* results, tern_error* err) {
+  const bool ok = (sources && source_lengths && targets && target_lengths) || !n;
+  return Call(t, n, results, err, ok, "tern_score_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    TERN_RETURN_IF_ERROR(NoPrefixes(params));
+    t->id_spans.resize(std::max(t->id_spans.size(), n));
+    t->prefix_spans.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? source_lengths[i] : 0);
+      t->prefix_spans[i] = tern::Span<const uint32_t>(targets[i], targets[i] ? target_lengths[i] : 0);
+    }
+    return t->translator->ScoreIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
+                                   tern::Span<const tern::Span<const uint32_t>>(t->prefix_spans.data(), n),
+                                   o, out);
   }, params);
 }
 

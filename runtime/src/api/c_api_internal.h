@@ -31,6 +31,8 @@ struct tern_translator {
   // Translator::max_batch(), which the memory budget bounds), then reused.
   std::vector<std::string_view> texts;
   std::vector<tern::Span<const uint32_t>> id_spans;
+  std::vector<std::string_view> prefix_texts;             // target prefixes / scored targets as text
+  std::vector<tern::Span<const uint32_t>> prefix_spans;   //   and as ids
 };
 
 // What one call returned, copied out of the Translator's arena (tern.h: tern_results).

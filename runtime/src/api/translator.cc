@@ -60,6 +60,20 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   return impl_->Translate(texts, options, results);
 }
 
+Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
+                         const TranslateOptions& options, Span<const TranslationResult>* results) {
+  BusyGuard busy(impl_->busy);
+  if (!busy.acquired()) return BusyError();
+  return impl_->Score(sources, targets, options, results);
+}
+
+Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
+                            const TranslateOptions& options, Span<const TranslationResult>* results) {
+  BusyGuard busy(impl_->busy);
+  if (!busy.acquired()) return BusyError();
+  return impl_->ScoreIds(sources, targets, options, results);
+}
+
 Status Translator::CheckOptions(const TranslateOptions& options) const { return impl_->CheckOptions(options); }
 
 bool Translator::splits_sentences() const { return SentenceSplitter::Available(); }

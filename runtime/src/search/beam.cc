@@ -167,7 +167,8 @@ void ProcessCandidates4(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
   SearchBuffers& S = c.s;
   const size_t B = c.opt.beam;
   const float lp = c.opt.length_penalty;
-  const float gen_len_pow = std::pow(static_cast<float>(pos + 1), lp);
+  const uint32_t prefix = c.PrefixLen(b);  // generated_len = cur_len - decoder_prompt_len: after the prefix
+  const float gen_len_pow = std::pow(static_cast<float>(pos + 1 - prefix), lp);
   if (FillBeams(c, b, i0, nc, pos, true, gen_len_pow) == 0) {  // every candidate was </s>: nothing runs on
     S.done[b] = 1;
     return;
@@ -177,7 +178,7 @@ void ProcessCandidates4(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
       case EarlyStopping::kTrue: S.done[b] = 1; break;
       case EarlyStopping::kFalse: S.done[b] = c.hyps.worst(b) >= S.cand_score[0] / gen_len_pow; break;
       case EarlyStopping::kNever: {
-        const float len = lp > 0.f ? static_cast<float>(c.in.max_len[b]) : static_cast<float>(pos + 1);
+        const float len = lp > 0.f ? static_cast<float>(c.in.max_len[b] - prefix) : static_cast<float>(pos + 1 - prefix);
         S.done[b] = c.hyps.worst(b) >= S.cand_score[0] / std::pow(len, lp);
         break;
       }
@@ -204,7 +205,8 @@ void ProcessCandidates5(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
   const size_t B = c.opt.beam;
   const float lp = c.opt.length_penalty;
   const bool at_cap = pos + 1 >= c.in.max_len[b];  // MaxLengthCriteria: every candidate finishes
-  const float gen_len_pow = std::pow(static_cast<float>(pos + 1), lp);
+  const uint32_t prefix = c.PrefixLen(b);  // cur_len + 1 - decoder_prompt_len: the tokens after the prefix
+  const float gen_len_pow = std::pow(static_cast<float>(pos + 1 - prefix), lp);
   const size_t running = FillBeams(c, b, i0, nc, pos, false, gen_len_pow);
   // The merge. This step's candidates are offered only if the sentence was still open before it (the
   // heuristic of the previous step) and, with early_stopping true, its set was not yet full.
@@ -222,11 +224,21 @@ void ProcessCandidates5(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
     return;
   }
   if (c.hyps.full(b)) {
-    const float len = c.opt.early_stopping == EarlyStopping::kNever && lp > 0.f ? static_cast<float>(c.in.max_len[b])
-                                                                                  : static_cast<float>(pos + 1);
+    const bool never = c.opt.early_stopping == EarlyStopping::kNever && lp > 0.f;
+    const float len = static_cast<float>(never ? c.in.max_len[b] - prefix : pos + 1 - prefix);
     const float best_possible = S.beam_scores[b * B] / std::pow(len, lp);
     if (!(best_possible > c.hyps.worst(b))) S.done[b] = 1;
   }
+}
+
+// A step of sentence b through its target prefix (forced_tokens.h): its one row takes the token, score unchanged.
+void ForcedStep(SearchContext& c, size_t b, size_t i0, size_t pos, uint32_t token) {
+  SearchBuffers& S = c.s;
+  const int64_t col = c.vocab.Index(token);
+  S.cand_score[0] = S.beam_scores[S.active[i0]];
+  S.cand_logprob[0] = col >= 0 ? c.logits[i0 * c.vocab.size + static_cast<size_t>(col)] : -INFINITY;
+  S.cand_token[0] = token, S.cand_beam[0] = 0;
+  PlaceCandidate(c, S.track_next, b * c.opt.beam, b, i0, 0, pos);
 }
 
 // A finished sentence's best hypothesis to the token stream (beam search streams whole hypotheses).
@@ -265,7 +277,12 @@ void BeamSearch::Step(SearchContext& c, size_t n, size_t pos) {
   size_t i0 = 0;
   for (size_t b = 0; b < c.n_sentences; ++b) {
     if (S.done[b]) continue;
-    const size_t live = LiveRows(c, pos);
+    const size_t live = LiveRows(c, b, pos);
+    if (uint32_t forced = 0; c.Forced(b, pos, &forced)) {
+      ForcedStep(c, b, i0, pos, forced);
+      i0 += live;
+      continue;
+    }
     size_t nc = TopCandidates(c, i0, live, 2 * B);
     if (c.Constraints(b).n) nc = ConstrainedCandidates(c, b, i0, live, nc, pos);
     c.prof.Tock(t0, &c.prof.profile.softmax_topk_ms);

@@ -20,17 +20,29 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
     const SentenceConstraints sc = c.Constraints(b);
     const uint32_t state = sc.n ? c.ConstraintState(slot, pos) : 0;
     if (sc.n) ConstrainRow(sc, state, pos, ctx.max_len, c.eos, c.vocab, S.row_source[i], /*start_by_alignment=*/true, row);
-    const int64_t eos_col = c.vocab.Index(c.eos);
-    const uint32_t best = c.vocab.Token(ArgMax(row, V, eos_col >= 0 ? static_cast<uint32_t>(eos_col) : 0));
-    const size_t best_col = static_cast<size_t>(c.vocab.Index(best));
-    // The token's log-probability is what transformers' compute_transition_scores(..., normalize_logits=True)
-    // gives for it: log_softmax of the processed logits (0 for a forced </s>); the score is their sum.
+    uint32_t best = 0;
     float logprob = 0.f;
-    if (c.opt.want_scores) {
-      const float lse = LogSumExpWithMax(row, V, row[best_col]);  // the argmax holds the row's max
-      if (std::isfinite(lse)) {
-        logprob = row[best_col] - lse;
-        S.beam_scores[slot] += logprob;
+    if (c.Forced(b, pos, &best)) {
+      // A forced token (target prefix, scored target): its log-probability under the rules; it counts in
+      // the score only when scoring (a prefix is input, as decoder_input_ids are to transformers).
+      const int64_t col = c.vocab.Index(best);
+      if (c.opt.want_scores) {
+        const float lse = LogSumExp(row, V);
+        logprob = col >= 0 && std::isfinite(lse) ? row[col] - lse : -INFINITY;
+        if (c.forced->scored) S.beam_scores[slot] += logprob;
+      }
+    } else {
+      const int64_t eos_col = c.vocab.Index(c.eos);
+      best = c.vocab.Token(ArgMax(row, V, eos_col >= 0 ? static_cast<uint32_t>(eos_col) : 0));
+      const size_t best_col = static_cast<size_t>(c.vocab.Index(best));
+      // The token's log-probability is what transformers' compute_transition_scores(..., normalize_logits=True)
+      // gives for it: log_softmax of the processed logits (0 for a forced </s>); the score is their sum.
+      if (c.opt.want_scores) {
+        const float lse = LogSumExpWithMax(row, V, row[best_col]);  // the argmax holds the row's max
+        if (std::isfinite(lse)) {
+          logprob = row[best_col] - lse;
+          S.beam_scores[slot] += logprob;
+        }
       }
     }
     const size_t at = slot * T + pos;

@@ -45,10 +45,15 @@ void Finish(SearchContext& c, size_t ns) {
       // Every hypothesis ended at -inf (the logits rules banned each continuation): the sentence fails
       // alone rather than return a translation no rule allowed.
       static constexpr char kNone[] = "no translation: the logits rules banned every continuation (every hypothesis scored -inf)";
+      static constexpr char kBanned[] =
+          "score -inf: the logits rules ban a token of this target (pad, a bad word, </s> before min_length, ...)";
+      const bool scored = c.forced && c.forced->scored;
+      const char* msg = scored ? kBanned : kNone;
+      const size_t len = scored ? sizeof(kBanned) - 1 : sizeof(kNone) - 1;
       char* buf = c.out.out_errors + input * kErrorBytes;
-      std::memcpy(buf, kNone, sizeof(kNone));
+      std::memcpy(buf, msg, len + 1);
       r.error = StatusCode::kInvalidArgument;
-      r.error_message = std::string_view(buf, sizeof(kNone) - 1);
+      r.error_message = std::string_view(buf, len);
     }
   }
 }
@@ -83,7 +88,7 @@ Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder, SearchStrate
     size_t n = 0;
     for (size_t b = 0; b < ns; ++b) {
       if (S.done[b]) continue;
-      const size_t live = strategy.LiveRows(c, pos);
+      const size_t live = strategy.LiveRows(c, b, pos);
       for (size_t j = 0; j < live; ++j) {
         const size_t slot = b * B + j;
         S.active[n] = static_cast<uint32_t>(slot);

@@ -19,6 +19,7 @@
 #include "memory/arena.h"
 #include "memory/dims.h"
 #include "search/constraints.h"
+#include "search/forced_tokens.h"
 #include "search/hypotheses.h"
 #include "search/logits_processors.h"
 #include "search/token_stream.h"
@@ -125,6 +126,12 @@ struct SearchContext {
   TokenStream* stream = nullptr;  // the call's token stream and abort check (nullptr: neither)
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: the text and part of each input sentence
   const ConstraintBuffers* constraints = nullptr;  // the call's constraints (nullptr: none)
+  const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
+
+  /// Tokens of sentence b's (length order) target prefix (or scored target; 0: none).
+  uint32_t PrefixLen(size_t b) const { return forced ? forced->Length(in.order[b]) : 0; }
+  /// The token forced on sentence b at `pos`: true and *token, or false (search/forced_tokens.h).
+  bool Forced(size_t b, size_t pos, uint32_t* token) const { return forced && forced->At(in.order[b], pos, eos, token); }
 
   /// The constraints of sentence b (length order); n == 0 when it has none.
   SentenceConstraints Constraints(size_t b) const {
@@ -152,8 +159,9 @@ struct SearchContext {
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
-  /// Hypotheses decoded per unfinished sentence at `pos` (greedy 1; beam 1 at the first step, then beam).
-  virtual size_t LiveRows(const SearchContext& c, size_t pos) const = 0;
+  /// Hypotheses decoded for unfinished sentence b (length order) at `pos` (greedy 1; beam 1 up to the first
+  /// free step, the first or the one after its target prefix, then beam).
+  virtual size_t LiveRows(const SearchContext& c, size_t b, size_t pos) const = 0;
   /// Chooses the next tokens of the n active rows at `pos` from c.logits, writes the track, finishes
   /// hypotheses and sentences (c.s.done).
   virtual void Step(SearchContext& c, size_t n, size_t pos) = 0;
@@ -162,10 +170,11 @@ class SearchStrategy {
 /// Greedy search: the file's and the call's processors on the raw logits, argmax; a sentence finishes at
 /// </s> or at its length cap. Token log-probability: log_softmax of the processed logits at the chosen token
 /// (transformers' compute_transition_scores with normalize_logits=True; a forced </s> adds 0); the score is
-/// their sum.
+/// their sum. A forced token (search/forced_tokens.h) is taken as it is, with its log-probability under the
+/// rules; it counts in the score only when scoring.
 class GreedySearch final : public SearchStrategy {
  public:
-  size_t LiveRows(const SearchContext&, size_t) const override { return 1; }
+  size_t LiveRows(const SearchContext&, size_t, size_t) const override { return 1; }
   void Step(SearchContext& c, size_t n, size_t pos) override;
 };
 
@@ -183,9 +192,13 @@ class GreedySearch final : public SearchStrategy {
 ///    set is full and (early_stopping true, or) the best candidate / L ^ length_penalty cannot beat the
 ///    worst finished; at the cap the running beams finish as they are.
 /// A token's log-probability is its processed log-probability (the candidate's score less its beam's).
+/// Through a target prefix one row runs and takes the forced tokens, its score unchanged; generated_len
+/// counts the tokens after the prefix (search/forced_tokens.h).
 class BeamSearch final : public SearchStrategy {
  public:
-  size_t LiveRows(const SearchContext& c, size_t pos) const override { return pos == 0 ? 1 : c.opt.beam; }
+  size_t LiveRows(const SearchContext& c, size_t b, size_t pos) const override {
+    return pos <= c.PrefixLen(b) ? 1 : c.opt.beam;
+  }
   void Step(SearchContext& c, size_t n, size_t pos) override;
 };
 

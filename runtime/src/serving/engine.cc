@@ -143,6 +143,10 @@ struct Engine::Impl {
       for (const KeepSpan& k : t->keep_spans)  // keep_spans name the request's texts: this chunk's, renumbered
         if (k.text >= begin && k.text < end) spans.push_back({k.text - begin, k.span});
       o.keep_spans = Span<const KeepSpan>(spans.data(), spans.size());
+      const TranslateOptions& r = t->request.options;  // target prefixes: this chunk's (one per input, or none)
+      if (!r.target_prefix.empty()) o.target_prefix = Span<const std::string_view>(r.target_prefix.data() + begin, end - begin);
+      if (!r.target_prefix_ids.empty())
+        o.target_prefix_ids = Span<const Span<const uint32_t>>(r.target_prefix_ids.data() + begin, end - begin);
       tc.offset = begin;
       Span<const TranslationResult> results;
       out.status = inputs.Run(tr, begin, end, o, &results);
@@ -188,6 +192,11 @@ Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void*
   if (!request.texts.empty() && !request.ids.empty())
     return Status(StatusCode::kInvalidArgument, "Engine::Submit: a request has texts or ids, not both");
   TERN_RETURN_IF_ERROR(impl_->replicas[0]->CheckOptions(request.options));
+  const size_t inputs = request.texts.empty() ? request.ids.size() : request.texts.size();
+  const size_t prefixes = std::max(request.options.target_prefix.size(), request.options.target_prefix_ids.size());
+  if (prefixes != 0 && prefixes != inputs)
+    return Status(StatusCode::kInvalidArgument, "Engine::Submit: target_prefix: " + std::to_string(prefixes) +
+                                                    " prefixes for " + std::to_string(inputs) + " inputs (one per input, or none)");
   auto t = std::make_shared<TicketState>();
   t->id = impl_->next_id.fetch_add(1);
   t->request = std::move(request);

@@ -8,7 +8,15 @@ void OwnOptionViews(TicketState* t, size_t max_batch) {
   o.target_lang = t->target_lang;
   t->keep_spans.assign(o.keep_spans.begin(), o.keep_spans.end());
   o.keep_spans = Span<const KeepSpan>(t->keep_spans.data(), t->keep_spans.size());
-  t->may_share = !o.on_token && !o.abort && t->keep_spans.empty() && t->inputs() <= max_batch;
+  for (std::string_view p : o.target_prefix) t->prefix_texts.emplace_back(p);
+  for (const std::string& p : t->prefix_texts) t->prefix_text_views.emplace_back(p);
+  o.target_prefix = Span<const std::string_view>(t->prefix_text_views.data(), t->prefix_text_views.size());
+  for (const Span<const uint32_t>& p : o.target_prefix_ids) t->prefix_ids.emplace_back(p.begin(), p.end());
+  for (const auto& p : t->prefix_ids) t->prefix_id_views.emplace_back(p.data(), p.size());
+  o.target_prefix_ids = Span<const Span<const uint32_t>>(t->prefix_id_views.data(), t->prefix_id_views.size());
+  // Requests with target prefixes run alone: a prefix belongs to its input (the engine slices it per chunk).
+  t->may_share = !o.on_token && !o.abort && t->keep_spans.empty() && o.target_prefix.empty() &&
+                 o.target_prefix_ids.empty() && t->inputs() <= max_batch;
 }
 
 bool SameCall(const TicketState& a, const TicketState& b) {

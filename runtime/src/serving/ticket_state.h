@@ -21,7 +21,11 @@ struct TicketState {
   Request request;                   // options.target_lang / keep_spans point into the two below
   std::string target_lang;
   std::vector<KeepSpan> keep_spans;
-  bool may_share = false;            // no callbacks of its own, no keep_spans, fits one call
+  std::vector<std::string> prefix_texts;               // options.target_prefix's texts
+  std::vector<std::string_view> prefix_text_views;     //   and the views options.target_prefix points to
+  std::vector<std::vector<uint32_t>> prefix_ids;       // options.target_prefix_ids' ids
+  std::vector<Span<const uint32_t>> prefix_id_views;   //   and the spans options.target_prefix_ids points to
+  bool may_share = false;            // no callbacks of its own, no keep_spans or target prefixes, fits one call
   CompletionCallback on_done = nullptr;
   void* user_data = nullptr;
   std::chrono::steady_clock::time_point submitted, started;

@@ -46,6 +46,13 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
     return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
   r.hf_rules = o.hf_rules;
+  if (!o.target_prefix.empty() && !o.target_prefix_ids.empty())
+    return Status(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
+  const size_t prefixes = std::max(o.target_prefix.size(), o.target_prefix_ids.size());
+  if (n > 0 && prefixes > 0 && prefixes != n)
+    return Status(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(prefixes) + " prefixes for " +
+                                                    std::to_string(n) + " sentences (one per sentence, empty for none)");
+  r.forced = prefixes > 0;
   r.early_stopping = o.early_stopping.value_or(g.early_stopping);
   if (static_cast<uint8_t>(r.early_stopping) > static_cast<uint8_t>(EarlyStopping::kNever))
     return Status(StatusCode::kInvalidArgument, "early_stopping " + std::to_string(static_cast<int>(r.early_stopping)) +

@@ -23,12 +23,14 @@ struct ResolvedOptions {
   HfRules hf_rules = HfRules::kTransformers5;
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
+  bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
+  bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses
 };
 
 /// Resolves `o` for a call of n sentences (`default_layer`: the alignment layer when the call names none).
 /// Errors: kInvalidArgument (n > max_batch, beam > max_beam, an alignment layer beyond the decoder's,
 /// n_best outside 1..min(beam, max_n_best), non-finite length penalty or ratio, an hf_rules or
-/// early_stopping value outside its enum).
+/// early_stopping value outside its enum, target_prefix / target_prefix_ids not one per sentence or both given).
 Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o,
                                        int default_layer);
 

@@ -93,6 +93,8 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&in.constraints.src_end, "batch.constraints.src_end", batch * kMaxConstraints, kEnc, kDec);
   plan->Add(&in.constraints.count, "batch.constraints.count", batch, kEnc, kDec);
   plan->Add(&in.ids_text, "batch.ids_text", d.src_text_bytes, kEnc, kEnc);
+  plan->Add(&in.forced_ids, "batch.forced_ids", batch * d.tgt, kEnc, kDec);
+  plan->Add(&in.forced_len, "batch.forced_len", batch, kEnc, kDec);
   DeclareNetworkBuffers(d, &b->enc, &b->dec, plan);
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
   if (d.shortlist) {

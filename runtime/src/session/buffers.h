@@ -33,6 +33,8 @@ struct BatchBuffers {
   ArenaArray<uint8_t> sentence_ok;   // [batch] per input index
   ConstraintBuffers constraints;     // per input index: glossary constraints (search/constraints.h)
   ArenaArray<char> ids_text;         // [src_text_bytes] TranslateIds with a glossary: the text a source's pieces spell
+  ArenaArray<uint32_t> forced_ids;   // [batch, tgt] per input index: target prefix / scored target (search/forced_tokens.h)
+  ArenaArray<uint32_t> forced_len;   // [batch] its tokens (0: none)
 };
 
 struct SessionBuffers {

@@ -53,6 +53,9 @@ Status CheckMarkup(const TranslateOptions& options) {
 Status Translator::Impl::CheckOptions(const TranslateOptions& options) const {
   TERN_RETURN_IF_ERROR(ResolveOptions(model->generation(), dims, 0, options, alignment_layer).status());
   TERN_RETURN_IF_ERROR(CheckMarkup(options));
+  const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
+  if (prefixed && (options.markup != Markup::kNone || options.keep_placeholders || !options.keep_spans.empty()))
+    return Status(StatusCode::kInvalidArgument, "target_prefix is for plain texts: not with markup, keep_placeholders or keep_spans");
   if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(*this, *options.glossary));
   return Status::Ok();
 }

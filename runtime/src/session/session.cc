@@ -15,18 +15,25 @@ namespace {
 
 // The shared shape of a translate call: resolve options, reset each result, stage sentence i with
 // stage(i) (which copies its ids to staged_ids/in_len or records its error), match the glossary on
-// source_of(i) (the sentence's text), translate the batch.
+// source_of(i) (the sentence's text), stage its forced target tokens (target prefix, or a scored target),
+// translate the batch.
 template <typename StageFn, typename SourceFn>
-Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, StageFn stage, SourceFn source_of) {
-  TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
+Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, const ForcedInput& forced, StageFn stage,
+               SourceFn source_of) {
+  TERN_ASSIGN_OR_RETURN(ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
   if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(t, *options.glossary));
+  o.forced = !forced.empty();
+  o.scored = forced.scored;
+  if (!forced.texts.empty()) TERN_RETURN_IF_ERROR(t.LoadTargetTokenizer());
   for (size_t i = 0; i < n; ++i) {
     t.buf.results.results[i] = TranslationResult();
     t.buf.batch.sentence_ok[i] = 1;
     t.buf.batch.constraints.count[i] = 0;
+    t.buf.batch.forced_len[i] = 0;
     stage(i);
     if (options.glossary && t.buf.results.results[i].ok() && t.buf.batch.sentence_ok[i])
       MatchGlossary(t, *options.glossary, source_of(i), o, i);
+    if (o.forced && t.buf.results.results[i].ok() && t.buf.batch.sentence_ok[i]) StageForced(t, forced, o, i);
   }
   const size_t valid = PackBatch(t.dims, t.buf.batch, n, o);
   if (valid == 0) return Status::Ok();
@@ -105,6 +112,8 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
                     /*origins=*/origins};
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
   ctx.constraints = constrained ? &in.constraints : nullptr;
+  const ForcedTokens forced{in.forced_ids.data(), in.forced_len.data(), dims.tgt, o.scored};
+  ctx.forced = o.forced ? &forced : nullptr;
   ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
                   ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
@@ -125,12 +134,12 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
 }
 
 Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
-                                      Span<const TranslationResult>* results) {
+                                      Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
   const uint32_t src_vocab = model->hparams().source_vocab_size;
   origins = nullptr;
-  const Status st = RunCall(*this, sources.size(), options, [&](size_t i) {
+  const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     const Span<const uint32_t>& s = sources[i];
     if (s.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
     if (s.size() > dims.src)
@@ -158,7 +167,7 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
 }
 
 Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
-                                        Span<const TranslationResult>* results) {
+                                        Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
   const size_t n = texts.size();
@@ -172,7 +181,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
                                                       code + " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
     }
   }
-  const Status st = RunCall(*this, n, options, [&](size_t i) {
+  const Status st = RunCall(*this, n, options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
       // Nothing to translate: an empty translation, without running the model.
       Hypothesis& h = out.hypotheses[i * dims.n_best];
@@ -248,6 +257,9 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   origins = nullptr;
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
+  const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
+  if (prefixed) TERN_RETURN_IF_ERROR(CheckOptions(options));
+  if (prefixed) return TranslateTexts(texts, options, results);  // a prefix continues one sentence: no splitting
   if (options.markup != Markup::kNone || keep) {
     TERN_RETURN_IF_ERROR(CheckMarkup(options));
     for (const KeepSpan& k : options.keep_spans)

@@ -18,6 +18,7 @@
 #include "search/token_stream.h"
 #include "session/batch.h"
 #include "session/buffers.h"
+#include "session/forced_call.h"
 #include "session/markup_call.h"
 #include "tern/translator.h"
 #include "session/paragraphs.h"
@@ -30,6 +31,7 @@ struct Translator::Impl : public StepDecoder {
   std::shared_ptr<const PreparedModel> prepared;
   std::unique_ptr<Network> net;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<Tokenizer> target_tokenizer;  // target prefixes and scored targets given as text (loaded on first use)
   TranslatorConfig config;
   Dims dims;
   ArenaPlan plan;
@@ -55,15 +57,25 @@ struct Translator::Impl : public StepDecoder {
   /// StepDecoder: logits (and alignment) of the requested rows, on the pool or this thread by measurement.
   Result<StepOutput> Decode(const StepRequest& request) override;
 
-  /// Translator::TranslateIds and Translate, after the busy flag is taken.
+  /// Translator::TranslateIds and Translate, after the busy flag is taken. `scored`: Translator::Score's
+  /// targets, in place of the options' target prefixes.
   Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
-                      Span<const TranslationResult>* results);
+                      Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
   Status Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                    Span<const TranslationResult>* results);
 
   /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
   Status TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
-                        Span<const TranslationResult>* results);
+                        Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
+
+  /// Translator::Score and ScoreIds (after the busy flag is taken): the targets forced, greedy, scored.
+  Status Score(Span<const std::string_view> sources, Span<const std::string_view> targets, const TranslateOptions& options,
+               Span<const TranslationResult>* results);
+  Status ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
+                  const TranslateOptions& options, Span<const TranslationResult>* results);
+
+  /// Loads target_tokenizer if it is not yet. Error: kInvalidModel when SentencePiece rejects the target proto.
+  Status LoadTargetTokenizer();
 
   /// Translator::CheckOptions: what a call refuses as a whole, checked without translating.
   Status CheckOptions(const TranslateOptions& options) const;

@@ -125,12 +125,62 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
   return results;
 }
 
-py::list TranslateBatch(PyTranslator& self, py::object texts, const CallArgs& args, const TextArgs& targs) {
+std::vector<std::string> TextsOf(py::object texts, const char* what) {
   if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts) || !py::isinstance<py::sequence>(texts))
-    throw py::type_error("texts: expected a list of str (or bytes), got " + std::string(py::str(texts.get_type().attr("__name__"))));
+    throw py::type_error(std::string(what) + ": expected a list of str (or bytes), got " +
+                         std::string(py::str(texts.get_type().attr("__name__"))));
   auto seq = py::reinterpret_borrow<py::sequence>(texts);
   std::vector<std::string> in(seq.size());
-  for (size_t i = 0; i < in.size(); ++i) in[i] = TextOf(seq[i], "texts[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < in.size(); ++i) in[i] = TextOf(seq[i], std::string(what) + "[" + std::to_string(i) + "]");
+  return in;
+}
+
+std::vector<std::vector<uint32_t>> IdListsOf(py::object lists, const char* what) {
+  if (!py::isinstance<py::sequence>(lists) || py::isinstance<py::str>(lists))
+    throw py::type_error(std::string(what) + ": expected a list of 1-D integer arrays");
+  auto seq = py::reinterpret_borrow<py::sequence>(lists);
+  std::vector<std::vector<uint32_t>> ids(seq.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (!seq[i].is_none()) ids[i] = IdsOf(seq[i], std::string(what) + "[" + std::to_string(i) + "]");
+  return ids;
+}
+
+// Target prefixes of a call (texts: None entries are "", no prefix; ids: None entries are empty), checked
+// against the inputs' count; the views they own are sliced per chunk.
+struct Prefixes {
+  std::vector<std::string> texts;
+  std::vector<std::string_view> text_views;
+  std::vector<std::vector<uint32_t>> ids;
+  std::vector<Span<const uint32_t>> id_views;
+  Prefixes(py::object text, py::object id_lists, size_t n) {
+    if (!text.is_none() && !id_lists.is_none())
+      Raise(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
+    if (!text.is_none()) {
+      if (!py::isinstance<py::sequence>(text) || py::isinstance<py::str>(text))
+        throw py::type_error("target_prefix: expected a list of str (or None)");
+      auto seq = py::reinterpret_borrow<py::sequence>(text);
+      for (size_t i = 0; i < seq.size(); ++i)
+        texts.push_back(seq[i].is_none() ? std::string() : TextOf(seq[i], "target_prefix[" + std::to_string(i) + "]"));
+      text_views.assign(texts.begin(), texts.end());
+    }
+    if (!id_lists.is_none()) {
+      ids = IdListsOf(id_lists, "target_prefix_ids");
+      for (const auto& v : ids) id_views.emplace_back(v.data(), v.size());
+    }
+    const size_t k = std::max(texts.size(), ids.size());
+    if ((!text.is_none() || !id_lists.is_none()) && k != n)
+      Raise(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(k) + " prefixes for " + std::to_string(n) + " inputs (one per input)");
+  }
+  void Set(size_t b, size_t e, TranslateOptions* o) const {
+    if (!text_views.empty()) o->target_prefix = Span<const std::string_view>(text_views.data() + b, e - b);
+    if (!id_views.empty()) o->target_prefix_ids = Span<const Span<const uint32_t>>(id_views.data() + b, e - b);
+  }
+};
+
+py::list TranslateBatch(PyTranslator& self, py::object texts, const CallArgs& args, const TextArgs& targs,
+                        py::object target_prefix, py::object target_prefix_ids) {
+  std::vector<std::string> in = TextsOf(texts, "texts");
+  const Prefixes prefixes(target_prefix, target_prefix_ids, in.size());
   CallState state;
   TranslateOptions o = MakeOptions(args, &state);
   std::vector<KeepSpan> spans;
@@ -142,22 +192,53 @@ py::list TranslateBatch(PyTranslator& self, py::object texts, const CallArgs& ar
     for (const KeepSpan& k : spans)
       if (k.text >= b && k.text < e) chunk.push_back({k.text - b, k.span});
     o.keep_spans = Span<const KeepSpan>(chunk.data(), chunk.size());
+    prefixes.Set(b, e, &o);
     return self.translator->Translate(Span<const std::string_view>(views.data() + b, e - b), o, out);
   });
 }
 
-py::list TranslateIds(PyTranslator& self, py::object sources, const CallArgs& args) {
-  if (!py::isinstance<py::sequence>(sources) || py::isinstance<py::str>(sources))
-    throw py::type_error("sources: expected a list of 1-D integer arrays");
-  auto seq = py::reinterpret_borrow<py::sequence>(sources);
-  std::vector<std::vector<uint32_t>> ids(seq.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = IdsOf(seq[i], "sources[" + std::to_string(i) + "]");
+py::list TranslateIds(PyTranslator& self, py::object sources, const CallArgs& args, py::object target_prefix_ids) {
+  const std::vector<std::vector<uint32_t>> ids = IdListsOf(sources, "sources");
   std::vector<Span<const uint32_t>> views;
   for (const auto& v : ids) views.emplace_back(v.data(), v.size());
+  const Prefixes prefixes(py::none(), target_prefix_ids, ids.size());
   CallState state;
   TranslateOptions o = MakeOptions(args, &state);
   return RunChunks(self, ids.size(), &state, args.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
+    prefixes.Set(b, e, &o);
     return self.translator->TranslateIds(Span<const Span<const uint32_t>>(views.data() + b, e - b), o, out);
+  });
+}
+
+// Translator.score_batch (texts) and score_ids (ids): Translator::Score in chunks of max_batch.
+py::list ScoreBatch(PyTranslator& self, py::object sources, py::object targets, const CallArgs& args, const std::string& target_lang) {
+  const std::vector<std::string> src = TextsOf(sources, "sources"), tgt = TextsOf(targets, "targets");
+  if (src.size() != tgt.size())
+    Raise(StatusCode::kInvalidArgument, "score: " + std::to_string(src.size()) + " sources and " +
+                                            std::to_string(tgt.size()) + " targets (one target per source)");
+  const std::vector<std::string_view> sv(src.begin(), src.end()), tv(tgt.begin(), tgt.end());
+  CallState state;
+  TranslateOptions o = MakeOptions(args, &state);
+  o.target_lang = target_lang;
+  return RunChunks(self, src.size(), &state, args.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
+    return self.translator->Score(Span<const std::string_view>(sv.data() + b, e - b), Span<const std::string_view>(tv.data() + b, e - b),
+                                  o, out);
+  });
+}
+
+py::list ScoreIds(PyTranslator& self, py::object sources, py::object targets, const CallArgs& args) {
+  const auto src = IdListsOf(sources, "sources"), tgt = IdListsOf(targets, "targets");
+  if (src.size() != tgt.size())
+    Raise(StatusCode::kInvalidArgument, "score: " + std::to_string(src.size()) + " sources and " +
+                                            std::to_string(tgt.size()) + " targets (one target per source)");
+  std::vector<Span<const uint32_t>> sv, tv;
+  for (const auto& v : src) sv.emplace_back(v.data(), v.size());
+  for (const auto& v : tgt) tv.emplace_back(v.data(), v.size());
+  CallState state;
+  TranslateOptions o = MakeOptions(args, &state);
+  return RunChunks(self, src.size(), &state, args.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
+    return self.translator->ScoreIds(Span<const Span<const uint32_t>>(sv.data() + b, e - b),
+                                     Span<const Span<const uint32_t>>(tv.data() + b, e - b), o, out);
   });
 }
 
@@ -189,15 +270,17 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
-         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code) {
+         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, py::object target_prefix,
+         py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
         TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans};
-        return TranslateBatch(self, texts, a, t);
+        return TranslateBatch(self, texts, a, t, target_prefix, target_prefix_ids);
       },
       py::arg("texts"), TERN_PY_CALL_ARGS, py::arg("target_lang") = "", py::arg("split_sentences") = true,
       py::arg("markup") = py::none(), py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
       py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{}, py::arg("translate_code") = false,
+      py::arg("target_prefix") = py::none(), py::arg("target_prefix_ids") = py::none(),
       "Translates a list of texts (str, or bytes of UTF-8); more than max_batch run in chunks. Returns a "
       "TranslationResult per text, in order. A text that fails (invalid UTF-8, too many tokens) fails alone: with "
       "on_error='raise' its error is raised after the call (with .index and .results), with 'keep' it is that "
@@ -207,14 +290,44 @@ void RegisterTranslator(py::module_& m) {
       [](PyTranslator& self, py::object sources, std::optional<uint32_t> beam_size, uint32_t n_best, std::optional<uint32_t> max_length,
          std::optional<float> max_length_ratio, std::optional<float> length_penalty, py::object early_stopping, int hf_rules,
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
-         std::shared_ptr<CancelToken> cancel, std::string on_error) {
+         std::shared_ptr<CancelToken> cancel, std::string on_error, py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
-        return TranslateIds(self, sources, a);
+        return TranslateIds(self, sources, a, target_prefix_ids);
       },
-      py::arg("sources"), TERN_PY_CALL_ARGS,
+      py::arg("sources"), TERN_PY_CALL_ARGS, py::arg("target_prefix_ids") = py::none(),
       "Translates token ids: a list of 1-D integer arrays (NumPy or lists), each a source as given, </s> included. "
       "Results carry ids only (Hypothesis.ids: uint32 arrays). No tokenizer runs.");
+  cls.def(
+      "score_batch",
+      [](PyTranslator& self, py::object sources, py::object targets, std::optional<uint32_t> max_length,
+         std::optional<float> max_length_ratio, bool return_alignment, std::optional<uint32_t> alignment_layer,
+         std::shared_ptr<CancelToken> cancel, std::string on_error, std::string target_lang) {
+        CallArgs a;
+        a.max_length = max_length, a.max_length_ratio = max_length_ratio, a.return_alignment = return_alignment;
+        a.alignment_layer = alignment_layer, a.cancel = cancel, a.on_error = on_error;
+        return ScoreBatch(self, sources, targets, a, target_lang);
+      },
+      py::arg("sources"), py::arg("targets"), py::kw_only(), py::arg("max_length") = py::none(),
+      py::arg("max_length_ratio") = py::none(), py::arg("return_alignment") = false, py::arg("alignment_layer") = py::none(),
+      py::arg("cancel") = py::none(), py::arg("on_error") = "raise", py::arg("target_lang") = "",
+      "Scores given translations (Translator::Score): per pair a TranslationResult whose hypothesis holds the target's "
+      "ids, each token's log-probability (token_logprobs, </s> last) and their sum (score), what greedy search gives "
+      "the same tokens. A pair fails alone (a target too long, a token the rules ban).");
+  cls.def(
+      "score_ids",
+      [](PyTranslator& self, py::object sources, py::object targets, std::optional<uint32_t> max_length,
+         std::optional<float> max_length_ratio, bool return_alignment, std::optional<uint32_t> alignment_layer,
+         std::shared_ptr<CancelToken> cancel, std::string on_error) {
+        CallArgs a;
+        a.max_length = max_length, a.max_length_ratio = max_length_ratio, a.return_alignment = return_alignment;
+        a.alignment_layer = alignment_layer, a.cancel = cancel, a.on_error = on_error;
+        return ScoreIds(self, sources, targets, a);
+      },
+      py::arg("sources"), py::arg("targets"), py::kw_only(), py::arg("max_length") = py::none(),
+      py::arg("max_length_ratio") = py::none(), py::arg("return_alignment") = false, py::arg("alignment_layer") = py::none(),
+      py::arg("cancel") = py::none(), py::arg("on_error") = "raise",
+      "score_batch on ids: sources with their </s>, targets (target vocabulary) without it.");
 #undef TERN_PY_CALL_ARGS
   cls.def_property_readonly("max_batch", [](const PyTranslator& t) { return t.translator->max_batch(); }, "texts per internal call")
       .def_property_readonly("threads", [](const PyTranslator& t) { return t.translator->threads(); })

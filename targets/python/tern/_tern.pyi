@@ -121,10 +121,14 @@ class Translator:
                         on_error: str = "raise", target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
-                        keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False) -> List[TranslationResult]:
+                        keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
+                        target_prefix: Optional[Sequence[Optional[_Text]]] = None,
+                        target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
         early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
         beam rules). markup: None, "html", "html-lenient". keep_spans: (text index, begin byte, end byte).
+        target_prefix: per text, what its translation starts with (None: nothing; target_prefix_ids: as
+        target ids); the hypotheses hold it first, their scores count the tokens after it.
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
@@ -134,8 +138,19 @@ class Translator:
                       hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
                       alignment_layer: Optional[int] = None, use_shortlist: bool = True,
                       callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
-                      on_error: str = "raise") -> List[TranslationResult]:
+                      on_error: str = "raise", target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
+    def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *, max_length: Optional[int] = None,
+                    max_length_ratio: Optional[float] = None, return_alignment: bool = False,
+                    alignment_layer: Optional[int] = None, cancel: Optional[CancelToken] = None,
+                    on_error: str = "raise", target_lang: str = "") -> List[TranslationResult]:
+        """Scores given translations: per pair, hypotheses[0] holds the target's ids, token_logprobs (</s>
+        last) and score, their sum (greedy search's score of the same tokens)."""
+    def score_ids(self, sources: Sequence[_Ids], targets: Sequence[_Ids], *, max_length: Optional[int] = None,
+                  max_length_ratio: Optional[float] = None, return_alignment: bool = False,
+                  alignment_layer: Optional[int] = None, cancel: Optional[CancelToken] = None,
+                  on_error: str = "raise") -> List[TranslationResult]:
+        """score_batch on ids: sources with </s>, targets without it."""
     max_batch: int
     threads: int
     arena_bytes: int

@@ -13,8 +13,13 @@ pieces, without ``</s>``) and ``.scores`` (with ``return_scores``: the sum of th
 divided by ``length ** length_penalty``, ``length`` counting the generated tokens with ``</s>``), and a
 result also reads as a list of ``{"tokens": ..., "score": ...}`` dicts (CTranslate2's older form).
 
+``target_prefix`` (target pieces per example, or None) forces each translation's first tokens (tern's
+target prefixes: transformers' decoder_input_ids); the hypotheses start with them and a score counts the
+tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (``tokens`` with ``</s>``,
+``log_probs`` per token), with the file's logits rules applied as greedy search applies them.
+
 What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(sampling, coverage penalty, target prefixes, attention, alternatives, per-call repetition penalties and
+(sampling, coverage penalty, attention, alternatives, per-call repetition penalties and
 no-repeat n-grams: a .tern carries the checkpoint's own) raise ``tern.UnsupportedError`` when set to
 anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
 become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
@@ -30,7 +35,7 @@ from .. import _tern
 from ..errors import CancelledError, UnsupportedError
 from ..serving import Engine
 
-__all__ = ["Translator", "TranslationResult", "GenerationStepResult"]
+__all__ = ["Translator", "TranslationResult", "GenerationStepResult", "ScoringResult"]
 
 
 class TranslationResult:
@@ -60,6 +65,17 @@ class TranslationResult:
 
     def __repr__(self):
         return "TranslationResult(hypotheses=%r, scores=%r, attention=[], logits=[])" % (self.hypotheses, self.scores)
+
+
+class ScoringResult:
+    """CTranslate2's ScoringResult: ``tokens`` (the target pieces and ``</s>``) and ``log_probs`` (each one's
+    log-probability)."""
+
+    def __init__(self, tokens, log_probs):
+        self.tokens, self.log_probs = tokens, log_probs
+
+    def __repr__(self):
+        return "ScoringResult(tokens=%r, log_probs=%r)" % (self.tokens, self.log_probs)
 
 
 class GenerationStepResult:
@@ -143,8 +159,10 @@ class Translator:
         self._sized_for(max(4, self._model.generation["beam_size"]))
         self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
         self._target_vocab = self._model.target_vocab
+        self._target_index = {p: i for i, p in enumerate(self._target_vocab)}
         hp = self._model.hparams
         self._unk, self._eos = hp["unk_id"], hp["eos_id"]
+        self._unk_target = self._target_index.get("<unk>", self._unk)
         self._max_source = self._model.limits["max_source_tokens"]
         self.device, self.device_index, self.compute_type = "cpu", [0], self._model.weight_dtype
         self.num_translators = len(self._translators)
@@ -188,6 +206,11 @@ class Translator:
             limit = min(limit, max_input_length - 1)
         return ids[:limit] + [self._eos]
 
+    def _target_ids(self, tokens, what):
+        if isinstance(tokens, str):
+            raise TypeError("%s: a list of token lists is needed, got a str in it" % what)
+        return [self._target_index.get(t, self._unk_target) for t in tokens]
+
     def _batches(self, sizes, max_batch_size, batch_type):
         if batch_type not in ("examples", "tokens"):
             raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
@@ -208,8 +231,11 @@ class Translator:
                         return_scores=False, callback=None, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
+        prefix_ids = None
         if target_prefix is not None and any(target_prefix):
-            raise UnsupportedError("target_prefix: tern does not force target prefixes")
+            if len(target_prefix) != len(source):
+                raise ValueError("target_prefix: %d prefixes for %d examples" % (len(target_prefix), len(source)))
+            prefix_ids = [self._target_ids(p or [], "target_prefix") for p in target_prefix]
         for name, value in options.items():
             if name not in _FIXED:
                 raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
@@ -230,15 +256,17 @@ class Translator:
                     step = steps.get(batch_id, 0)
                     steps[batch_id] = step + 1
                     return callback(GenerationStepResult(step, batch_id, ev.token, self._target_vocab[ev.token], ev.last))
+            prefixes = [prefix_ids[i] for i in group] if prefix_ids else None
             try:
                 res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size, n_best=num_hypotheses,
                                                length_penalty=length_penalty, max_length=max_decoding_length,
-                                               return_scores=return_scores, callback=stream)
+                                               return_scores=return_scores, callback=stream, target_prefix_ids=prefixes)
             except CancelledError as stopped:  # the callback returned True: what finished, empty for the rest
                 res = stopped.results
-            return [self._result(r, return_scores, length_penalty) for r in res]
+            return [self._result(r, return_scores, length_penalty, len(prefixes[k]) if prefixes else 0)
+                    for k, r in enumerate(res)]
 
-        if asynchronous and callback is None:  # real futures: each example a request of the engine
+        if asynchronous and callback is None and prefix_ids is None:  # real futures: each example a request of the engine
             engine = self._engine_for(beam_size)
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
             futs = [None] * len(ids)
@@ -262,21 +290,43 @@ class Translator:
                         results[i] = r
         return [_Done(r) for r in results] if asynchronous else results
 
-    def _result(self, r, return_scores, length_penalty):
+    def _result(self, r, return_scores, length_penalty, prefix=0):
         hyps, scores = [], []
         for h in (r.hypotheses if r.ok else []):
             hyps.append([self._target_vocab[i] for i in h.ids])
-            if return_scores:
-                n = len(h.tokens)
-                scores.append(float(h.token_logprobs.sum()) / (n ** length_penalty) if n else 0.0)
+            if return_scores:  # a target prefix is input: the score counts the tokens after it
+                n = len(h.tokens) - prefix
+                scores.append(float(h.token_logprobs[prefix:].sum()) / (n ** length_penalty) if n > 0 else 0.0)
         return TranslationResult(hyps, scores)
+
+    def score_batch(self, source, target, *, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
+                    asynchronous=False):
+        """CTranslate2's score_batch: a ScoringResult per (source, target) pair of token lists (target pieces
+        without ``</s>``): each target token's log-probability, ``</s>`` last (tern's Translator.score_ids)."""
+        if offset:
+            raise UnsupportedError("offset=%r: tern scores every target token" % (offset,))
+        if len(source) != len(target):
+            raise ValueError("score_batch: %d sources and %d targets" % (len(source), len(target)))
+        translator = self._sized_for(self._max_beam)[0]
+        ids = [self._ids(s, max_input_length) for s in source]
+        tgt = [self._target_ids(t, "target") for t in target]
+        out = [None] * len(ids)
+        for g in self._batches([len(x) for x in ids], max_batch_size, batch_type):
+            res = translator.score_ids([ids[i] for i in g], [tgt[i] for i in g], on_error="keep")
+            for i, r in zip(g, res):
+                if not r.ok:
+                    out[i] = ScoringResult([], [])
+                    continue
+                h = r.hypotheses[0]
+                out[i] = ScoringResult([self._target_vocab[t] for t in h.tokens], [float(x) for x in h.token_logprobs])
+        return [_Done(r) for r in out] if asynchronous else out
 
     def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
         """CTranslate2's translate_iterable: a TranslationResult per example of `source` (token lists), in
         order, while it reads ahead (max_batch_size x inter_threads x 4 examples at a time, submitted
         shortest first so that similar lengths share calls)."""
         if target_prefix is not None:
-            raise UnsupportedError("target_prefix: tern does not force target prefixes")
+            raise UnsupportedError("target_prefix: translate_iterable takes none here (translate_batch does)")
         if batch_type not in ("examples", "tokens"):
             raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
         it = iter(source)

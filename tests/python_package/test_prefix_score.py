@@ -1,0 +1,43 @@
+"""Target prefixes and scoring from Python (Translator.translate_batch(target_prefix=...), score_batch,
+score_ids): the same as the C++ API (tests/test_prefix_score.cc)."""
+
+import numpy as np
+import pytest
+
+import tern
+
+SRC = ["A man rides a bike on the street.", "Two dogs play in the snow."]
+
+
+@pytest.fixture(scope="module")
+def translator(model):
+    return tern.Translator(model, threads=1, max_beam=4)
+
+
+def test_prefix_text_and_ids(translator, model):
+    plain = translator.translate_batch(SRC, beam_size=1)
+    out = translator.translate_batch(SRC, beam_size=1, target_prefix=["Eine Frau", None])
+    assert out[0].text.startswith("Eine Frau ")
+    assert out[1].text == plain[1].text  # no prefix: as without
+    ids = list(out[0].hypotheses[0].ids[:3])
+    again = translator.translate_batch(SRC[:1], beam_size=4, target_prefix_ids=[ids])
+    assert list(again[0].hypotheses[0].ids[:3]) == ids
+    with pytest.raises(tern.InvalidArgumentError, match="1 prefixes for 2 inputs"):
+        translator.translate_batch(SRC, target_prefix=["x"])
+    with pytest.raises(tern.InvalidArgumentError, match="give one of them"):
+        translator.translate_batch(SRC[:1], target_prefix=["x"], target_prefix_ids=[[5]])
+    eos = model.hparams["eos_id"]
+    r = translator.translate_batch(SRC[:1], target_prefix_ids=[[5, eos]], on_error="keep")
+    assert r[0].error is not None and "</s> at position 1" in r[0].error.message
+
+
+def test_score_is_greedy_score(translator):
+    greedy = translator.translate_batch(SRC, beam_size=1)
+    scored = translator.score_batch(SRC, [g.text for g in greedy])
+    for g, s in zip(greedy, scored):
+        assert s.hypotheses[0].score == pytest.approx(g.hypotheses[0].score, abs=1e-5)
+        assert len(s.hypotheses[0].token_logprobs) == len(s.hypotheses[0].ids) + 1
+    ids = translator.score_ids([s.source_ids for s in scored], [np.asarray(g.hypotheses[0].ids) for g in greedy])
+    assert [x.hypotheses[0].score for x in ids] == [x.hypotheses[0].score for x in scored]
+    with pytest.raises(tern.InvalidArgumentError, match="2 sources and 1 targets"):
+        translator.score_batch(SRC, ["x"])
