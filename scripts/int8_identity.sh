@@ -15,24 +15,18 @@ if [ "${1:-}" = --record ]; then record=1; shift; fi
 tern_bin=${1:-$root/build/targets/desktop/tern}
 lines=${2:-1000}
 model=$root/models/en-de/en-de.int8.tern
-text=${TERN_DATA:-$root/../shared/data/multi30k}/test_2016_flickr.en
+shared=${TERN_SHARED_DIR:-$root/../shared}  # holds data/multi30k
 hashes=$root/tests/data/int8_identity.sha256
 if [ $record = 1 ]; then
-  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   { echo "# SHA-256 of the bundled int8 model's output on the first N lines of test_2016_flickr (x86-64,"
     echo "# $(date -u +%Y-%m-%d), scripts/int8_identity.sh --record): search, lines, hash"
     for n in 50 1000; do
-      head -n "$n" "$text" > "$tmp/src.en"
-      "$tern_bin" tokenize -m "$model" --input "$tmp/src.en" > "$tmp/src.ids"
-      for s in greedy beam4; do
-        b=1; [ $s = beam4 ] && b=4
-        echo "$s $n $("$tern_bin" translate -m "$model" --input "$tmp/src.ids" --ids --no-split --exact-scores --threads 1 --beam $b | sha256sum | cut -d' ' -f1)"
-      done
+      TERN_IDENTITY_RECORD=1 "$root/tests/int8_identity_test.sh" "$tern_bin" "$model" "$shared" "$n" /dev/null
     done; } > "$hashes.tmp"
   mv "$hashes.tmp" "$hashes"
   cat "$hashes"
   exit 0
 fi
 start=$(date +%s)
-"$root/tests/int8_identity_test.sh" "$tern_bin" "$model" "$text" "$lines" "$hashes"
+"$root/tests/int8_identity_test.sh" "$tern_bin" "$model" "$shared" "$lines" "$hashes"
 echo "($(( $(date +%s) - start )) s)"

@@ -382,5 +382,14 @@ check "score: a target too long fails alone" grep -q "line 3: target: 300 tokens
 printf '5 6 0\t9 10\n' | tern score -m "$models/post-swish.int8.tern" --ids --format json > "$tmp/scores.json"
 check "score --format json: three tokens (</s> last)" grep -q '"tokens":\[{"id":9,.*},{"id":10,.*},{"id":0,' "$tmp/scores.json"
 
+# sampling: the same seed, the same output; beam search with it is a bad argument
+for i in 1 2; do
+  printf '5 6 0\n7 8 9 0\n' | tern translate -m "$models/post-swish.int8.tern" --ids --sample-temperature 1.5 --sample-topk 0 --seed 9 > "$tmp/sample$i"
+done
+check "--seed: the same sampled output twice" cmp -s "$tmp/sample1" "$tmp/sample2"
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --sample --beam 4 > /dev/null 2> "$tmp/err"; rc=$?
+check "--sample --beam 4: exit 2" test $rc -eq 2
+check "--sample --beam 4: says why" grep -q "beam sampling is not supported" "$tmp/err"
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

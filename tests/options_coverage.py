@@ -21,13 +21,14 @@ import sys
 # Names a binding uses for a field when they are not the field's own (after the case change).
 RENAMED = {
     "C": {"on_token": "token_callback", "on_token_user_data": "token_user_data", "abort": "abort_callback",
-          "logits_processors": "logits_callback"},
-    "Python": {"on_token": "callback", "on_token_user_data": "callback", "abort": "cancel", "abort_user_data": "cancel"},
+          "logits_processors": "logits_callback", "sampling": "do_sample"},
+    "Python": {"on_token": "callback", "on_token_user_data": "callback", "abort": "cancel", "abort_user_data": "cancel",
+               "sampling": "do_sample"},
     "Java": {"on_token": "TokenListener", "on_token_user_data": "TokenListener", "abort": "TokenListener",
              "abort_user_data": "TokenListener", "glossary": "useGlossary"},
     "CLI": {"beam_size": "beam", "return_scores": "scores", "return_alignment": "format", "hf_rules": "hf-rules",
             "split_sentences": "no-split", "use_shortlist": "no-shortlist", "markup": "html", "on_token": "stream",
-            "target_lang": "target-lang", "target_prefix_ids": "target-prefix"},
+            "target_lang": "target-lang", "target_prefix_ids": "target-prefix", "sampling": "sample"},
 }
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {
@@ -40,7 +41,8 @@ GAPS = {
              "keep_spans": "not in Translator.Options yet (issue 38)",
              "logits_processors": "no Java logits processors (issue 38)",
              "target_prefix": "not in Translator.Options yet (issue 41)",
-             "target_prefix_ids": "not in Translator.Options yet (issue 41)"},
+             "target_prefix_ids": "not in Translator.Options yet (issue 41)",
+             "sampling": "not in Translator.Options yet (issue 41)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",
             "abort_user_data": "the CLI's own callback", "keep_spans": "no way to mark spans in a line of text",

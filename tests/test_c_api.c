@@ -341,6 +341,26 @@ int main(int argc, char** argv) {
     CHECK(tern_score_ids(tr, srcs, lens, pids, plen, 1, &q, res, &err) == TERN_OK);
     CHECK(tern_result_score(res, 0, 0) < 0.0f);
   }
+  /* Sampling: the same seed gives the same ids; beam search with sampling is refused. */
+  {
+    tern_translate_params q = tern_translate_default_params();
+    q.do_sample = 1;
+    q.sampling_topk = 0;
+    q.sampling_temperature = 1.5f;
+    q.sampling_seed = 5;
+    size_t na = 0, nb = 0;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    uint32_t first[64];
+    const uint32_t* a = tern_result_ids(res, 0, 0, &na);
+    CHECK(a != NULL && na <= 64);
+    memcpy(first, a, na * sizeof(uint32_t));
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    const uint32_t* b = tern_result_ids(res, 0, 0, &nb);
+    CHECK(nb == na && memcmp(first, b, na * sizeof(uint32_t)) == 0);
+    q.beam_size = 4;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "beam sampling is not supported") != NULL);
+  }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);

@@ -269,3 +269,27 @@ TEST_CASE("target prefixes and scoring allocate nothing: forced tokens through g
   CHECK(r[0].ok());
   CHECK(r[1].best().token_logprobs.size() == 2);
 }
+
+TEST_CASE("sampling allocates nothing: temperature, top-k and top-p warping and the draw") {
+  TranslatorConfig c;
+  c.max_batch = 4;
+  c.threads = 1;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), c);
+  const std::vector<uint32_t> a = {5, 6, 0}, b = {7, 8, 9, 10, 0};
+  const Span<const uint32_t> srcs[] = {{a.data(), a.size()}, {b.data(), b.size()}};
+  for (uint32_t top_k : {0u, 50u}) {
+    TranslateOptions o;
+    o.sampling.enabled = true;
+    o.sampling.top_k = top_k;
+    o.sampling.top_p = 0.9f;
+    o.sampling.temperature = 0.8f;
+    Span<const TranslationResult> r;
+    g_allocations = 0;
+    g_counting = true;
+    const Status s = t->TranslateIds(srcs, o, &r);
+    g_counting = false;
+    REQUIRE(s.ok());
+    CHECK(g_allocations.load() == 0);
+    CHECK(r[0].ok());
+  }
+}

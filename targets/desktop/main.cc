@@ -2,7 +2,7 @@
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
 //                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap]
 //                  [--no-split] [--no-shortlist] [--target-lang LANG] [--format text|json] [--html[=lenient]]
-//                  [--target-prefix TEXT]
+//                  [--target-prefix TEXT] [--sample] [--sample-topk K] [--sample-topp P] [--sample-temperature T] [--seed S]
 //   tern score [-m MODEL] [--input F] [--output F] [--ids] [--format text|json]   (lines: source<TAB>target)
 //   tern tokenize [-m MODEL] [--input F] [--target] [--target-lang LANG]
 //   tern inspect MODEL [--json]
@@ -103,6 +103,16 @@ static int Run(int argc, char** argv) {
   tr->add_option("--target-prefix", ta.target_prefix,
                  "every line's translation starts with this text (target ids with --ids) and goes on from its end "
                  "(interactive translation: transformers' decoder_input_ids); not with --html or --keep-placeholders");
+  tr->add_flag("--sample", ta.sample,
+               "sample each token instead of taking the most likely (transformers' do_sample; greedy search only: "
+               "--beam 1); any --sample-* option turns it on");
+  tr->add_option("--sample-temperature", ta.sample_temperature, "sampling: divide the scores by this (default 1)")
+      ->check(kFinite & CLI::Range(1e-6f, 1e6f));
+  tr->add_option("--sample-topk", ta.sample_topk, "sampling: keep the K most likely tokens (default 50; 0: all)")
+      ->check(CLI::Range(0u, 1u << 24));
+  tr->add_option("--sample-topp", ta.sample_topp, "sampling: keep the most likely tokens whose probabilities reach P (default 1: all)")
+      ->check(kFinite & CLI::Range(1e-6f, 1.f));
+  tr->add_option("--seed", ta.seed, "sampling: the generator's seed (the same seed and input: the same output on every CPU)");
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 

@@ -38,6 +38,10 @@ struct TranslateArgs {
   std::optional<uint32_t> alignment_layer;  // the decoder layer whose cross-attention aligns (default: the model's)
   std::optional<float> low_token, low_sentence;  // low-confidence thresholds (tern/confidence.h defaults)
   std::optional<std::string> target_prefix;  // every line's translation starts with it (--ids: target ids)
+  bool sample = false;                       // --sample, or any --sample-* option: sampling instead of argmax
+  std::optional<float> sample_temperature, sample_topp;
+  std::optional<uint32_t> sample_topk;
+  uint64_t seed = 0;
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

@@ -25,6 +25,11 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   if (!args.html.empty()) o.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
   o.keep_placeholders = args.keep_placeholders;
   o.translate_code = args.translate_code;
+  o.sampling.enabled = args.sample || args.sample_temperature || args.sample_topk || args.sample_topp;
+  if (args.sample_temperature) o.sampling.temperature = *args.sample_temperature;
+  if (args.sample_topk) o.sampling.top_k = *args.sample_topk;
+  if (args.sample_topp) o.sampling.top_p = *args.sample_topp;
+  o.sampling.seed = args.seed;
   if (!args.glossary.empty()) {
     GlossaryOptions go;
     go.case_insensitive = args.glossary_ignore_case;

@@ -31,8 +31,8 @@ def test_a_ctranslate2_snippet_unchanged(checkpoint_dir, model_path, model):
 
 def test_shim_refuses_what_tern_cannot_do(model_path):
     translator = ctranslate2.Translator(str(model_path))
-    with pytest.raises(tern.UnsupportedError, match="sampling_topk"):
-        translator.translate_batch([["▁A"]], sampling_topk=10)
+    with pytest.raises(tern.UnsupportedError, match="beam_size=1 only"):
+        translator.translate_batch([["▁A"]], sampling_topk=10)  # CTranslate2's default beam_size 2: beam sampling
     with pytest.raises(TypeError, match="no_such_option"):
         translator.translate_batch([["▁A"]], no_such_option=1)
     with pytest.raises(tern.UnsupportedError, match="cuda"):
@@ -78,3 +78,17 @@ def test_target_prefix_and_score_batch_as_ctranslate2_programs_use_them(checkpoi
     native = tern.Translator(model, threads=1).score_batch(
         ["A man rides a bike on the street."], ["Ein Mann fährt auf der Straße Fahrrad."])
     assert sum(scored[0].log_probs) == pytest.approx(native[0].hypotheses[0].score, abs=1e-4)
+
+
+def test_sampling_as_a_back_translation_program_uses_it(checkpoint_dir, model_path):
+    import sentencepiece as spm
+
+    sp_source = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "source.spm"))
+    translator = ctranslate2.Translator(str(model_path))
+    source = sp_source.encode(["A man rides a bike on the street."] * 4, out_type=str)
+    ctranslate2.set_random_seed(7)
+    a = translator.translate_batch(source, beam_size=1, sampling_topk=0, sampling_temperature=1.5)
+    ctranslate2.set_random_seed(7)
+    b = translator.translate_batch(source, beam_size=1, sampling_topk=0, sampling_temperature=1.5)
+    assert [r.hypotheses for r in a] == [r.hypotheses for r in b]
+    assert len({tuple(r.hypotheses[0]) for r in a}) > 1  # each example draws its own numbers

@@ -1,4 +1,4 @@
-"""Target prefixes and scoring from Python (Translator.translate_batch(target_prefix=...), score_batch,
+"""Target prefixes, scoring and sampling from Python (Translator.translate_batch(target_prefix=...), score_batch,
 score_ids): the same as the C++ API (tests/test_prefix_score.cc)."""
 
 import numpy as np
@@ -41,3 +41,16 @@ def test_score_is_greedy_score(translator):
     assert [x.hypotheses[0].score for x in ids] == [x.hypotheses[0].score for x in scored]
     with pytest.raises(tern.InvalidArgumentError, match="2 sources and 1 targets"):
         translator.score_batch(SRC, ["x"])
+
+
+def test_sampling_with_a_seed(translator):
+    a = translator.translate_batch(SRC, do_sample=True, sampling_temperature=1.3, sampling_topk=0, seed=3)
+    b = translator.translate_batch(SRC, do_sample=True, sampling_temperature=1.3, sampling_topk=0, seed=3)
+    assert [r.text for r in a] == [r.text for r in b]
+    seeds = {tuple(translator.translate_batch(SRC[:1], do_sample=True, sampling_temperature=1.5, sampling_topk=0,
+                                              seed=s)[0].hypotheses[0].ids) for s in range(8)}
+    assert len(seeds) > 1  # other seeds, other translations
+    with pytest.raises(tern.InvalidArgumentError, match="beam sampling is not supported"):
+        translator.translate_batch(SRC, do_sample=True, beam_size=4)
+    with pytest.raises(tern.InvalidArgumentError, match="top_p must be in"):
+        translator.translate_batch(SRC, do_sample=True, sampling_topp=0.0)

@@ -63,6 +63,25 @@ struct KeepSpan {
   TextSpan span;    ///< its bytes in that text
 };
 
+/// Sampling instead of greedy search's argmax (transformers' generate(do_sample=True), with its warpers in
+/// its order: temperature, then top-k, then top-p; runtime/src/search/sampling.h). The draw is tern's own
+/// counter-based generator: the same call with the same seed gives the same output on every CPU (for int8
+/// weights, whose logits are identical everywhere). Greedy search only: an unset beam_size means 1, another
+/// is kInvalidArgument (beam sampling is not supported). Defaults are transformers' (top_k 50).
+struct SamplingOptions {
+  bool enabled = false;             ///< sample (transformers' do_sample)
+  float temperature = 1.f;          ///< scores / temperature; > 0 and finite
+  uint32_t top_k = 50;              ///< keep the top_k highest scores (ties kept); 0: off
+  float top_p = 1.f;                ///< keep the most likely tokens whose probabilities reach top_p; in (0, 1], 1: off
+  uint32_t min_tokens_to_keep = 1;  ///< top-k and top-p keep at least this many; >= 1
+  uint64_t seed = 0;                ///< the generator's seed (a sentence's draws depend on it, its index in the call and the position)
+  /// Every field equal (the engine shares a call between requests with equal options).
+  bool operator==(const SamplingOptions& o) const {
+    return enabled == o.enabled && temperature == o.temperature && top_k == o.top_k && top_p == o.top_p &&
+           min_tokens_to_keep == o.min_tokens_to_keep && seed == o.seed;
+  }
+};
+
 /// Per-call options. An empty optional means the file's default (GenerationDefaults).
 struct TranslateOptions {
   std::optional<uint32_t> beam_size;       ///< 1 = greedy (argmax; Hugging Face greedy search semantics)
@@ -128,6 +147,8 @@ struct TranslateOptions {
   /// The same as target ids (one span per input; an empty span: no prefix). An id outside the target
   /// vocabulary, or `</s>`, fails its input alone. Not together with target_prefix.
   Span<const Span<const uint32_t>> target_prefix_ids;
+  /// Sampling in place of argmax (greedy search only); off by default.
+  SamplingOptions sampling;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's
   /// sentences (runtime/src/search/vocab_map.h); false scores the whole target vocabulary. No effect without one.
   bool use_shortlist = true;

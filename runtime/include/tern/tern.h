@@ -185,14 +185,16 @@ typedef struct tern_translate_params {
                                plain texts come out verbatim, placed by alignment (not with markup) */
   int translate_code;       /**< markup: nonzero translates code, kbd, samp, var and pre elements and
                                class="notranslate" ones; 0 (default) keeps them verbatim */
-  /** Target prefixes (interactive translation; tern::TranslateOptions::target_prefix): NULL, or one UTF-8
-   * text per input (NULL or "": none); input i's translation starts with it and the search goes on from its
-   * end. Not with markup or keep_placeholders (TERN_INVALID_ARGUMENT). */
+  /** Target prefixes (tern::TranslateOptions::target_prefix): NULL, or one UTF-8 text per input (NULL or "": none)
+   * its translation starts with; not with markup or keep_placeholders. */
   const char* const* target_prefix;
-  /** The same as target ids: NULL, or one array per input with its length in target_prefix_lengths (NULL
-   * or length 0: none). Not together with target_prefix. */
-  const uint32_t* const* target_prefix_ids;
-  const size_t* target_prefix_lengths; /**< lengths of target_prefix_ids' arrays */
+  const uint32_t* const* target_prefix_ids; /**< the same as target ids (NULL, or one array per input) */
+  const size_t* target_prefix_lengths;      /**< lengths of target_prefix_ids' arrays (NULL or 0: none) */
+  int do_sample;              /**< nonzero: sample (tern::SamplingOptions; greedy search only) */
+  float sampling_temperature; /**< scores / temperature (default 1) */
+  uint32_t sampling_topk;     /**< keep the K most likely tokens (default 50; 0: all) */
+  float sampling_topp;        /**< keep the most likely tokens whose probabilities reach P (default 1: all) */
+  uint64_t sampling_seed;     /**< tern's generator's seed: the same call and seed, the same output on every CPU */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);
@@ -229,12 +231,10 @@ TERN_API tern_status_code tern_translate_ids(tern_translator* translator, const 
                                              const size_t* lengths, size_t n, const tern_translate_params* params,
                                              tern_results* results, tern_error* err);
 
-/** Scores given translations (tern::Translator::Score): for each pair the target (UTF-8; NULL: empty) is
- * forced through the decoder with `</s>` after it; hypothesis 0 of result i holds its ids, each token's
- * log-probability (`</s>` last; tern_result_token_logprobs) and their sum as the score, what greedy search
- * gives the same tokens. params: max_length, max_length_ratio, return_alignment, target_lang and the
- * callbacks apply; markup, keep_placeholders, glossary and target prefixes are TERN_INVALID_ARGUMENT. A
- * pair fails alone (a target longer than the cap, a token the logits rules ban: "score -inf: ..."). */
+/** Scores given translations (tern::Translator::Score): the target (UTF-8; NULL: empty) of each pair is forced
+ * with `</s>` after it; hypothesis 0 of result i holds its ids, each token's log-probability (`</s>` last) and
+ * their sum as the score (greedy search's score of the same tokens). A pair fails alone (a target over the cap,
+ * a token the rules ban: "score -inf: ..."); markup, placeholders, glossary and prefixes: TERN_INVALID_ARGUMENT. */
 TERN_API tern_status_code tern_score(tern_translator* translator, const char* const* sources, const char* const* targets,
                                      size_t n, const tern_translate_params* params, tern_results* results, tern_error* err);
 

@@ -35,6 +35,11 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.glossary = p.glossary ? p.glossary->glossary.get() : nullptr;
   o.keep_placeholders = p.keep_placeholders != 0;
   o.translate_code = p.translate_code != 0;
+  o.sampling.enabled = p.do_sample != 0;
+  o.sampling.temperature = p.sampling_temperature;
+  o.sampling.top_k = p.sampling_topk;
+  o.sampling.top_p = p.sampling_topp;
+  o.sampling.seed = p.sampling_seed;
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {
@@ -87,5 +92,8 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.target_lang = nullptr;
   p.split_sentences = 1;
   p.use_shortlist = 1;
+  p.sampling_temperature = 1.f;
+  p.sampling_topk = 50;
+  p.sampling_topp = 1.f;
   return p;
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/kernels.h"
+#include "search/sampling.h"
 #include "search/search.h"
 
 namespace tern {
@@ -30,6 +31,16 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
         const float lse = LogSumExp(row, V);
         logprob = col >= 0 && std::isfinite(lse) ? row[col] - lse : -INFINITY;
         if (c.forced->scored) S.beam_scores[slot] += logprob;
+      }
+    } else if (c.opt.sampling.enabled) {
+      // transformers' _sample: the warpers on the processed row, a draw from its softmax (search/sampling.h).
+      WarpRow(c.opt.sampling, row, V, S.sample_order);
+      const size_t col = DrawColumn(row, V, CounterUniform(c.opt.sampling.seed, c.in.order[b], pos));
+      best = c.vocab.Token(col);
+      const float lse = LogSumExp(row, V);
+      if (std::isfinite(lse)) {
+        logprob = row[col] - lse;
+        S.beam_scores[slot] += logprob;
       }
     } else {
       const int64_t eos_col = c.vocab.Index(c.eos);

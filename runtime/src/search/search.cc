@@ -158,6 +158,7 @@ void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, Are
   plan->Add(&s->cand_beam, "search.cand_beam", CandidateCapacity(beam), kDec, kDec);
   plan->Add(&s->cand_met, "search.cand_met", CandidateCapacity(beam), kDec, kDec);
   plan->Add(&s->stream_emitted, "search.stream_emitted", batch, kEnc, kDec);
+  plan->Add(&s->sample_order, "search.sample_order", d.vocab, kDec, kDec);
   TrackPlanes::Declare(&r->tracks, plan, kResults, batch * d.n_best * T, kEnc, kDec);
   plan->Add(&r->out_text, "results.text", batch * d.n_best * d.text_bytes, kEnc, kDec);
   plan->Add(&r->token_spans, "results.token_spans", batch * d.n_best * T, kEnc, kDec);

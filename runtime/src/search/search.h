@@ -45,6 +45,7 @@ struct SearchBuffers {
   ArenaArray<uint32_t> cand_token, cand_beam;  //   token's log-probability, token, beam (0..beam-1)
   ArenaArray<uint32_t> cand_met;             // [kCandidates] constraint tokens met by each (constrained sentences)
   ArenaArray<uint32_t> stream_emitted;       // [batch] text bytes already streamed per sentence (input order)
+  ArenaArray<uint32_t> sample_order;         // [vocab] sampling: the columns of one row, ranked (search/sampling.h)
 };
 
 /// What a call returns (views into these stay valid until the next call): the search writes hypotheses,
@@ -73,6 +74,7 @@ struct SearchOptions {
   bool want_alignment = false; // each token's source position (the decoder computes it)
   HfRules hf_rules = HfRules::kTransformers5;            // beam: whose stopping rule and finished-set merge
   EarlyStopping early_stopping = EarlyStopping::kFalse;  // beam: transformers' early_stopping
+  SamplingOptions sampling;  // greedy: sample instead of argmax when enabled (search/sampling.h)
 };
 
 /// The rows the search asks the network to decode at one position.
@@ -170,7 +172,8 @@ class SearchStrategy {
 /// Greedy search: the file's and the call's processors on the raw logits, argmax; a sentence finishes at
 /// </s> or at its length cap. Token log-probability: log_softmax of the processed logits at the chosen token
 /// (transformers' compute_transition_scores with normalize_logits=True; a forced </s> adds 0); the score is
-/// their sum. A forced token (search/forced_tokens.h) is taken as it is, with its log-probability under the
+/// their sum. With opt.sampling enabled the row is warped and a token drawn (search/sampling.h); its
+/// log-probability is log_softmax of the warped row (what compute_transition_scores gives). A forced token (search/forced_tokens.h) is taken as it is, with its log-probability under the
 /// rules; it counts in the score only when scoring.
 class GreedySearch final : public SearchStrategy {
  public:

@@ -13,7 +13,8 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   ResolvedOptions r;
   if (n > dims.batch)
     return Status(StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " + std::to_string(dims.batch));
-  r.beam = o.beam_size.value_or(std::min<uint32_t>(g.beam_size, static_cast<uint32_t>(dims.beam)));
+  // Sampling runs one row per sentence: without a beam_size of its own the call is greedy, not the file's beam.
+  r.beam = o.beam_size.value_or(o.sampling.enabled ? 1u : std::min<uint32_t>(g.beam_size, static_cast<uint32_t>(dims.beam)));
   if (r.beam == 0) return Status(StatusCode::kInvalidArgument, "beam_size 0 (1 = greedy search)");
   if (r.beam > dims.beam)
     return Status(StatusCode::kInvalidArgument,
@@ -46,6 +47,17 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
     return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
   r.hf_rules = o.hf_rules;
+  r.sampling = o.sampling;
+  if (o.sampling.enabled) {
+    if (r.beam != 1)
+      return Status(StatusCode::kInvalidArgument, "sampling is for greedy search (beam_size 1): beam sampling is not supported");
+    if (!(std::isfinite(o.sampling.temperature) && o.sampling.temperature > 0.f))
+      return Status(StatusCode::kInvalidArgument, "sampling temperature must be finite and > 0");
+    if (!(o.sampling.top_p > 0.f && o.sampling.top_p <= 1.f))
+      return Status(StatusCode::kInvalidArgument, "sampling top_p must be in (0, 1]");
+    if (o.sampling.min_tokens_to_keep == 0)
+      return Status(StatusCode::kInvalidArgument, "sampling min_tokens_to_keep must be at least 1");
+  }
   if (!o.target_prefix.empty() && !o.target_prefix_ids.empty())
     return Status(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
   const size_t prefixes = std::max(o.target_prefix.size(), o.target_prefix_ids.size());

@@ -23,6 +23,7 @@ struct ResolvedOptions {
   HfRules hf_rules = HfRules::kTransformers5;
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
+  SamplingOptions sampling;  // checked: greedy only, temperature > 0, top_p in (0, 1], min_tokens_to_keep >= 1
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses
 };

@@ -94,6 +94,7 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   call_alignment_layer = o.alignment_layer;
   opt.hf_rules = o.hf_rules;
   opt.early_stopping = o.early_stopping;
+  opt.sampling = o.sampling;
   SearchContext ctx{dims,
                     SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
                     buf.search,

@@ -178,11 +178,12 @@ struct Prefixes {
 };
 
 py::list TranslateBatch(PyTranslator& self, py::object texts, const CallArgs& args, const TextArgs& targs,
-                        py::object target_prefix, py::object target_prefix_ids) {
+                        py::object target_prefix, py::object target_prefix_ids, const SamplingOptions& sampling) {
   std::vector<std::string> in = TextsOf(texts, "texts");
   const Prefixes prefixes(target_prefix, target_prefix_ids, in.size());
   CallState state;
   TranslateOptions o = MakeOptions(args, &state);
+  o.sampling = sampling;
   std::vector<KeepSpan> spans;
   AddTextOptions(targs, self.model, in.size(), &o, &spans);
   std::vector<std::string_view> views(in.begin(), in.end());
@@ -197,13 +198,15 @@ py::list TranslateBatch(PyTranslator& self, py::object texts, const CallArgs& ar
   });
 }
 
-py::list TranslateIds(PyTranslator& self, py::object sources, const CallArgs& args, py::object target_prefix_ids) {
+py::list TranslateIds(PyTranslator& self, py::object sources, const CallArgs& args, py::object target_prefix_ids,
+                      const SamplingOptions& sampling) {
   const std::vector<std::vector<uint32_t>> ids = IdListsOf(sources, "sources");
   std::vector<Span<const uint32_t>> views;
   for (const auto& v : ids) views.emplace_back(v.data(), v.size());
   const Prefixes prefixes(py::none(), target_prefix_ids, ids.size());
   CallState state;
   TranslateOptions o = MakeOptions(args, &state);
+  o.sampling = sampling;
   return RunChunks(self, ids.size(), &state, args.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
     prefixes.Set(b, e, &o);
     return self.translator->TranslateIds(Span<const Span<const uint32_t>>(views.data() + b, e - b), o, out);
@@ -262,20 +265,24 @@ void RegisterTranslator(py::module_& m) {
       py::arg("max_length_ratio") = py::none(), py::arg("length_penalty") = py::none(),                            \
       py::arg("early_stopping") = py::none(), py::arg("hf_rules") = 5, py::arg("return_scores") = true,            \
       py::arg("return_alignment") = false, py::arg("alignment_layer") = py::none(), py::arg("use_shortlist") = true, \
-      py::arg("callback") = py::none(), py::arg("cancel") = py::none(), py::arg("on_error") = "raise"
+      py::arg("callback") = py::none(), py::arg("cancel") = py::none(), py::arg("on_error") = "raise",              \
+      py::arg("do_sample") = false, py::arg("sampling_temperature") = 1.f, py::arg("sampling_topk") = 50u,         \
+      py::arg("sampling_topp") = 1.f, py::arg("seed") = uint64_t{0}
   cls.def(
       "translate_batch",
       [](PyTranslator& self, py::object texts, std::optional<uint32_t> beam_size, uint32_t n_best, std::optional<uint32_t> max_length,
          std::optional<float> max_length_ratio, std::optional<float> length_penalty, py::object early_stopping, int hf_rules,
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
-         std::shared_ptr<CancelToken> cancel, std::string on_error, std::string target_lang, bool split_sentences,
+         std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
+         float top_p, uint64_t seed, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
          std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, py::object target_prefix,
          py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
         TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans};
-        return TranslateBatch(self, texts, a, t, target_prefix, target_prefix_ids);
+        return TranslateBatch(self, texts, a, t, target_prefix, target_prefix_ids,
+                              SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed});
       },
       py::arg("texts"), TERN_PY_CALL_ARGS, py::arg("target_lang") = "", py::arg("split_sentences") = true,
       py::arg("markup") = py::none(), py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
@@ -290,10 +297,11 @@ void RegisterTranslator(py::module_& m) {
       [](PyTranslator& self, py::object sources, std::optional<uint32_t> beam_size, uint32_t n_best, std::optional<uint32_t> max_length,
          std::optional<float> max_length_ratio, std::optional<float> length_penalty, py::object early_stopping, int hf_rules,
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
-         std::shared_ptr<CancelToken> cancel, std::string on_error, py::object target_prefix_ids) {
+         std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
+         float top_p, uint64_t seed, py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
-        return TranslateIds(self, sources, a, target_prefix_ids);
+        return TranslateIds(self, sources, a, target_prefix_ids, SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed});
       },
       py::arg("sources"), TERN_PY_CALL_ARGS, py::arg("target_prefix_ids") = py::none(),
       "Translates token ids: a list of 1-D integer arrays (NumPy or lists), each a source as given, </s> included. "

@@ -17,9 +17,11 @@ result also reads as a list of ``{"tokens": ..., "score": ...}`` dicts (CTransla
 target prefixes: transformers' decoder_input_ids); the hypotheses start with them and a score counts the
 tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (``tokens`` with ``</s>``,
 ``log_probs`` per token), with the file's logits rules applied as greedy search applies them.
+``sampling_topk`` / ``sampling_topp`` / ``sampling_temperature`` sample with ``beam_size=1`` (tern's
+generator, seeded by ``set_random_seed``: the same seed, the same output on every CPU).
 
 What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(sampling, coverage penalty, attention, alternatives, per-call repetition penalties and
+(coverage penalty, attention, alternatives, beam sampling, per-call repetition penalties and
 no-repeat n-grams: a .tern carries the checkpoint's own) raise ``tern.UnsupportedError`` when set to
 anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
 become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
@@ -35,7 +37,7 @@ from .. import _tern
 from ..errors import CancelledError, UnsupportedError
 from ..serving import Engine
 
-__all__ = ["Translator", "TranslationResult", "GenerationStepResult", "ScoringResult"]
+__all__ = ["Translator", "TranslationResult", "GenerationStepResult", "ScoringResult", "set_random_seed"]
 
 
 class TranslationResult:
@@ -119,9 +121,15 @@ _FIXED = {
     "patience": 1, "coverage_penalty": 0, "repetition_penalty": 1, "no_repeat_ngram_size": 0, "disable_unk": False,
     "suppress_sequences": None, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
     "min_decoding_length": 1, "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
-    "return_alternatives": False, "min_alternative_expansion_prob": 0, "sampling_topk": 1, "sampling_topp": 1,
-    "sampling_temperature": 1, "replace_unknowns": False,
+    "return_alternatives": False, "min_alternative_expansion_prob": 0, "replace_unknowns": False,
 }
+_seed = [0]
+
+
+def set_random_seed(seed):
+    """CTranslate2's set_random_seed: the seed of tern's sampling generator for the calls that follow (with
+    the same seed and inputs, the same sampled output on every CPU)."""
+    _seed[0] = int(seed) & 0xFFFFFFFFFFFFFFFF
 
 
 def _find_model(model_path, files):
@@ -228,7 +236,8 @@ class Translator:
 
     def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
                         beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
-                        return_scores=False, callback=None, **options):
+                        return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
+                        **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -241,6 +250,14 @@ class Translator:
                 raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
             if value != _FIXED[name]:
                 raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        # CTranslate2 samples when sampling_topk is not 1 (0: the whole vocabulary); tern's sampling is greedy
+        # search's, with transformers' warpers (temperature, top-k, top-p).
+        sampling = {}
+        if sampling_topk != 1:
+            if beam_size != 1:
+                raise UnsupportedError("sampling with beam_size %d: tern samples with beam_size=1 only" % beam_size)
+            sampling = dict(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
+                            sampling_temperature=float(sampling_temperature), seed=_seed[0])
         if beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
             raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
         translators = self._sized_for(beam_size)
@@ -260,13 +277,14 @@ class Translator:
             try:
                 res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size, n_best=num_hypotheses,
                                                length_penalty=length_penalty, max_length=max_decoding_length,
-                                               return_scores=return_scores, callback=stream, target_prefix_ids=prefixes)
+                                               return_scores=return_scores, callback=stream, target_prefix_ids=prefixes,
+                                               **sampling)
             except CancelledError as stopped:  # the callback returned True: what finished, empty for the rest
                 res = stopped.results
             return [self._result(r, return_scores, length_penalty, len(prefixes[k]) if prefixes else 0)
                     for k, r in enumerate(res)]
 
-        if asynchronous and callback is None and prefix_ids is None:  # real futures: each example a request of the engine
+        if asynchronous and callback is None and prefix_ids is None and not sampling:  # real futures: each example a request of the engine
             engine = self._engine_for(beam_size)
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
             futs = [None] * len(ids)
