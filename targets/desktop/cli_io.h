@@ -7,6 +7,7 @@
 #pragma once
 
 #include <csignal>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <string>
