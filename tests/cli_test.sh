@@ -391,5 +391,11 @@ echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --sample -
 check "--sample --beam 4: exit 2" test $rc -eq 2
 check "--sample --beam 4: says why" grep -q "beam sampling is not supported" "$tmp/err"
 
+# a call's own logits rules
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --min-length 7 > "$tmp/minlen"
+check "--min-length 7: at least 7 tokens" test "$(wc -w < "$tmp/minlen")" -ge 7
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --repetition-penalty 0 > /dev/null 2> "$tmp/err"; rc=$?
+check "--repetition-penalty 0: exit 2" test $rc -eq 2
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

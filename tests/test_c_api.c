@@ -361,6 +361,19 @@ int main(int argc, char** argv) {
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "beam sampling is not supported") != NULL);
   }
+  /* The call's own logits rules: min_length holds </s> back; a bad value is refused. */
+  {
+    tern_translate_params q = tern_translate_default_params();
+    q.beam_size = 1;
+    q.min_length = 6;
+    size_t nm = 0, nt = 0;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_ids(res, 0, 0, &nm) != NULL && nm >= 6);
+    CHECK(tern_result_tokens(res, 0, 0, &nt) != NULL);
+    q.repetition_penalty = -1.0f;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);
+  }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);

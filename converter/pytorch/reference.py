@@ -8,7 +8,8 @@ Writes JSON: {"cases": [{"src": ids, "encoder_out": [S*D floats], "tgt_in": ids,
 transformers 5.x's rules), "beam_rules": {NAME: [[ids, score], ...]} for the configurations of
 BEAM_CONFIGS}, "prefix": ids (1-3 random target tokens), "prefix_greedy": [ids, score, token_logprobs (null: -inf)],
 "prefix_beam": {NAME: [[ids, score], ...]} for PREFIX_CONFIGS (n-best 4), "score": [{"tgt": ids,
-"logprobs": [...], "score": f}] for the greedy output and for random targets}], "batch": {"greedy": [...],
+"logprobs": [...], "score": f}] for the greedy output and for random targets, "call_rules": {"greedy": [ids,
+score], "beam": [[ids, score], ...]} with CALL_RULES in place of the file's rules}], "batch": {"greedy": [...],
 "beam": [...]} for all cases decoded together}. Source ids are drawn at random from the vocabulary (no pad,
 no </s>) and end in </s>.
 """
@@ -46,6 +47,10 @@ PREFIX_CONFIGS = {
     "hf4_never_lp0.6": {"rules": 4, "early_stopping": "never", "length_penalty": 0.6},
 }
 
+# A call's own logits rules (TranslateOptions::repetition_penalty, no_repeat_ngram_size, min_length) in place
+# of the file's; transformers' min_length counts the start token (tern's min_length 5 = 6 here).
+CALL_RULES = {"repetition_penalty": 1.3, "no_repeat_ngram_size": 3, "min_length": 6}
+
 
 def _finite_or_none(xs):
     """JSON has no -Infinity: a token the rules banned (log-probability -inf) is written as null."""
@@ -66,6 +71,7 @@ def main():
     with open(os.path.join(args.ckpt, "generation_config.json")) as f:
         gen = json.load(f)
     procs = generate.Processors(gen, cfg.target_vocab_size, cfg.pad_token_id, cfg.eos_token_id)
+    call_procs = generate.Processors(dict(gen, **CALL_RULES), cfg.target_vocab_size, cfg.pad_token_id, cfg.eos_token_id)
     special = {cfg.pad_token_id, cfg.eos_token_id}
     allowed = [i for i in range(cfg.vocab_size) if i not in special]
     srcs = []
@@ -107,7 +113,10 @@ def main():
         for tgt in (g_ids, rnd):
             (tlp, ts), = generate.score(model, [src], [tgt], max_length=args.max_length, procs=procs)
             scored.append({"tgt": tgt, "logprobs": _finite_or_none(tlp), "score": ts if math.isfinite(ts) else None})
-        cases.append({"src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
+        (r_ids, r_score), = generate.greedy(model, [src], max_length=args.max_length, procs=call_procs)
+        r_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=call_procs, n_best=2)[0]
+        call_rules = {"greedy": [r_ids, r_score], "beam": [[h, s] for h, s in r_beam]}
+        cases.append({"call_rules": call_rules, "src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
                       "beam": [[h, s] for h, s in beams], "beam_rules": rules, "prefix": prefix,
                       "prefix_greedy": [p_ids, p_score, _finite_or_none(lps[0])], "prefix_beam": p_beam, "score": scored})

@@ -113,6 +113,13 @@ static int Run(int argc, char** argv) {
   tr->add_option("--sample-topp", ta.sample_topp, "sampling: keep the most likely tokens whose probabilities reach P (default 1: all)")
       ->check(kFinite & CLI::Range(1e-6f, 1.f));
   tr->add_option("--seed", ta.seed, "sampling: the generator's seed (the same seed and input: the same output on every CPU)");
+  tr->add_option("--repetition-penalty", ta.repetition_penalty,
+                 "transformers' repetition penalty (1: off; default: the model's)")
+      ->check(kFinite & CLI::Range(1e-6f, 1e6f));
+  tr->add_option("--no-repeat-ngram-size", ta.no_repeat_ngram_size, "never repeat an n-gram of this size (0: off; default: the model's)")
+      ->check(CLI::Range(0u, 1u << 16));
+  tr->add_option("--min-length", ta.min_length, "tokens generated before </s> is allowed (default: the model's)")
+      ->check(CLI::Range(0u, 1u << 20));
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 

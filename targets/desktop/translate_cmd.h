@@ -42,6 +42,8 @@ struct TranslateArgs {
   std::optional<float> sample_temperature, sample_topp;
   std::optional<uint32_t> sample_topk;
   uint64_t seed = 0;
+  std::optional<float> repetition_penalty;       // the call's own logits rules (empty: the file's)
+  std::optional<uint32_t> no_repeat_ngram_size, min_length;
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

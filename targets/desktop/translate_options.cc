@@ -30,6 +30,9 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   if (args.sample_topk) o.sampling.top_k = *args.sample_topk;
   if (args.sample_topp) o.sampling.top_p = *args.sample_topp;
   o.sampling.seed = args.seed;
+  o.repetition_penalty = args.repetition_penalty;
+  o.no_repeat_ngram_size = args.no_repeat_ngram_size;
+  o.min_length = args.min_length;
   if (!args.glossary.empty()) {
     GlossaryOptions go;
     go.case_insensitive = args.glossary_ignore_case;

@@ -92,3 +92,11 @@ def test_sampling_as_a_back_translation_program_uses_it(checkpoint_dir, model_pa
     b = translator.translate_batch(source, beam_size=1, sampling_topk=0, sampling_temperature=1.5)
     assert [r.hypotheses for r in a] == [r.hypotheses for r in b]
     assert len({tuple(r.hypotheses[0]) for r in a}) > 1  # each example draws its own numbers
+
+
+def test_per_call_rules_reach_tern(model_path):
+    translator = ctranslate2.Translator(str(model_path))
+    src = [["▁A", "▁man", "▁sleeps", "."]]
+    out = translator.translate_batch(src, beam_size=1, no_repeat_ngram_size=1, min_decoding_length=4)
+    toks = out[0].hypotheses[0]
+    assert len(toks) == len(set(toks)) and len(toks) >= 4

@@ -1,4 +1,4 @@
-"""Target prefixes, scoring and sampling from Python (Translator.translate_batch(target_prefix=...), score_batch,
+"""Target prefixes, scoring, sampling and a call's own logits rules from Python (Translator.translate_batch(target_prefix=...), score_batch,
 score_ids): the same as the C++ API (tests/test_prefix_score.cc)."""
 
 import numpy as np
@@ -54,3 +54,13 @@ def test_sampling_with_a_seed(translator):
         translator.translate_batch(SRC, do_sample=True, beam_size=4)
     with pytest.raises(tern.InvalidArgumentError, match="top_p must be in"):
         translator.translate_batch(SRC, do_sample=True, sampling_topp=0.0)
+
+
+def test_call_rules(translator):
+    out = translator.translate_batch(SRC, beam_size=1, no_repeat_ngram_size=1, min_length=3)
+    for r in out:
+        ids = list(r.hypotheses[0].ids)
+        assert len(ids) == len(set(ids))  # no token twice
+        assert len(ids) >= 3
+    with pytest.raises(tern.InvalidArgumentError, match="repetition_penalty must be finite"):
+        translator.translate_batch(SRC, repetition_penalty=0.0)

@@ -147,6 +147,13 @@ struct TranslateOptions {
   /// The same as target ids (one span per input; an empty span: no prefix). An id outside the target
   /// vocabulary, or `</s>`, fails its input alone. Not together with target_prefix.
   Span<const Span<const uint32_t>> target_prefix_ids;
+  /// The call's own logits rules in place of the file's (GenerationDefaults; empty: the file's), applied as
+  /// transformers applies them (runtime/src/search/logits_processors.h): RepetitionPenaltyLogitsProcessor
+  /// (> 0 and finite; 1: off), NoRepeatNGramLogitsProcessor (0: off), MinLengthLogitsProcessor (tokens
+  /// generated before `</s>` is allowed: transformers' min_length - 1).
+  std::optional<float> repetition_penalty;
+  std::optional<uint32_t> no_repeat_ngram_size;  ///< see repetition_penalty
+  std::optional<uint32_t> min_length;            ///< see repetition_penalty
   /// Sampling in place of argmax (greedy search only); off by default.
   SamplingOptions sampling;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's

@@ -154,8 +154,7 @@ typedef void (*tern_logits_callback)(tern_logits_row* row, void* user_data);
 typedef struct tern_translate_params {
   uint32_t beam_size;       /**< 1 = greedy; 0 = the file's */
   float length_penalty;     /**< score = sum_logprob / generated_len ^ length_penalty; NAN = the file's */
-  int early_stopping;       /**< beam search, as transformers' early_stopping: 0 false, 1 true, 2 "never";
-                               -1 (default): the file's */
+  int early_stopping;       /**< transformers' early_stopping: 0 false, 1 true, 2 "never"; -1 (default): the file's */
   uint32_t hf_rules;        /**< beam search by transformers 5.x's rules (5, the default) or 4.x's (4); 0 = 5 */
   uint32_t max_length;      /**< generated tokens including `</s>`; 0 = the file's */
   float max_length_ratio;   /**< > 0: also at most ceil(ratio * source tokens) + 10; 0: off; NAN: the file's */
@@ -165,9 +164,8 @@ typedef struct tern_translate_params {
   const char* target_lang;  /**< multilingual models: "por" puts >>por<< first in every source; NULL or "": none */
   int split_sentences;      /**< nonzero (default): split texts into sentences, join their translations */
   int use_shortlist;        /**< nonzero (default): a model with a lexical shortlist scores only its tokens */
-  int markup;               /**< 0 (default): plain text; 1: inline HTML/XML, kept through translation (markup
-                               that is not well-formed fails its sentence); 2: the same, such markup repaired.
-                               Turns alignment on; not with token_callback (TERN_INVALID_ARGUMENT) */
+  int markup;               /**< 0 (default): plain text; 1: inline HTML/XML kept through translation (markup not
+                               well-formed fails its sentence); 2: such markup repaired. Not with token_callback */
   /** Streaming and cancellation (as whisper.h's callbacks): called on the translating thread; a call they make
    * into the same translator returns TERN_BUSY. A stopped call returns TERN_CANCELLED with results for the sentences that finished
    * (the others report "cancelled by the caller"). NULL: none. */
@@ -185,9 +183,7 @@ typedef struct tern_translate_params {
                                plain texts come out verbatim, placed by alignment (not with markup) */
   int translate_code;       /**< markup: nonzero translates code, kbd, samp, var and pre elements and
                                class="notranslate" ones; 0 (default) keeps them verbatim */
-  /** Target prefixes (tern::TranslateOptions::target_prefix): NULL, or one UTF-8 text per input (NULL or "": none)
-   * its translation starts with; not with markup or keep_placeholders. */
-  const char* const* target_prefix;
+  const char* const* target_prefix; /**< NULL, or per input the UTF-8 text its translation starts with (NULL, "": none) */
   const uint32_t* const* target_prefix_ids; /**< the same as target ids (NULL, or one array per input) */
   const size_t* target_prefix_lengths;      /**< lengths of target_prefix_ids' arrays (NULL or 0: none) */
   int do_sample;              /**< nonzero: sample (tern::SamplingOptions; greedy search only) */
@@ -195,6 +191,9 @@ typedef struct tern_translate_params {
   uint32_t sampling_topk;     /**< keep the K most likely tokens (default 50; 0: all) */
   float sampling_topp;        /**< keep the most likely tokens whose probabilities reach P (default 1: all) */
   uint64_t sampling_seed;     /**< tern's generator's seed: the same call and seed, the same output on every CPU */
+  float repetition_penalty;   /**< transformers' repetition penalty (1: off); NAN (default): the file's */
+  int no_repeat_ngram_size;   /**< n-grams never repeated (0: off); -1 (default): the file's */
+  int min_length;             /**< tokens generated before `</s>` may come; -1 (default): the file's */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

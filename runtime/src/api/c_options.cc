@@ -40,6 +40,12 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.sampling.top_k = p.sampling_topk;
   o.sampling.top_p = p.sampling_topp;
   o.sampling.seed = p.sampling_seed;
+  if (!std::isnan(p.repetition_penalty)) o.repetition_penalty = p.repetition_penalty;
+  // Below -1: a value the session refuses, never a silent "the file's".
+  if (p.no_repeat_ngram_size >= 0) o.no_repeat_ngram_size = static_cast<uint32_t>(p.no_repeat_ngram_size);
+  else if (p.no_repeat_ngram_size < -1) o.repetition_penalty = NAN;
+  if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
+  else if (p.min_length < -1) o.repetition_penalty = NAN;
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {
@@ -95,5 +101,8 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.sampling_temperature = 1.f;
   p.sampling_topk = 50;
   p.sampling_topp = 1.f;
+  p.repetition_penalty = NAN;
+  p.no_repeat_ngram_size = -1;
+  p.min_length = -1;
   return p;
 }

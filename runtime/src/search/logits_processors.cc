@@ -57,25 +57,31 @@ void LogitsProcessors::Init(const Model& model) {
   // for every model, as Marian itself and transformers' older MarianMTModel.adjust_logits_during_generation do).
   mask_[hp.pad_id] = 1;
   for (uint32_t id : g.bad_word_ids) mask_[id] = 1;
-  count_ = 0;
-  if (g.repetition_penalty != 1.f) {
-    repetition_ = RepetitionPenalty(g.repetition_penalty);
-    Add(&repetition_);
-  }
-  if (g.no_repeat_ngram_size > 0) {
-    no_repeat_ = NoRepeatNGram(g.no_repeat_ngram_size);
-    Add(&no_repeat_);
-  }
-  if (g.min_length > 0) {
-    min_length_ = MinLength(g.min_length, hp.eos_id);
-    Add(&min_length_);
-  }
-  if (g.forced_eos) {
-    forced_eos_ = ForcedEos(hp.eos_id);
-    Add(&forced_eos_);
-  }
+  eos_ = hp.eos_id;
+  forced_eos_on_ = g.forced_eos;
+  file_rules_ = LogitsRules{g.repetition_penalty, g.no_repeat_ngram_size, g.min_length};
+  SetRules(file_rules_);
   renormalize_ = g.renormalize_logits;
 }
 
+void LogitsProcessors::SetRules(const LogitsRules& r) {
+  count_ = 0;  // in transformers' order: repetition penalty, no-repeat n-grams, min length, forced </s>
+  if (r.repetition_penalty != 1.f) {
+    repetition_ = RepetitionPenalty(r.repetition_penalty);
+    Add(&repetition_);
+  }
+  if (r.no_repeat_ngram_size > 0) {
+    no_repeat_ = NoRepeatNGram(r.no_repeat_ngram_size);
+    Add(&no_repeat_);
+  }
+  if (r.min_length > 0) {
+    min_length_ = MinLength(r.min_length, eos_);
+    Add(&min_length_);
+  }
+  if (forced_eos_on_) {
+    forced_eos_ = ForcedEos(eos_);
+    Add(&forced_eos_);
+  }
+}
 
 }  // namespace tern

@@ -88,12 +88,27 @@ class ForcedEos : public LogitsRule {
   uint32_t eos_;
 };
 
-/// The processors of one Translator, made from the model's generation defaults: fixed at creation, no
-/// allocation per call.
+/// The rules a call may set for itself (TranslateOptions; the file's GenerationDefaults otherwise).
+struct LogitsRules {
+  float repetition_penalty = 1.f;     // 1: off
+  uint32_t no_repeat_ngram_size = 0;  // 0: off
+  uint32_t min_length = 0;            // generated tokens before </s> is allowed
+  bool operator==(const LogitsRules& o) const {
+    return repetition_penalty == o.repetition_penalty && no_repeat_ngram_size == o.no_repeat_ngram_size &&
+           min_length == o.min_length;
+  }
+};
+
+/// The processors of one Translator, made from the model's generation defaults at creation; a call with
+/// rules of its own sets them for its duration (SetRules, then FileRules to restore). No allocation per call.
 class LogitsProcessors {
  public:
   static constexpr size_t kMaxProcessors = 8;
   void Init(const Model& model);
+  /// Rebuilds the rule list with `r` (and the file's forced </s>).
+  void SetRules(const LogitsRules& r);
+  /// The file's rules (GenerationDefaults).
+  const LogitsRules& file_rules() const { return file_rules_; }
   /// [target vocab] 1 = never generated.
   const uint8_t* mask() const { return mask_.data(); }
   /// transformers' renormalize_logits: log_softmax again after the processors.
@@ -110,6 +125,9 @@ class LogitsProcessors {
   const LogitsRule* list_[kMaxProcessors] = {};
   size_t count_ = 0;
   bool renormalize_ = false;
+  bool forced_eos_on_ = false;
+  uint32_t eos_ = 0;
+  LogitsRules file_rules_;
   RepetitionPenalty repetition_{1.f};
   NoRepeatNGram no_repeat_{0};
   MinLength min_length_{0, 0};

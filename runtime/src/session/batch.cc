@@ -47,6 +47,11 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
     return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
   r.hf_rules = o.hf_rules;
+  r.rules.repetition_penalty = o.repetition_penalty.value_or(g.repetition_penalty);
+  if (!(std::isfinite(r.rules.repetition_penalty) && r.rules.repetition_penalty > 0.f))
+    return Status(StatusCode::kInvalidArgument, "repetition_penalty must be finite and > 0 (1: off)");
+  r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
+  r.rules.min_length = o.min_length.value_or(g.min_length);
   r.sampling = o.sampling;
   if (o.sampling.enabled) {
     if (r.beam != 1)

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "search/logits_processors.h"
 #include "session/buffers.h"
 #include "tern/translator.h"
 
@@ -23,6 +24,7 @@ struct ResolvedOptions {
   HfRules hf_rules = HfRules::kTransformers5;
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
+  LogitsRules rules;         // the file's, or the call's own
   SamplingOptions sampling;  // checked: greedy only, temperature > 0, top_p in (0, 1], min_tokens_to_keep >= 1
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses

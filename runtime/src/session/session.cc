@@ -118,6 +118,13 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
                   ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
+  // The call's own logits rules for this search, the file's again after it (one call at a time).
+  struct RulesFor {
+    LogitsProcessors& p;
+    bool own;
+    RulesFor(LogitsProcessors& p, const LogitsRules& r) : p(p), own(!(r == p.file_rules())) { if (own) p.SetRules(r); }
+    ~RulesFor() { if (own) p.SetRules(p.file_rules()); }
+  } rules_for(processors, o.rules);
   BeamSearch beam;
   GreedySearch greedy;
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;

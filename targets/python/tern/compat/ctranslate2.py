@@ -21,8 +21,7 @@ tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (`
 generator, seeded by ``set_random_seed``: the same seed, the same output on every CPU).
 
 What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(coverage penalty, attention, alternatives, beam sampling, per-call repetition penalties and
-no-repeat n-grams: a .tern carries the checkpoint's own) raise ``tern.UnsupportedError`` when set to
+(coverage penalty, attention, alternatives, beam sampling) raise ``tern.UnsupportedError`` when set to
 anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
 become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
 ``max_input_length``).
@@ -118,9 +117,9 @@ class _Async:
 
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
 _FIXED = {
-    "patience": 1, "coverage_penalty": 0, "repetition_penalty": 1, "no_repeat_ngram_size": 0, "disable_unk": False,
+    "patience": 1, "coverage_penalty": 0, "disable_unk": False,
     "suppress_sequences": None, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
-    "min_decoding_length": 1, "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
+    "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
     "return_alternatives": False, "min_alternative_expansion_prob": 0, "replace_unknowns": False,
 }
 _seed = [0]
@@ -237,7 +236,7 @@ class Translator:
     def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
                         beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
                         return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
-                        **options):
+                        repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -258,6 +257,13 @@ class Translator:
                 raise UnsupportedError("sampling with beam_size %d: tern samples with beam_size=1 only" % beam_size)
             sampling = dict(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
                             sampling_temperature=float(sampling_temperature), seed=_seed[0])
+        # CTranslate2's defaults leave the file's rules; another value is the call's own (transformers' processors).
+        if repetition_penalty != 1:
+            sampling["repetition_penalty"] = float(repetition_penalty)
+        if no_repeat_ngram_size != 0:
+            sampling["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
+        if min_decoding_length != 1:  # CTranslate2 counts tokens before </s>, as tern's min_length does
+            sampling["min_length"] = int(min_decoding_length)
         if beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
             raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
         translators = self._sized_for(beam_size)

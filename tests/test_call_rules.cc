@@ -1,0 +1,64 @@
+// A call's own logits rules (TranslateOptions::repetition_penalty, no_repeat_ngram_size, min_length) in
+// place of the file's: greedy and beam search equal the PyTorch reference with the same rules (reference.py
+// CALL_RULES), the file's rules come back for the next call, and bad values fail the call.
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+
+TEST_CASE("f32: a call's own repetition penalty, no-repeat n-grams and min length equal the reference") {
+  size_t compared = 0;
+  for (const std::string& v : Variants()) {
+    CAPTURE(v);
+    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
+    TranslatorConfig cfg;
+    cfg.max_beam = 4;
+    cfg.max_n_best = 2;
+    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
+    for (const auto& c : ref["cases"]) {
+      const auto src = Ids(c["src"]);
+      const Span<const uint32_t> one(src.data(), src.size());
+      const Span<const Span<const uint32_t>> in(&one, 1);
+      TranslateOptions o;
+      o.max_length = ref["max_length"].get<uint32_t>();
+      o.repetition_penalty = 1.3f;
+      o.no_repeat_ngram_size = 3;
+      o.min_length = 5;  // transformers' min_length 6 (it counts the start token)
+      o.beam_size = 1;
+      Span<const TranslationResult> r;
+      REQUIRE(t->TranslateIds(in, o, &r).ok());
+      const auto& want = c["call_rules"];
+      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
+      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
+      o.beam_size = 4;
+      o.n_best = 2;
+      REQUIRE(t->TranslateIds(in, o, &r).ok());
+      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
+      for (size_t h = 0; h < want["beam"].size(); ++h) {
+        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
+        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
+      }
+      // The next call without rules of its own has the file's again.
+      TranslateOptions plain;
+      plain.max_length = o.max_length;
+      plain.beam_size = 1;
+      REQUIRE(t->TranslateIds(in, plain, &r).ok());
+      CHECK(ToVector(r[0].best().ids) == Ids(c["greedy"]));
+      ++compared;
+    }
+  }
+  CHECK(compared == Variants().size() * 8);
+}
+
+TEST_CASE("a call's own logits rules: bad values fail the call") {
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")));
+  TranslateOptions o;
+  o.repetition_penalty = 0.f;
+  CHECK(t->CheckOptions(o).message() == "repetition_penalty must be finite and > 0 (1: off)");
+  o.repetition_penalty = NAN;
+  CHECK(t->CheckOptions(o).code() == StatusCode::kInvalidArgument);
+  o.repetition_penalty = 1.1f;
+  o.no_repeat_ngram_size = 2;
+  o.min_length = 3;
+  CHECK(t->CheckOptions(o).ok());
+}
