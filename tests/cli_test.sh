@@ -396,6 +396,8 @@ echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 -
 check "--min-length 7: at least 7 tokens" test "$(wc -w < "$tmp/minlen")" -ge 7
 echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --repetition-penalty 0 > /dev/null 2> "$tmp/err"; rc=$?
 check "--repetition-penalty 0: exit 2" test $rc -eq 2
+printf '%s 0\n' "$(printf '5 %.0s' $(seq 300))" | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --max-input-length 10 > /dev/null 2> "$tmp/err"; rc=$?
+check "--max-input-length: a 301-token line is cut, not failed" test $rc -eq 0
 
 echo "$pass passed, $fail failed"
 test $fail -eq 0

@@ -62,3 +62,43 @@ TEST_CASE("a call's own logits rules: bad values fail the call") {
   o.min_length = 3;
   CHECK(t->CheckOptions(o).ok());
 }
+
+TEST_CASE("max_input_length cuts a long source to its first tokens and </s> instead of failing it") {
+  TranslatorConfig cfg;
+  cfg.max_source_tokens = 8;
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")), cfg);
+  const uint32_t eos = t->model().hparams().eos_id;
+  std::vector<uint32_t> longer;
+  for (uint32_t k = 0; k < 19; ++k) longer.push_back(5 + k % 20);
+  longer.push_back(eos);
+  std::vector<uint32_t> cut(longer.begin(), longer.begin() + 5);
+  cut.push_back(eos);
+  const Span<const uint32_t> both[] = {{longer.data(), longer.size()}, {cut.data(), cut.size()}};
+  TranslateOptions o;
+  o.beam_size = 1;
+  Span<const TranslationResult> r;
+  REQUIRE(t->TranslateIds(both, o, &r).ok());
+  CHECK(r[0].error == StatusCode::kResourceExhausted);  // the default: a sentence over the limit fails alone
+  o.max_input_length = 6;
+  REQUIRE(t->TranslateIds(both, o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(ToVector(r[0].source_ids) == cut);
+  const auto first = ToVector(r[0].best().ids);
+  CHECK(first == ToVector(r[1].best().ids));  // the same as the cut source given as such
+  o.max_input_length = 1000;  // beyond max_source_tokens: cut to it
+  REQUIRE(t->TranslateIds(both, o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(r[0].source_ids.size() == 8);
+  CHECK(r[0].source_ids[7] == eos);
+  // Text: the same rule after SentencePiece.
+  const std::string_view text[] = {"a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g h"};
+  o.max_input_length = 0;
+  REQUIRE(t->Translate(Span<const std::string_view>(text, 1), o, &r).ok());
+  CHECK(r[0].error == StatusCode::kResourceExhausted);
+  o.max_input_length = 4;
+  REQUIRE(t->Translate(Span<const std::string_view>(text, 1), o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(r[0].source_ids.size() == 4);
+  CHECK(r[0].source_ids[3] == eos);
+  CHECK(r[0].source_spans.size() == 4);
+}

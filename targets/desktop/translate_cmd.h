@@ -44,6 +44,7 @@ struct TranslateArgs {
   uint64_t seed = 0;
   std::optional<float> repetition_penalty;       // the call's own logits rules (empty: the file's)
   std::optional<uint32_t> no_repeat_ngram_size, min_length;
+  uint32_t max_input_length = 0;  // > 0: longer sources are cut to it
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

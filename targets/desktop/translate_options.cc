@@ -33,6 +33,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   o.repetition_penalty = args.repetition_penalty;
   o.no_repeat_ngram_size = args.no_repeat_ngram_size;
   o.min_length = args.min_length;
+  o.max_input_length = args.max_input_length;
   if (!args.glossary.empty()) {
     GlossaryOptions go;
     go.case_insensitive = args.glossary_ignore_case;

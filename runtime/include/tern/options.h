@@ -154,6 +154,10 @@ struct TranslateOptions {
   std::optional<float> repetition_penalty;
   std::optional<uint32_t> no_repeat_ngram_size;  ///< see repetition_penalty
   std::optional<uint32_t> min_length;            ///< see repetition_penalty
+  /// > 0: a sentence longer than this many source tokens is cut to it (its first tokens, then `</s>`), as
+  /// CTranslate2's max_input_length does (at most max_source_tokens); 0 (default): such a sentence fails alone
+  /// (kResourceExhausted), as one over max_source_tokens always does.
+  uint32_t max_input_length = 0;
   /// Sampling in place of argmax (greedy search only); off by default.
   SamplingOptions sampling;
   /// A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's

@@ -194,6 +194,7 @@ typedef struct tern_translate_params {
   float repetition_penalty;   /**< transformers' repetition penalty (1: off); NAN (default): the file's */
   int no_repeat_ngram_size;   /**< n-grams never repeated (0: off); -1 (default): the file's */
   int min_length;             /**< tokens generated before `</s>` may come; -1 (default): the file's */
+  uint32_t max_input_length;  /**< > 0: longer sources are cut to it, `</s>` kept; 0 (default): they fail alone */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

@@ -44,6 +44,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   // Below -1: a value the session refuses, never a silent "the file's".
   if (p.no_repeat_ngram_size >= 0) o.no_repeat_ngram_size = static_cast<uint32_t>(p.no_repeat_ngram_size);
   else if (p.no_repeat_ngram_size < -1) o.repetition_penalty = NAN;
+  o.max_input_length = p.max_input_length;
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
   else if (p.min_length < -1) o.repetition_penalty = NAN;
 }

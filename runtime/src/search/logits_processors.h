@@ -134,4 +134,21 @@ class LogitsProcessors {
   ForcedEos forced_eos_{0};
 };
 
+/// A call's own rules on `p` for the scope, the file's again after it (a Translator runs one call at a time).
+class ScopedRules {
+ public:
+  ScopedRules(LogitsProcessors& p, const LogitsRules& r) : p_(p), own_(!(r == p.file_rules())) {
+    if (own_) p_.SetRules(r);
+  }
+  ~ScopedRules() {
+    if (own_) p_.SetRules(p_.file_rules());
+  }
+  ScopedRules(const ScopedRules&) = delete;
+  ScopedRules& operator=(const ScopedRules&) = delete;
+
+ private:
+  LogitsProcessors& p_;
+  bool own_;
+};
+
 }  // namespace tern

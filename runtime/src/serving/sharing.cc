@@ -30,7 +30,8 @@ bool SameCall(const TicketState& a, const TicketState& b) {
          x.early_stopping == y.early_stopping && x.target_lang == y.target_lang && x.split_sentences == y.split_sentences &&
          x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders &&
          x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
-         x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length && x.logits_processors.data() == y.logits_processors.data() &&
+         x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length &&
+         x.max_input_length == y.max_input_length && x.logits_processors.data() == y.logits_processors.data() &&
          x.logits_processors.size() == y.logits_processors.size();
 }
 

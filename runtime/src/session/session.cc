@@ -118,13 +118,7 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
                   ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
-  // The call's own logits rules for this search, the file's again after it (one call at a time).
-  struct RulesFor {
-    LogitsProcessors& p;
-    bool own;
-    RulesFor(LogitsProcessors& p, const LogitsRules& r) : p(p), own(!(r == p.file_rules())) { if (own) p.SetRules(r); }
-    ~RulesFor() { if (own) p.SetRules(p.file_rules()); }
-  } rules_for(processors, o.rules);
+  const ScopedRules rules_for(processors, o.rules);  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
@@ -148,17 +142,22 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
   const uint32_t src_vocab = model->hparams().source_vocab_size;
   origins = nullptr;
   const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
-    const Span<const uint32_t>& s = sources[i];
-    if (s.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
+    const Span<const uint32_t>& given = sources[i];
+    if (given.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
+    // max_input_length: the first ids and then </s> (the caller's last id, which is its </s>).
+    const size_t cut = options.max_input_length ? std::min<size_t>(options.max_input_length, dims.src) : 0;
+    const Span<const uint32_t> s(given.data(), cut && given.size() > cut ? cut : given.size());
     if (s.size() > dims.src)
       return SetSentenceError(out, in, i, StatusCode::kResourceExhausted, "%zu source tokens exceed max_source_tokens %zu",
                               s.size(), dims.src);
-    for (size_t k = 0; k < s.size(); ++k) {
-      if (s[k] >= src_vocab)
+    for (size_t k = 0; k <= s.size(); ++k) {  // and the last id given, which a cut source ends with
+      const size_t at = k < s.size() ? k : given.size() - 1;
+      if (given[at] >= src_vocab)
         return SetSentenceError(out, in, i, StatusCode::kInvalidArgument,
-                                "id %u at position %zu is outside the source vocabulary (%u)", s[k], k, src_vocab);
+                                "id %u at position %zu is outside the source vocabulary (%u)", given[at], at, src_vocab);
     }
     std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
+    if (s.size() < given.size()) in.staged_ids[i * dims.src + s.size() - 1] = given[given.size() - 1];
     in.in_len[i] = static_cast<uint32_t>(s.size());
   }, [&](size_t i) {  // a glossary matches the text the pieces spell
     SourceText src;
@@ -200,7 +199,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
     }
     size_t len = 0;
     Status s = tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * dims.src, dims.src, &len,
-                                 in.src_spans + i * dims.src);
+                                 in.src_spans + i * dims.src, options.max_input_length);
     if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
     in.in_len[i] = static_cast<uint32_t>(len);
   }, [&](size_t i) {
@@ -247,7 +246,7 @@ class SentenceEngine : public Paragraphs::Engine {
   Status CheckSentence(std::string_view s) override {
     if (s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) return Status::Ok();
     size_t len = 0;
-    return t_.tokenizer->Encode(s, o_.target_lang, ids_.data(), ids_.size(), &len);
+    return t_.tokenizer->Encode(s, o_.target_lang, ids_.data(), ids_.size(), &len, nullptr, o_.max_input_length);
   }
 
  private:

@@ -118,7 +118,7 @@ std::string_view LeadingLanguageCode(std::string_view text) {
 }
 
 Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity,
-                         size_t* n, TextSpan* spans) const {
+                         size_t* n, TextSpan* spans, size_t truncate) const {
   const size_t bad = FindInvalidUtf8(text);
   if (bad != text.size()) return Status(StatusCode::kInvalidArgument, "invalid UTF-8 at byte " + std::to_string(bad));
   const size_t nul = text.find('\0');
@@ -150,7 +150,11 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     return Status(StatusCode::kInternal, "SentencePiece returned a SentencePieceText that does not parse");
   if (proto.empty() && !text.empty() && text.find_first_not_of(" \t\r\n") != std::string_view::npos)
     return Status(StatusCode::kInvalidArgument, "SentencePiece could not encode the text");
-  const size_t total = (has_code ? 1 : 0) + n_pieces + 1;
+  size_t total = (has_code ? 1 : 0) + n_pieces + 1;
+  if (truncate > 0) {
+    const size_t cut = std::max<size_t>(std::min(truncate, capacity), (has_code ? 1 : 0) + 1);
+    if (total > cut) n_pieces -= total - cut, total = cut;
+  }
   if (total > capacity)
     return Status(StatusCode::kResourceExhausted, std::to_string(total) + " source tokens exceed max_source_tokens " +
                                                       std::to_string(capacity));
@@ -165,7 +169,10 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     ids[k++] = id;
   };
   if (has_code) put(code_id, 0, code.size());
-  ForEachPiece(proto, [&](const PieceSpan& piece) { put(id_of(piece.piece), base + piece.begin, base + piece.end); });
+  size_t taken = 0;
+  ForEachPiece(proto, [&](const PieceSpan& piece) {
+    if (taken++ < n_pieces) put(id_of(piece.piece), base + piece.begin, base + piece.end);
+  });
   put(model_->hparams().eos_id, end, end);
   *n = k;
   return Status::Ok();

@@ -43,8 +43,10 @@ class Tokenizer {
   /// code's (an empty span at 0 for a target_lang code the text lacks), SentencePiece's begin/end of each
   /// piece in the original text (normalization undone) without the space or tab a word-initial piece
   /// starts with, an empty span at the end for </s>.
+  /// `truncate` (> 0): a text of more ids keeps its code, its first pieces and </s>, truncate ids in all
+  /// (CTranslate2's max_input_length), instead of failing.
   Status Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity, size_t* n,
-                TextSpan* spans = nullptr) const;
+                TextSpan* spans = nullptr, size_t truncate = 0) const;
 
   /// Writes the text of target `ids` into out[0..capacity) and returns its length in bytes: pieces
   /// concatenated, U+2581 (SentencePiece's word boundary) turned into a space and the leading space
