@@ -1,0 +1,65 @@
+// Python inputs of a call as tern types: lists of texts or of id arrays, target prefixes (one per input,
+// sliced per chunk), sampling and the call's own logits rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binding.h"
+#include "tern/translator.h"
+
+namespace tern::python {
+
+/// The UTF-8 of each entry of a list of str or bytes (TypeError for another type, naming `what`[i]).
+std::vector<std::string> TextsOf(py::object texts, const char* what);
+/// The ids of each entry of a list of 1-D integer arrays (None: empty); errors as IdsOf's.
+std::vector<std::vector<uint32_t>> IdListsOf(py::object lists, const char* what);
+
+// Target prefixes of a call (texts: None entries are "", no prefix; ids: None entries are empty), checked
+// against the inputs' count; the views they own are sliced per chunk.
+struct Prefixes {
+  std::vector<std::string> texts;
+  std::vector<std::string_view> text_views;
+  std::vector<std::vector<uint32_t>> ids;
+  std::vector<Span<const uint32_t>> id_views;
+  Prefixes(py::object text, py::object id_lists, size_t n) {
+    if (!text.is_none() && !id_lists.is_none())
+      Raise(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
+    if (!text.is_none()) {
+      if (!py::isinstance<py::sequence>(text) || py::isinstance<py::str>(text))
+        throw py::type_error("target_prefix: expected a list of str (or None)");
+      auto seq = py::reinterpret_borrow<py::sequence>(text);
+      for (size_t i = 0; i < seq.size(); ++i)
+        texts.push_back(seq[i].is_none() ? std::string() : TextOf(seq[i], "target_prefix[" + std::to_string(i) + "]"));
+      text_views.assign(texts.begin(), texts.end());
+    }
+    if (!id_lists.is_none()) {
+      ids = IdListsOf(id_lists, "target_prefix_ids");
+      for (const auto& v : ids) id_views.emplace_back(v.data(), v.size());
+    }
+    const size_t k = std::max(texts.size(), ids.size());
+    if ((!text.is_none() || !id_lists.is_none()) && k != n)
+      Raise(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(k) + " prefixes for " + std::to_string(n) + " inputs (one per input)");
+  }
+  void Set(size_t b, size_t e, TranslateOptions* o) const {
+    if (!text_views.empty()) o->target_prefix = Span<const std::string_view>(text_views.data() + b, e - b);
+    if (!id_views.empty()) o->target_prefix_ids = Span<const Span<const uint32_t>>(id_views.data() + b, e - b);
+  }
+};
+
+// Sampling and the call's own logits rules (keyword arguments of both calls).
+struct CallRules {
+  SamplingOptions sampling;
+  std::optional<float> repetition_penalty;
+  std::optional<uint32_t> no_repeat_ngram_size, min_length;
+  uint32_t max_input_length = 0;
+  void Set(TranslateOptions* o) const {
+    o->sampling = sampling;
+    o->max_input_length = max_input_length;
+    o->repetition_penalty = repetition_penalty, o->no_repeat_ngram_size = no_repeat_ngram_size, o->min_length = min_length;
+  }
+};
+
+}  // namespace tern::python
