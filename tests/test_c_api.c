@@ -374,6 +374,33 @@ int main(int argc, char** argv) {
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);
   }
+  /* Alternatives: three distinct continuations of a prefix, each starting with it; n_best 2 is refused. */
+  {
+    tern_translator_params ap = tern_translator_default_params();
+    ap.threads = 1;
+    ap.max_batch = 3;
+    ap.max_n_best = 3;
+    ap.max_beam = 3;
+    tern_translator* at = tern_translator_create(model_for_glossary, &ap, &err);
+    CHECK(at != NULL);
+    tern_translate_params q = tern_translate_default_params();
+    q.beam_size = 1;
+    q.alternatives = 3;
+    const char* src1[] = {"A man in a blue shirt."};
+    const char* pre[] = {"Ein"};
+    q.target_prefix = pre;
+    CHECK(tern_translate(at, src1, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_hypotheses(res, 0) == 3);
+    size_t l0 = 0, l1 = 0;
+    const char* t0 = tern_result_text(res, 0, 0, &l0);
+    const char* t1 = tern_result_text(res, 0, 1, &l1);
+    CHECK(t0 != NULL && t1 != NULL && strncmp(t0, "Ein", 3) == 0 && strncmp(t1, "Ein", 3) == 0);
+    CHECK(!(l0 == l1 && memcmp(t0, t1, l0) == 0));
+    q.n_best = 2;
+    CHECK(tern_translate(at, src1, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "return_alternatives: n_best 2: the alternatives are the hypotheses (n_best 1)") == 0);
+    tern_translator_free(at);
+  }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);

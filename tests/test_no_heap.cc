@@ -13,6 +13,7 @@
 #include "tern/glossary.h"
 #include "tern/logits_processor.h"
 #include "tern/tokenize.h"
+#include "no_heap.h"
 #include "test_util.h"
 
 extern "C" {
@@ -23,9 +24,9 @@ void* __libc_memalign(size_t, size_t);
 void __libc_free(void*);
 }
 
-namespace {
-std::atomic<bool> g_counting{false};
+std::atomic<bool> g_counting{false};      // tests/no_heap.h
 std::atomic<size_t> g_allocations{0};
+namespace {
 inline void Count() {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
 }

@@ -154,6 +154,39 @@ def score(model: MarianMTModel, srcs: Sequence[Sequence[int]], tgts: Sequence[Se
     return [(lps[i], res[i][1]) for i in range(len(srcs))]
 
 
+@torch.no_grad()
+def alternatives(model: MarianMTModel, src: Sequence[int], prefix: Sequence[int], k: int, beam: int = 1,
+                 max_length: int = 256, procs: Optional[Processors] = None) -> List[Tuple[List[int], float]]:
+    """CTranslate2's return_alternatives (decoding.cc, decode_alternatives) for one sentence: the k most likely
+    tokens after the prefix (the processed row with </s> disabled, then log_softmax; equal ones: the lower id
+    first), each continued by greedy (beam 1) or beam search from prefix + [token] with n-best 1. Returns
+    (ids, the token's log-probability + the continuation's score) per alternative, in the tokens' order."""
+    cfg = model.cfg
+    model.eval()
+    procs = procs or default_processors(model)
+    s = _pad_batch([src], cfg.pad_token_id)
+    cross = model.cross_kv(model.encode(s))
+    mask = model.padding_mask(s, cfg.pad_token_id)
+    caches = [dict() for _ in cfg_layers(model)]
+    cap = _max_len(max_length, 0.0, len(src))
+    logits = None
+    for pos, t in enumerate([cfg.decoder_start_token_id] + list(prefix)):
+        logits = model.decode(torch.tensor([[t]], dtype=torch.long), cross, mask, caches, offset=pos)[:, -1, :]
+    row = procs(_input_ids(cfg.decoder_start_token_id, [list(prefix)]), logits, [len(prefix) + 1 >= cap])[0].clone()
+    row[cfg.eos_token_id] = NEG_INF
+    lps = torch.log_softmax(row, dim=-1).tolist()
+    firsts = sorted((i for i in range(len(lps)) if math.isfinite(lps[i])), key=lambda i: (-lps[i], i))[:k]
+    out = []
+    for t in firsts:
+        p = list(prefix) + [t]
+        if beam == 1:
+            (ids, sc), = greedy(model, [src], max_length=max_length, procs=procs, prefixes=[p])
+        else:
+            ids, sc = beam_search(model, [src], beam=beam, max_length=max_length, procs=procs, n_best=1, prefixes=[p])[0][0]
+        out.append((ids, lps[t] + sc))
+    return out
+
+
 def cfg_layers(model: MarianMTModel):
     return model.model.decoder.layers
 

@@ -123,6 +123,13 @@ static int Run(int argc, char** argv) {
   tr->add_option("--max-input-length", ta.max_input_length,
                  "cut a longer sentence to this many source tokens, </s> kept (default 0: such a sentence fails)")
       ->check(CLI::Range(0u, 1u << 20));
+  tr->add_option("--alternatives", ta.alternatives,
+                 "N lines per input: the N most likely words after --target-prefix (or first words), each continued "
+                 "by the search (CTranslate2's return_alternatives; with --n-best 1)")
+      ->check(CLI::Range(0u, tern::kMaxBeam));
+  tr->add_option("--min-alternative-expansion-prob", ta.min_alternative_expansion_prob,
+                 "--alternatives: leave out first words less likely than this probability (default 0)")
+      ->check(CLI::Range(0.f, 1.f));
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 

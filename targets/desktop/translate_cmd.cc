@@ -52,9 +52,10 @@ int RunTranslate(const TranslateArgs& args) {
   cfg.max_batch = args.batch;  // 0: the file's default limit
   cfg.threads = args.threads;
   if (args.beam) cfg.max_beam = args.beam;
-  cfg.max_n_best = args.n_best;
-  if (args.n_best > std::max<uint32_t>(args.beam ? args.beam : model.value()->generation().beam_size, 1))
-    cfg.max_beam = args.n_best;
+  const uint32_t hypotheses = std::max(args.n_best, args.alternatives);  // per input line
+  cfg.max_n_best = hypotheses;
+  if (hypotheses > std::max<uint32_t>(args.beam ? args.beam : model.value()->generation().beam_size, 1))
+    cfg.max_beam = hypotheses;
   if (args.max_length) cfg.max_target_tokens = std::min<uint32_t>(args.max_length, model.value()->hparams().max_positions - 1);
   auto tr = Translator::Create(model.value(), cfg);
   if (!tr.ok()) {
@@ -100,7 +101,8 @@ int RunTranslate(const TranslateArgs& args) {
   }
   std::ostream* out = &output.stream();
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
-  const size_t batch = interactive || args.stream ? 1 : t.max_batch();
+  // With alternatives each line is that many sentences of the second pass (session/alternatives_call.h).
+  const size_t batch = interactive || args.stream ? 1 : std::max<size_t>(1, t.max_batch() / std::max<uint32_t>(1, args.alternatives));
   StreamPrinter printer;
   printer.out = out;
   printer.ids = args.ids;

@@ -45,6 +45,8 @@ struct TranslateArgs {
   std::optional<float> repetition_penalty;       // the call's own logits rules (empty: the file's)
   std::optional<uint32_t> no_repeat_ngram_size, min_length;
   uint32_t max_input_length = 0;  // > 0: longer sources are cut to it
+  uint32_t alternatives = 0;      // > 0: that many continuations of the prefix per line (TranslateOptions::alternatives)
+  float min_alternative_expansion_prob = 0.f;
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

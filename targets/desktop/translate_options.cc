@@ -1,5 +1,6 @@
 #include "translate_options.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -34,6 +35,9 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   o.no_repeat_ngram_size = args.no_repeat_ngram_size;
   o.min_length = args.min_length;
   o.max_input_length = args.max_input_length;
+  o.alternatives = args.alternatives;
+  o.min_alternative_expansion_prob = args.min_alternative_expansion_prob;
+  if (args.alternatives > 1) o.return_scores = true;
   if (!args.glossary.empty()) {
     GlossaryOptions go;
     go.case_insensitive = args.glossary_ignore_case;
@@ -49,7 +53,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   format->scores = o.return_scores && !args.json;
   format->exact_scores = args.exact_scores;
   format->streamed = args.stream;
-  format->n_best = args.n_best;
+  format->n_best = std::max(args.n_best, args.alternatives);
   if (args.low_token) format->thresholds.token = *args.low_token;
   if (args.low_sentence) format->thresholds.sentence = *args.low_sentence;
   return Status::Ok();

@@ -100,3 +100,26 @@ def test_per_call_rules_reach_tern(model_path):
     out = translator.translate_batch(src, beam_size=1, no_repeat_ngram_size=1, min_decoding_length=4)
     toks = out[0].hypotheses[0]
     assert len(toks) == len(set(toks)) and len(toks) >= 4
+
+
+def test_return_alternatives_as_a_ctranslate2_program_uses_it(checkpoint_dir, model_path):
+    import sentencepiece as spm
+
+    # --- as written for CTranslate2 (word completion in a translation editor) ---
+    sp_source = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "source.spm"))
+    sp_target = spm.SentencePieceProcessor(model_file=str(checkpoint_dir / "target.spm"))
+    translator = ctranslate2.Translator(str(model_path))
+    source = sp_source.encode(["A man rides a bike on the street."], out_type=str)
+    prefix = sp_target.encode(["Ein"], out_type=str)
+    results = translator.translate_batch(source, target_prefix=prefix, num_hypotheses=3, return_alternatives=True,
+                                         return_scores=True)
+    completions = [sp_target.decode(h) for h in results[0].hypotheses]
+    # --- end of the CTranslate2 program ---
+
+    assert len(completions) == 3 and len(set(completions)) == 3
+    assert all(c.startswith("Ein") for c in completions)
+    assert all(h[:len(prefix[0])] == prefix[0] for h in results[0].hypotheses)
+    assert len(results[0].scores) == 3
+    greedy = translator.translate_batch(source, target_prefix=prefix, num_hypotheses=3, return_alternatives=True,
+                                        beam_size=1, return_scores=True)
+    assert len(greedy[0].hypotheses) == 3

@@ -64,3 +64,19 @@ def test_call_rules(translator):
         assert len(ids) >= 3
     with pytest.raises(tern.InvalidArgumentError, match="repetition_penalty must be finite"):
         translator.translate_batch(SRC, repetition_penalty=0.0)
+
+
+def test_alternatives(model):
+    t = tern.Translator(model, threads=1, max_beam=4, max_n_best=3, max_batch=6)
+    out = t.translate_batch(SRC, beam_size=1, alternatives=3, target_prefix=["Ein", None])
+    assert [len(r.hypotheses) for r in out] == [3, 3]
+    texts = [h.text for h in out[0].hypotheses]
+    assert len(set(texts)) == 3 and all(x.startswith("Ein") for x in texts)
+    firsts = {int(h.ids[0]) for h in out[1].hypotheses}
+    assert len(firsts) == 3  # no prefix: three different first tokens
+    # More inputs than max_batch / alternatives run in chunks.
+    many = t.translate_batch(SRC * 3, beam_size=1, alternatives=3, target_prefix=["Ein", None] * 3)
+    assert [h.text for h in many[4].hypotheses] == texts
+    assert [h.text for h in many[5].hypotheses] == [h.text for h in out[1].hypotheses]
+    with pytest.raises(tern.InvalidArgumentError, match="n_best 2"):
+        t.translate_batch(SRC, beam_size=4, n_best=2, alternatives=3)

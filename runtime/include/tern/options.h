@@ -147,6 +147,17 @@ struct TranslateOptions {
   /// The same as target ids (one span per input; an empty span: no prefix). An id outside the target
   /// vocabulary, or `</s>`, fails its input alone. Not together with target_prefix.
   Span<const Span<const uint32_t>> target_prefix_ids;
+  /// > 0: CTranslate2's return_alternatives: the `alternatives` most likely tokens at the end of the target
+  /// prefix (or at the first position without one), `</s>` excluded, each continued by the call's search
+  /// (greedy, beam or sampling) into its own hypothesis, in the order of that first token's log-probability
+  /// (runtime/src/session/alternatives_call.h). Hypothesis::score is that log-probability plus the
+  /// continuation's score, as CTranslate2 adds them. Needs n_best 1, alternatives <= max_n_best and inputs x
+  /// alternatives <= max_batch; not with markup, placeholders, keep_spans, a glossary or on_token
+  /// (kInvalidArgument). Turns split_sentences off.
+  uint32_t alternatives = 0;
+  /// return_alternatives: first tokens less likely than this probability are left out (CTranslate2's
+  /// min_alternative_expansion_prob); in [0, 1].
+  float min_alternative_expansion_prob = 0.f;
   /// The call's own logits rules in place of the file's (GenerationDefaults; empty: the file's), applied as
   /// transformers applies them (runtime/src/search/logits_processors.h): RepetitionPenaltyLogitsProcessor
   /// (> 0 and finite; 1: off), NoRepeatNGramLogitsProcessor (0: off), MinLengthLogitsProcessor (tokens

@@ -38,9 +38,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
 #include "tern/export.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -195,6 +193,8 @@ typedef struct tern_translate_params {
   int no_repeat_ngram_size;   /**< n-grams never repeated (0: off); -1 (default): the file's */
   int min_length;             /**< tokens generated before `</s>` may come; -1 (default): the file's */
   uint32_t max_input_length;  /**< > 0: longer sources are cut to it, `</s>` kept; 0 (default): they fail alone */
+  uint32_t alternatives; /**< > 0: N continuations of the prefix are the hypotheses (TranslateOptions::alternatives) */
+  float min_alternative_expansion_prob; /**< alternatives: first tokens below this probability are left out (default 0) */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

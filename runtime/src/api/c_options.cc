@@ -45,6 +45,8 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   if (p.no_repeat_ngram_size >= 0) o.no_repeat_ngram_size = static_cast<uint32_t>(p.no_repeat_ngram_size);
   else if (p.no_repeat_ngram_size < -1) o.repetition_penalty = NAN;
   o.max_input_length = p.max_input_length;
+  o.alternatives = p.alternatives;
+  o.min_alternative_expansion_prob = p.min_alternative_expansion_prob;
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
   else if (p.min_length < -1) o.repetition_penalty = NAN;
 }

@@ -134,7 +134,8 @@ struct Engine::Impl {
     TokenContext tc{o.on_token, o.on_token_user_data};
     if (o.on_token) o.on_token = OnToken, o.on_token_user_data = &tc;
     RequestOutcome out{Status::Ok(), {}, 0, 0, r, 0};
-    const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch());
+    // With alternatives each input is `alternatives` sentences of the second pass (session/alternatives_call.h).
+    const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch() / std::max<uint32_t>(1, o.alternatives));
     std::vector<KeepSpan> spans;
     const InputViews inputs(call);
     for (size_t begin = 0; begin < n && out.status.ok(); begin += batch) {

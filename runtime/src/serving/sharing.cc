@@ -14,9 +14,9 @@ void OwnOptionViews(TicketState* t, size_t max_batch) {
   for (const Span<const uint32_t>& p : o.target_prefix_ids) t->prefix_ids.emplace_back(p.begin(), p.end());
   for (const auto& p : t->prefix_ids) t->prefix_id_views.emplace_back(p.data(), p.size());
   o.target_prefix_ids = Span<const Span<const uint32_t>>(t->prefix_id_views.data(), t->prefix_id_views.size());
-  // Requests with target prefixes run alone: a prefix belongs to its input (the engine slices it per chunk).
+  // Requests with target prefixes or alternatives run alone: a prefix belongs to its input (the engine slices it per chunk).
   t->may_share = !o.on_token && !o.abort && t->keep_spans.empty() && o.target_prefix.empty() &&
-                 o.target_prefix_ids.empty() && t->inputs() <= max_batch;
+                 o.target_prefix_ids.empty() && o.alternatives == 0 && t->inputs() <= max_batch;
 }
 
 bool SameCall(const TicketState& a, const TicketState& b) {
@@ -31,7 +31,8 @@ bool SameCall(const TicketState& a, const TicketState& b) {
          x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders &&
          x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
          x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length &&
-         x.max_input_length == y.max_input_length && x.logits_processors.data() == y.logits_processors.data() &&
+         x.max_input_length == y.max_input_length && x.alternatives == y.alternatives &&
+         x.min_alternative_expansion_prob == y.min_alternative_expansion_prob && x.logits_processors.data() == y.logits_processors.data() &&
          x.logits_processors.size() == y.logits_processors.size();
 }
 

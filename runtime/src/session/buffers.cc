@@ -97,6 +97,7 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   plan->Add(&in.forced_len, "batch.forced_len", batch, kEnc, kDec);
   DeclareNetworkBuffers(d, &b->enc, &b->dec, plan);
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
+  DeclareAlternativeBuffers(d, &b->alternatives, plan);
   if (d.shortlist) {
     plan->Add(&b->vocab.tokens, "shortlist.tokens", d.vocab, kDec, kDec);
     plan->Add(&b->vocab.index, "shortlist.index", d.vocab, kDec, kDec);

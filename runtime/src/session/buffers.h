@@ -11,6 +11,7 @@
 #include "memory/dims.h"
 #include "nn/activations.h"
 #include "search/search.h"
+#include "session/alternatives_call.h"
 #include "search/vocab_map.h"
 #include "tern/translator.h"
 
@@ -44,6 +45,7 @@ struct SessionBuffers {
   SearchBuffers search;
   VocabBuffers vocab;
   ResultBuffers results;
+  AlternativeBuffers alternatives;
 };
 
 /// Declares every buffer of `b` for `dims` and places them (counts in 64 bits).

@@ -57,6 +57,7 @@ Status Translator::Impl::CheckOptions(const TranslateOptions& options) const {
   if (prefixed && (options.markup != Markup::kNone || options.keep_placeholders || !options.keep_spans.empty()))
     return Status(StatusCode::kInvalidArgument, "target_prefix is for plain texts: not with markup, keep_placeholders or keep_spans");
   if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(*this, *options.glossary));
+  if (options.alternatives) TERN_RETURN_IF_ERROR(CheckAlternatives(dims, 0, options));
   return Status::Ok();
 }
 

@@ -62,9 +62,9 @@ Result<TranslateOptions> ScoreOptions(const TranslateOptions& options, size_t so
     return Status(StatusCode::kInvalidArgument, "score: " + std::to_string(sources) + " sources and " +
                                                     std::to_string(targets) + " targets (one target per source)");
   if (options.markup != Markup::kNone || options.keep_placeholders || !options.keep_spans.empty() ||
-      !options.target_prefix.empty() || !options.target_prefix_ids.empty() || options.glossary)
+      !options.target_prefix.empty() || !options.target_prefix_ids.empty() || options.glossary || options.alternatives)
     return Status(StatusCode::kInvalidArgument,
-                  "score: markup, keep_placeholders, keep_spans, target_prefix and glossary do not apply to scoring");
+                  "score: markup, keep_placeholders, keep_spans, target_prefix, glossary and alternatives do not apply to scoring");
   TranslateOptions o = options;
   o.beam_size = 1;
   o.n_best = 1;

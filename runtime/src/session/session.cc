@@ -7,6 +7,7 @@
 #include "model/model_impl.h"
 #include "nn/decoder.h"
 #include "nn/encoder.h"
+#include "search/expand.h"
 #include "session/call_checks.h"
 #include "terms/glossary_impl.h"
 
@@ -44,9 +45,6 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, c
   t.streaming = options.on_token != nullptr || options.abort != nullptr;
   return t.TranslateStaged(valid, o);
 }
-
-// A status that still leaves *results filled: success, or a call the caller's callback stopped.
-bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 
 SourceRanges Sources(const BatchBuffers& in) { return SourceRanges{in.src_off.data(), in.src_len.data()}; }
 
@@ -121,7 +119,9 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   const ScopedRules rules_for(processors, o.rules);  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
-  SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
+  ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, expand});
+  SearchStrategy& strategy = expand ? static_cast<SearchStrategy&>(expand_search)
+                             : o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
   const Status st = RunSearch(ctx, n_valid, *this, strategy);
   for (size_t b = 0; b < n_valid; ++b) {
     const size_t i = in.order[b];
@@ -141,6 +141,7 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
   const ResultBuffers& out = buf.results;
   const uint32_t src_vocab = model->hparams().source_vocab_size;
   origins = nullptr;
+  if (options.alternatives && !scored) return TranslateAlternatives({}, sources, false, options, results);
   const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     const Span<const uint32_t>& given = sources[i];
     if (given.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
@@ -265,6 +266,7 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
   origins = nullptr;
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
   const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
+  if (options.alternatives) return TranslateAlternatives(texts, {}, true, options, results);
   if (prefixed) TERN_RETURN_IF_ERROR(CheckOptions(options));
   if (prefixed) return TranslateTexts(texts, options, results);  // a prefix continues one sentence: no splitting
   if (options.markup != Markup::kNone || keep) {

@@ -48,6 +48,7 @@ struct Translator::Impl : public StepDecoder {
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
   int call_alignment_layer = -1;  // this call's
+  uint32_t expand = 0;            // > 0: return_alternatives' first pass (session/alternatives_call.h)
   uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h): a glossary must match them
 
   /// Plans the arena for `config`, binds it (the caller's, or one allocated here), loads the tokenizer,
@@ -74,6 +75,10 @@ struct Translator::Impl : public StepDecoder {
   Status ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                   const TranslateOptions& options, Span<const TranslationResult>* results);
 
+  /// TranslateOptions::alternatives (session/alternatives_call.h) for texts (by_text) or ids.
+  Status TranslateAlternatives(Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids, bool by_text,
+                               const TranslateOptions& options, Span<const TranslationResult>* results);
+
   /// Loads target_tokenizer if it is not yet. Error: kInvalidModel when SentencePiece rejects the target proto.
   Status LoadTargetTokenizer();
 
@@ -83,6 +88,9 @@ struct Translator::Impl : public StepDecoder {
   /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
   Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
 };
+
+/// A status that still leaves *results filled: success, or a call the caller's callback stopped.
+inline bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 
 /// Resolves `config` on `model` and plans every buffer into `plan` (Create, RequiredArenaBytes,
 /// DescribeArena). Errors: ResolveDims' and PlanArena's.

@@ -101,6 +101,17 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->keep_placeholders = z("keepPlaceholders") ? 1 : 0;
   p->translate_code = z("translateCode") ? 1 : 0;
   const bool use_glossary = z("useGlossary");
+  auto f = [&](const char* name) { return env->GetFloatField(options, env->GetFieldID(c, name, "F")); };
+  p->max_length_ratio = f("maxLengthRatio");  // NaN: the file's
+  p->do_sample = z("doSample") ? 1 : 0;
+  p->sampling_temperature = f("samplingTemperature");
+  p->sampling_topk = static_cast<uint32_t>(i("samplingTopK"));  // >= 0 (Translator.checkOptions)
+  p->sampling_topp = f("samplingTopP");
+  p->sampling_seed = static_cast<uint64_t>(env->GetLongField(options, env->GetFieldID(c, "seed", "J")));
+  p->repetition_penalty = f("repetitionPenalty");
+  p->no_repeat_ngram_size = i("noRepeatNgramSize");  // below -1: refused by the C API
+  p->min_length = i("minLength");
+  p->max_input_length = static_cast<uint32_t>(i("maxInputLength"));  // >= 0 (Translator.checkOptions)
   auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
   if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
   p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;

@@ -82,7 +82,8 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 }
 
 JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
-                                                                    jobjectArray sentences, jobject options,
+                                                                    jobjectArray sentences, jobjectArray prefix_bytes,
+                                                                    jobject options,
                                                                     jint early_stopping, jint markup, jobject listener,
                                                                     jint index_offset,
                                                                     jobjectArray out) {
@@ -105,6 +106,24 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   tern_translate_params p = tern_translate_default_params();
   std::string lang;
   if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &lang)) return JNI_FALSE;
+  // Options.targetPrefix: this chunk's, as UTF-8 (Translator.translateLocked; null: none).
+  std::vector<std::string> prefixes;
+  std::vector<const char*> prefix_pointers;
+  if (prefix_bytes) {
+    prefixes.resize(static_cast<size_t>(n));
+    prefix_pointers.resize(static_cast<size_t>(n));
+    for (jsize i = 0; i < n; ++i) {
+      auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(prefix_bytes, i));
+      if (!bytes) continue;
+      const jsize len = env->GetArrayLength(bytes);
+      std::string& pre = prefixes[static_cast<size_t>(i)];
+      pre.resize(static_cast<size_t>(len));
+      if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&pre[0]));
+      env->DeleteLocalRef(bytes);
+      prefix_pointers[static_cast<size_t>(i)] = pre.c_str();
+    }
+    p.target_prefix = prefix_pointers.data();
+  }
   JavaListener java{env, cls, nullptr, listener, index_offset};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");

@@ -91,6 +91,43 @@ public class TranslatorTest {
       Translator.Result[] kept = t.translate(new String[] {"A dog runs {0} with %s."}, keep);
       check(kept[0].ok() && kept[0].text.contains("{0}") && kept[0].text.contains("%s"), "placeholders kept: " + kept[0].text);
 
+      // Target prefixes (across native batches of 2), sampling with a seed, the call's own rules.
+      Translator.Options pre = new Translator.Options();
+      pre.beamSize = 1;
+      pre.targetPrefix = new String[] {"Eine Frau", null, "Über"};
+      Translator.Result[] pr = t.translate(new String[] {in[0], in[2], in[0]}, pre);
+      check(pr[0].ok() && pr[0].text.startsWith("Eine Frau "), "continues the prefix: " + pr[0].text);
+      check(pr[1].ok() && pr[1].text.equals(t.translate(new String[] {in[2]}, greedy)[0].text), "no prefix: as without");
+      check(pr[2].ok() && pr[2].text.startsWith("Über"), "a prefix in the second native batch: " + pr[2].text);
+      pre.targetPrefix = new String[] {"x"};
+      threw = false;
+      try {
+        t.translate(new String[] {in[0], in[2]}, pre);
+      } catch (TernException e) {
+        threw = e.getMessage().contains("1 prefixes for 2 sentences");
+      }
+      check(threw, "one prefix per sentence");
+      Translator.Options sample = new Translator.Options();
+      sample.doSample = true;
+      sample.samplingTopK = 0;
+      sample.samplingTemperature = 1.5f;
+      sample.seed = 11;
+      check(t.translate(new String[] {in[0]}, sample)[0].text.equals(t.translate(new String[] {in[0]}, sample)[0].text),
+          "the same seed, the same sample");
+      Translator.Options rules = new Translator.Options();
+      rules.beamSize = 1;
+      rules.minLength = 12;
+      Translator.Result[] rl = t.translate(new String[] {"A dog."}, rules);
+      check(rl[0].ok() && rl[0].tokens.length >= 13, "min_length 12: at least 12 tokens before </s>");
+      rules.repetitionPenalty = -1f;
+      threw = false;
+      try {
+        t.translate(new String[] {"A dog."}, rules);
+      } catch (TernException e) {
+        threw = e.getMessage().contains("repetition_penalty must be finite and > 0");
+      }
+      check(threw, "a bad repetition penalty is refused");
+
       // Streaming: the texts of each sentence, in order, make up its translation.
       final StringBuilder[] streamed = {new StringBuilder(), new StringBuilder()};
       final int[] lasts = {0};

@@ -2,12 +2,14 @@
 // sliced per chunk), sampling and the call's own logits rules.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "binding.h"
+#include "call_options.h"
 #include "tern/translator.h"
 
 namespace tern::python {
@@ -55,7 +57,11 @@ struct CallRules {
   std::optional<float> repetition_penalty;
   std::optional<uint32_t> no_repeat_ngram_size, min_length;
   uint32_t max_input_length = 0;
-  void Set(TranslateOptions* o) const {
+  uint32_t alternatives = 0;  // TranslateOptions::alternatives (CTranslate2's return_alternatives)
+  float min_alternative_expansion_prob = 0.f;
+  void Set(TranslateOptions* o, CallState* state) const {
+    o->alternatives = alternatives, o->min_alternative_expansion_prob = min_alternative_expansion_prob;
+    state->per_input = std::max<uint32_t>(1, alternatives);
     o->sampling = sampling;
     o->max_input_length = max_input_length;
     o->repetition_penalty = repetition_penalty, o->no_repeat_ngram_size = no_repeat_ngram_size, o->min_length = min_length;

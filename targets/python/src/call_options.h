@@ -49,6 +49,7 @@ struct CallState {
   bool main_thread = false;  // Ctrl-C reaches Python's main thread only: checked there
   std::chrono::steady_clock::time_point last_signal_check{};
   size_t offset = 0;         // the current chunk's first input (TokenEvent.index is relative to it)
+  uint32_t per_input = 1;    // sentences an input becomes (alternatives: one per alternative); chunks shrink by it
   std::optional<py::error_already_set> python_error;  // raised by the callback, or KeyboardInterrupt
 };
 

@@ -118,7 +118,12 @@ class Translator:
                         hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
                         alignment_layer: Optional[int] = None, use_shortlist: bool = True,
                         callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
-                        on_error: str = "raise", target_lang: str = "", split_sentences: bool = True,
+                        on_error: str = "raise",
+                        do_sample: bool = False, sampling_temperature: float = 1.0, sampling_topk: int = 50,
+                        sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
+                        no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
+                        max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
+                        target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
                         keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
@@ -129,6 +134,10 @@ class Translator:
         beam rules). markup: None, "html", "html-lenient". keep_spans: (text index, begin byte, end byte).
         target_prefix: per text, what its translation starts with (None: nothing; target_prefix_ids: as
         target ids); the hypotheses hold it first, their scores count the tokens after it.
+        do_sample: sampling (greedy only) with sampling_temperature / topk / topp and seed. repetition_penalty,
+        no_repeat_ngram_size, min_length: this call's logits rules (None: the file's). max_input_length > 0 cuts
+        longer sources. alternatives N > 0: the N most likely tokens after the prefix, each continued by the
+        search, are the N hypotheses (CTranslate2's return_alternatives; n_best 1).
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
@@ -138,7 +147,12 @@ class Translator:
                       hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
                       alignment_layer: Optional[int] = None, use_shortlist: bool = True,
                       callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
-                      on_error: str = "raise", target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
+                      on_error: str = "raise",
+                      do_sample: bool = False, sampling_temperature: float = 1.0, sampling_topk: int = 50,
+                      sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
+                      no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
+                      max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
+                      target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *, max_length: Optional[int] = None,
                     max_length_ratio: Optional[float] = None, return_alignment: bool = False,

@@ -17,11 +17,12 @@ result also reads as a list of ``{"tokens": ..., "score": ...}`` dicts (CTransla
 target prefixes: transformers' decoder_input_ids); the hypotheses start with them and a score counts the
 tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (``tokens`` with ``</s>``,
 ``log_probs`` per token), with the file's logits rules applied as greedy search applies them.
-``sampling_topk`` / ``sampling_topp`` / ``sampling_temperature`` sample with ``beam_size=1`` (tern's
+``return_alternatives`` gives the ``num_hypotheses`` most likely tokens after the prefix, each continued by
+the search (tern's TranslateOptions::alternatives). ``sampling_topk`` / ``sampling_topp`` / ``sampling_temperature`` sample with ``beam_size=1`` (tern's
 generator, seeded by ``set_random_seed``: the same seed, the same output on every CPU).
 
 What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(coverage penalty, attention, alternatives, beam sampling) raise ``tern.UnsupportedError`` when set to
+(coverage penalty, attention, beam sampling) raise ``tern.UnsupportedError`` when set to
 anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
 become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
 ``max_input_length``).
@@ -120,7 +121,7 @@ _FIXED = {
     "patience": 1, "coverage_penalty": 0, "disable_unk": False,
     "suppress_sequences": None, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
     "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
-    "return_alternatives": False, "min_alternative_expansion_prob": 0, "replace_unknowns": False,
+    "replace_unknowns": False,
 }
 _seed = [0]
 
@@ -236,7 +237,8 @@ class Translator:
     def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
                         beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
                         return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
-                        repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, **options):
+                        repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, return_alternatives=False,
+                        min_alternative_expansion_prob=0, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -264,9 +266,13 @@ class Translator:
             sampling["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
         if min_decoding_length != 1:  # CTranslate2 counts tokens before </s>, as tern's min_length does
             sampling["min_length"] = int(min_decoding_length)
-        if beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
+        alternatives = {}
+        if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
+            alternatives = dict(alternatives=int(num_hypotheses),
+                                min_alternative_expansion_prob=float(min_alternative_expansion_prob))
+        elif beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
             raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
-        translators = self._sized_for(beam_size)
+        translators = self._sized_for(max(beam_size, num_hypotheses))
         ids = [self._ids(s, max_input_length) for s in source]
         groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
         steps = {}
@@ -281,16 +287,18 @@ class Translator:
                     return callback(GenerationStepResult(step, batch_id, ev.token, self._target_vocab[ev.token], ev.last))
             prefixes = [prefix_ids[i] for i in group] if prefix_ids else None
             try:
-                res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size, n_best=num_hypotheses,
+                res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size,
+                                               n_best=1 if alternatives else num_hypotheses,
                                                length_penalty=length_penalty, max_length=max_decoding_length,
                                                return_scores=return_scores, callback=stream, target_prefix_ids=prefixes,
-                                               **sampling)
+                                               **sampling, **alternatives)
             except CancelledError as stopped:  # the callback returned True: what finished, empty for the rest
                 res = stopped.results
-            return [self._result(r, return_scores, length_penalty, len(prefixes[k]) if prefixes else 0)
+            return [self._result(r, return_scores, length_penalty, len(prefixes[k]) if prefixes else 0,
+                                 alternatives=("greedy" if beam_size == 1 else "beam") if alternatives else None)
                     for k, r in enumerate(res)]
 
-        if asynchronous and callback is None and prefix_ids is None and not sampling:  # real futures: each example a request of the engine
+        if asynchronous and callback is None and prefix_ids is None and not sampling and not alternatives:  # real futures: each example a request of the engine
             engine = self._engine_for(beam_size)
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
             futs = [None] * len(ids)
@@ -314,11 +322,19 @@ class Translator:
                         results[i] = r
         return [_Done(r) for r in results] if asynchronous else results
 
-    def _result(self, r, return_scores, length_penalty, prefix=0):
+    def _result(self, r, return_scores, length_penalty, prefix=0, alternatives=None):
         hyps, scores = [], []
         for h in (r.hypotheses if r.ok else []):
             hyps.append([self._target_vocab[i] for i in h.ids])
-            if return_scores:  # a target prefix is input: the score counts the tokens after it
+            if return_scores and alternatives == "greedy":
+                # CTranslate2: the first token's log-probability plus the continuation's score normalized by its
+                # length ** length_penalty; tern's greedy continuation score is the plain sum.
+                m = len(h.tokens) - prefix - 1
+                cont = float(h.token_logprobs[prefix + 1:].sum())
+                scores.append(float(h.score) - cont + (cont / (m ** length_penalty) if m > 0 else 0.0))
+            elif return_scores and alternatives == "beam":  # the same as CTranslate2's: normalized as its beam search
+                scores.append(float(h.score))
+            elif return_scores:  # a target prefix is input: the score counts the tokens after it
                 n = len(h.tokens) - prefix
                 scores.append(float(h.token_logprobs[prefix:].sum()) / (n ** length_penalty) if n > 0 else 0.0)
         return TranslationResult(hyps, scores)

@@ -39,11 +39,13 @@ public final class Engine implements AutoCloseable {
   /**
    * Queues the sentences as one request. The future holds a Result per sentence (a failing sentence has its
    * own error), or completes exceptionally with a TernException. Throws at once for a full queue, bad
-   * options or a closed engine. Glossaries and listeners are not taken here (use a Translator).
+   * options or a closed engine. Glossaries, listeners and target prefixes are not taken here (use a Translator).
    */
   public CompletableFuture<Translator.Result[]> submit(String[] sentences, Translator.Options options) throws TernException {
     if (sentences == null) throw new TernException("sentences is null");
     if (options == null) options = new Translator.Options();
+    Translator.checkOptions(options, sentences.length);
+    if (options.targetPrefix != null) throw new TernException("targetPrefix: use a Translator (an Engine request takes none)");
     byte[][] in = new byte[sentences.length][];
     for (int i = 0; i < sentences.length; ++i) {
       if (sentences[i] == null) throw new TernException("sentence " + i + " is null");

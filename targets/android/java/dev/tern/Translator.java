@@ -59,6 +59,25 @@ public final class Translator implements AutoCloseable {
     public boolean translateCode = false;
     /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
     public boolean useGlossary = true;
+    /** > 0: also at most ceil(ratio x source tokens) + 10 generated tokens; 0: off; NaN: the file's. */
+    public float maxLengthRatio = Float.NaN;
+    /**
+     * Per sentence, the text its translation starts with (target prefix: transformers' decoder_input_ids);
+     * null, or a null entry: none. One per sentence of the call. Translator only (not Engine).
+     */
+    public String[] targetPrefix = null;
+    /** Sample instead of taking the most likely token (greedy search only; tern::SamplingOptions). */
+    public boolean doSample = false;
+    public float samplingTemperature = 1f;  // scores / temperature
+    public int samplingTopK = 50;           // keep the K most likely tokens; 0: all
+    public float samplingTopP = 1f;         // keep the most likely tokens whose probabilities reach P
+    public long seed = 0;                   // the same seed and input: the same output on every CPU
+    /** This call's logits rules: repetition penalty (NaN: the file's), n-gram size (-1: the file's), min length (-1). */
+    public float repetitionPenalty = Float.NaN;
+    public int noRepeatNgramSize = -1;
+    public int minLength = -1;
+    /** > 0: a longer sentence is cut to this many source tokens, </s> kept; 0: it fails alone. */
+    public int maxInputLength = 0;
   }
 
   /**
@@ -164,6 +183,10 @@ public final class Translator implements AutoCloseable {
     if (handle == 0) throw new TernException("translator is closed");
     if (sentences == null) throw new TernException("sentences is null");
     if (options == null) options = new Options();
+    checkOptions(options, sentences.length);
+    if (options.targetPrefix != null && options.targetPrefix.length != sentences.length)
+      throw new TernException("targetPrefix: " + options.targetPrefix.length + " prefixes for " + sentences.length
+          + " sentences (one per sentence, null for none)");
     Result[] out = new Result[sentences.length];
     boolean stopped = false;
     for (int start = 0; start < sentences.length; start += maxBatch) {
@@ -178,12 +201,26 @@ public final class Translator implements AutoCloseable {
         in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
       }
       Result[] results = new Result[n];
-      boolean cancelled = nativeTranslate(handle, in, options, earlyStoppingCode(options.earlyStopping),
+      byte[][] prefixes = null;
+      if (options.targetPrefix != null) {
+        prefixes = new byte[n][];
+        for (int i = 0; i < n; ++i) {
+          String p = options.targetPrefix[start + i];
+          prefixes[i] = p == null ? null : p.getBytes(StandardCharsets.UTF_8);
+        }
+      }
+      boolean cancelled = nativeTranslate(handle, in, prefixes, options, earlyStoppingCode(options.earlyStopping),
           markupCode(options.markup), listener, start, results);
       System.arraycopy(results, 0, out, start, n);
       stopped = cancelled;
     }
     return out;
+  }
+
+  // What the native side takes as unsigned: refused here rather than wrapped around.
+  static void checkOptions(Options o, int sentences) throws TernException {
+    if (o.samplingTopK < 0) throw new TernException("samplingTopK must be >= 0 (0: all tokens), is " + o.samplingTopK);
+    if (o.maxInputLength < 0) throw new TernException("maxInputLength must be >= 0 (0: off), is " + o.maxInputLength);
   }
 
   private static final int CANCELLED = 9;  // TERN_CANCELLED
@@ -286,7 +323,7 @@ public final class Translator implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
 
   // Fills out[0..n) and returns true when the listener stopped the call.
-  private static native boolean nativeTranslate(long handle, byte[][] sentences, Options options, int earlyStopping,
+  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, Options options, int earlyStopping,
       int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
