@@ -377,6 +377,11 @@ printf '5 6 0\n7 8 0\n' | tern translate -m "$models/post-swish.int8.tern" --ids
 check "--alternatives 3: 3 lines per input, each with a score" test "$(grep -c $'\t' "$tmp/alts")" -eq 6
 check "--alternatives: every one starts with the prefix" test "$(grep -c '^9 ' "$tmp/alts")" -eq 6
 check "--alternatives: three different second tokens" test "$(head -3 "$tmp/alts" | cut -d' ' -f2 | sort -u | wc -l)" -eq 3
+first=$(echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 | cut -d' ' -f1)
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --suppress "$first" --disable-unk > "$tmp/suppressed"
+check "--suppress: the banned first token is gone" test "$(cut -d' ' -f1 "$tmp/suppressed")" != "$first"
+echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --suppress 'x' > /dev/null 2> "$tmp/err"; rc=$?
+check "--suppress with a bad id: exit 2" test $rc -eq 2
 echo '5 6 0' | tern translate -m "$models/post-swish.int8.tern" --ids --alternatives 2 --n-best 2 > /dev/null 2> "$tmp/err"; rc=$?
 check "--alternatives with --n-best 2: exit 2, says why" grep -q "n_best 2: the alternatives are the hypotheses" "$tmp/err"
 printf '5 6 0\t9 10\n5 6 0\n5 6 0\t%s\n' "$(printf '9 %.0s' $(seq 300))" | tern score -m "$models/post-swish.int8.tern" --ids > "$tmp/scores" 2> "$tmp/err"; rc=$?

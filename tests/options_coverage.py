@@ -28,7 +28,8 @@ RENAMED = {
              "abort_user_data": "TokenListener", "glossary": "useGlossary", "sampling": "doSample"},
     "CLI": {"beam_size": "beam", "return_scores": "scores", "return_alignment": "format", "hf_rules": "hf-rules",
             "split_sentences": "no-split", "use_shortlist": "no-shortlist", "markup": "html", "on_token": "stream",
-            "target_lang": "target-lang", "target_prefix_ids": "target-prefix", "sampling": "sample"},
+            "target_lang": "target-lang", "target_prefix_ids": "target-prefix", "sampling": "sample",
+            "suppress_sequences": "suppress"},
 }
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {
@@ -41,6 +42,7 @@ GAPS = {
              "logits_processors": "no Java logits processors (issue 38)",
              "target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)",
              "alternatives": "Translator.Result holds the best hypothesis only (as n_best)",
+             "suppress_sequences": "target id lists: the Java API takes texts only (issue 41)",
              "min_alternative_expansion_prob": "Translator.Result holds the best hypothesis only (as n_best)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",
@@ -74,7 +76,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     root = ap.parse_args().root
     read = lambda *ps: "\n".join(open(os.path.join(root, p), encoding="utf-8").read() for p in ps)
-    c_h = read("runtime/include/tern/tern.h")
+    c_h = read("runtime/include/tern/tern_params.h")
     c_params = c_h[c_h.index("typedef struct tern_translate_params"):]
     c_params = c_params[: c_params.index("} tern_translate_params;")]
     sources = {

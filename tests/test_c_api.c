@@ -370,6 +370,22 @@ int main(int argc, char** argv) {
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
     CHECK(tern_result_ids(res, 0, 0, &nm) != NULL && nm >= 6);
     CHECK(tern_result_tokens(res, 0, 0, &nt) != NULL);
+    /* suppress_sequences: the greedy first token banned, another comes first; an empty sequence is refused. */
+    q.min_length = -1;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    uint32_t first = tern_result_ids(res, 0, 0, &nm)[0];
+    const uint32_t* sup[] = {&first};
+    size_t sup_len[] = {1};
+    q.suppress_sequences = sup;
+    q.suppress_sequence_lengths = sup_len;
+    q.suppress_sequence_count = 1;
+    q.disable_unk = 1;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_ids(res, 0, 0, &nm)[0] != first);
+    sup_len[0] = 0;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "suppress_sequences: sequence 0 is empty") == 0);
+    q.suppress_sequence_count = 0;
     q.repetition_penalty = -1.0f;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);

@@ -1,6 +1,7 @@
 // A call's own logits rules (TranslateOptions::repetition_penalty, no_repeat_ngram_size, min_length) in
 // place of the file's: greedy and beam search equal the PyTorch reference with the same rules (reference.py
 // CALL_RULES), the file's rules come back for the next call, and bad values fail the call.
+#include "tern/logits_processor.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -101,4 +102,81 @@ TEST_CASE("max_input_length cuts a long source to its first tokens and </s> inst
   CHECK(r[0].source_ids.size() == 4);
   CHECK(r[0].source_ids[3] == eos);
   CHECK(r[0].source_spans.size() == 4);
+}
+
+TEST_CASE("f32: suppress_sequences (one token and two) equal the reference's NoBadWords, greedy and beam") {
+  size_t compared = 0;
+  for (const std::string& v : Variants()) {
+    CAPTURE(v);
+    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
+    TranslatorConfig cfg;
+    cfg.max_beam = 4;
+    cfg.max_n_best = 2;
+    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
+    for (const auto& c : ref["cases"]) {
+      const auto src = Ids(c["src"]);
+      const Span<const uint32_t> one(src.data(), src.size());
+      const auto& want = c["suppress"];
+      std::vector<std::vector<uint32_t>> seqs;
+      for (const auto& s : want["sequences"]) seqs.push_back(Ids(s));
+      std::vector<Span<const uint32_t>> views;
+      for (const auto& s : seqs) views.emplace_back(s.data(), s.size());
+      TranslateOptions o;
+      o.max_length = ref["max_length"].get<uint32_t>();
+      o.suppress_sequences = Span<const Span<const uint32_t>>(views.data(), views.size());
+      o.beam_size = 1;
+      Span<const TranslationResult> r;
+      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
+      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
+      o.beam_size = 4;
+      o.n_best = 2;
+      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
+      for (size_t h = 0; h < want["beam"].size(); ++h) {
+        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
+        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared == Variants().size() * 8);
+}
+
+TEST_CASE("disable_unk keeps <unk> out and bad suppress_sequences fail the call") {
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "f32")));
+  const Hyperparameters& hp = t->model().hparams();
+  const std::vector<uint32_t> src = {5, 6, 7, hp.eos_id};
+  const Span<const uint32_t> one(src.data(), src.size());
+  // A logits processor (after the rules) that adds 1000 to <unk>: the best token, unless a rule made it -inf.
+  struct FavourUnk : LogitsProcessor {
+    uint32_t unk = 0;
+    void Process(LogitsRow& row) override {
+      const int64_t c = row.Column(unk);
+      if (c >= 0) row.scores[static_cast<size_t>(c)] += 1000.f;
+    }
+  } favour;
+  favour.unk = hp.unk_id;
+  LogitsProcessor* const procs[] = {&favour};
+  TranslateOptions o;
+  o.max_length = 10;
+  o.beam_size = 1;
+  o.logits_processors = Span<LogitsProcessor* const>(procs, 1);
+  Span<const TranslationResult> r;
+  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(r[0].best().ids[0] == hp.unk_id);  // without disable_unk: the processor wins
+  o.disable_unk = true;
+  REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+  REQUIRE(r[0].ok());
+  for (uint32_t id : r[0].best().ids) CHECK(id != hp.unk_id);
+  const std::vector<uint32_t> empty, bad = {hp.target_vocab_size};
+  const Span<const uint32_t> seqs[] = {{empty.data(), 0}};
+  o.suppress_sequences = Span<const Span<const uint32_t>>(seqs, 1);
+  CHECK(t->CheckOptions(o).message() == "suppress_sequences: sequence 0 is empty");
+  const Span<const uint32_t> seqs2[] = {{src.data(), 1}, {bad.data(), 1}};
+  o.suppress_sequences = Span<const Span<const uint32_t>>(seqs2, 2);
+  CHECK(t->CheckOptions(o).message() == "suppress_sequences: id " + std::to_string(hp.target_vocab_size) +
+                                            " at position 0 of sequence 1 is outside the target vocabulary (" +
+                                            std::to_string(hp.target_vocab_size) + ")");
 }

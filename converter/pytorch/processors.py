@@ -61,6 +61,24 @@ class NoBadWords:
         return scores.masked_fill(self.mask[None, :], NEG_INF)
 
 
+class BadSequences:
+    """NoBadWordsLogitsProcessor for a call's own sequences of any length (tern's suppress_sequences): a
+    sequence's last token gets -inf in a row whose input_ids end with the tokens before it."""
+
+    def __init__(self, seqs: Sequence[Sequence[int]]):
+        self.seqs = [list(s) for s in seqs]
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        scores = scores.clone()
+        for r in range(input_ids.shape[0]):
+            ids = input_ids[r].tolist()
+            for s in self.seqs:
+                before = s[:-1]
+                if len(before) <= len(ids) and ids[len(ids) - len(before):] == before:
+                    scores[r, s[-1]] = NEG_INF
+        return scores
+
+
 class MinLength:
     """MinLengthLogitsProcessor: eos gets -inf while input_ids (start token included) is shorter than
     min_length."""
@@ -104,6 +122,8 @@ class Processors:
             self.steps.append(NoRepeatNGram(n))
         bad = [w[0] for w in gen.get("bad_words_ids") or []]
         self.steps.append(NoBadWords(sorted(set(bad) | {pad}), vocab))
+        if gen.get("suppress_sequences"):
+            self.steps.append(BadSequences(gen["suppress_sequences"]))
         min_len = gen.get("min_length") or 0
         if gen.get("min_new_tokens"):
             min_len = 1 + gen["min_new_tokens"]

@@ -10,7 +10,8 @@ BEAM_CONFIGS}, "prefix": ids (1-3 random target tokens), "prefix_greedy": [ids, 
 "prefix_beam": {NAME: [[ids, score], ...]} for PREFIX_CONFIGS (n-best 4), "score": [{"tgt": ids,
 "logprobs": [...], "score": f}] for the greedy output and for random targets, "call_rules": {"greedy": [ids,
 score], "beam": [[ids, score], ...]} with CALL_RULES in place of the file's rules, "alternatives": {"k": 3,
-"greedy" / "beam" (beam 4): [[ids, score], ...]} (generate.alternatives after "prefix")}], "batch": {"greedy": [...],
+"greedy" / "beam" (beam 4): [[ids, score], ...]} (generate.alternatives after "prefix"), "suppress": {"sequences": [[id], [id, id]] (the greedy output's first
+token, its second and third), "greedy": [ids, score], "beam": [[ids, score], ...]} with them suppressed}], "batch": {"greedy": [...],
 "beam": [...]} for all cases decoded together}. Source ids are drawn at random from the vocabulary (no pad,
 no </s>) and end in </s>.
 """
@@ -117,13 +118,19 @@ def main():
         (r_ids, r_score), = generate.greedy(model, [src], max_length=args.max_length, procs=call_procs)
         r_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=call_procs, n_best=2)[0]
         call_rules = {"greedy": [r_ids, r_score], "beam": [[h, s] for h, s in r_beam]}
+        sup = [[g_ids[0]]] + ([g_ids[1:3]] if len(g_ids) >= 3 else []) if g_ids else [[allowed[0]]]
+        sup_procs = generate.Processors(dict(gen, suppress_sequences=sup), cfg.target_vocab_size, cfg.pad_token_id,
+                                        cfg.eos_token_id)
+        (s_ids, s_score), = generate.greedy(model, [src], max_length=args.max_length, procs=sup_procs)
+        s_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=sup_procs, n_best=2)[0]
+        suppress = {"sequences": sup, "greedy": [s_ids, s_score], "beam": [[h, s] for h, s in s_beam]}
         alts = {"k": 3, "greedy": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 1, args.max_length, procs)],
                 "beam": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 4, args.max_length, procs)]}
         cases.append({"call_rules": call_rules, "src": src, "encoder_out": enc.flatten().tolist(), "tgt_in": tgt_in,
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
                       "beam": [[h, s] for h, s in beams], "beam_rules": rules, "prefix": prefix,
                       "prefix_greedy": [p_ids, p_score, _finite_or_none(lps[0])], "prefix_beam": p_beam, "score": scored,
-                      "alternatives": alts})
+                      "alternatives": alts, "suppress": suppress})
     batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
                                                                    procs=procs, n_best=2)]

@@ -130,6 +130,10 @@ static int Run(int argc, char** argv) {
   tr->add_option("--min-alternative-expansion-prob", ta.min_alternative_expansion_prob,
                  "--alternatives: leave out first words less likely than this probability (default 0)")
       ->check(CLI::Range(0.f, 1.f));
+  tr->add_option("--suppress", ta.suppress,
+                 "never generate this target text (its pieces in a row; target ids with --ids); may be repeated "
+                 "(CTranslate2's suppress_sequences)");
+  tr->add_flag("--disable-unk", ta.disable_unk, "never generate the unknown token");
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 

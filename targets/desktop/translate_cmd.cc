@@ -7,6 +7,7 @@
 #include "result_writer.h"
 #include "stream_printer.h"
 #include "translate_options.h"
+#include "tern/tokenize.h"
 
 #include <unistd.h>
 
@@ -86,6 +87,31 @@ int RunTranslate(const TranslateArgs& args) {
     std::cerr << "tern: glossary: " << st.message() << "\n";
     return 2;
   }
+  // --suppress: target sequences never generated (target text, or target ids with --ids).
+  std::vector<std::vector<uint32_t>> suppress(args.suppress.size());
+  std::vector<Span<const uint32_t>> suppress_spans;
+  std::unique_ptr<TextTokenizer> target_pieces;
+  for (size_t k = 0; k < args.suppress.size(); ++k) {
+    std::string error;
+    Status st;
+    if (args.ids) {
+      if (!ParseIds(args.suppress[k], &suppress[k], &error)) st = Status(StatusCode::kInvalidArgument, error);
+    } else {
+      if (!target_pieces) {
+        auto made = TextTokenizer::Create(model.value(), TextTokenizer::Side::kTarget);
+        if (!made.ok()) st = made.status();
+        else target_pieces = std::move(made.value());
+      }
+      if (target_pieces) st = target_pieces->Encode(args.suppress[k], "", &suppress[k]);
+      if (st.ok() && !suppress[k].empty()) suppress[k].pop_back();  // the </s> Encode appends
+    }
+    if (!st.ok()) {
+      std::cerr << "tern: --suppress '" << args.suppress[k] << "': " << st.message() << "\n";
+      return 2;
+    }
+    suppress_spans.emplace_back(suppress[k].data(), suppress[k].size());
+  }
+  opt.suppress_sequences = Span<const Span<const uint32_t>>(suppress_spans.data(), suppress_spans.size());
   if (Status st = t.CheckOptions(opt); !st.ok()) {
     std::cerr << "tern: " << st.message() << "\n";
     return 2;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tern::cli {
 
@@ -47,6 +48,8 @@ struct TranslateArgs {
   uint32_t max_input_length = 0;  // > 0: longer sources are cut to it
   uint32_t alternatives = 0;      // > 0: that many continuations of the prefix per line (TranslateOptions::alternatives)
   float min_alternative_expansion_prob = 0.f;
+  std::vector<std::string> suppress;  // --suppress: target texts (--ids: target ids) never generated
+  bool disable_unk = false;           // --disable-unk
 };
 
 /// Runs the command. Returns the process exit code: 0 all lines translated, 1 if any line failed (each

@@ -37,6 +37,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   o.max_input_length = args.max_input_length;
   o.alternatives = args.alternatives;
   o.min_alternative_expansion_prob = args.min_alternative_expansion_prob;
+  o.disable_unk = args.disable_unk;
   if (args.alternatives > 1) o.return_scores = true;
   if (!args.glossary.empty()) {
     GlossaryOptions go;

@@ -100,6 +100,8 @@ def test_per_call_rules_reach_tern(model_path):
     out = translator.translate_batch(src, beam_size=1, no_repeat_ngram_size=1, min_decoding_length=4)
     toks = out[0].hypotheses[0]
     assert len(toks) == len(set(toks)) and len(toks) >= 4
+    banned = translator.translate_batch(src, beam_size=1, suppress_sequences=[[toks[0]]], disable_unk=True)
+    assert toks[0] not in banned[0].hypotheses[0]
 
 
 def test_return_alternatives_as_a_ctranslate2_program_uses_it(checkpoint_dir, model_path):

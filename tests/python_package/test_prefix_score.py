@@ -80,3 +80,12 @@ def test_alternatives(model):
     assert [h.text for h in many[5].hypotheses] == [h.text for h in out[1].hypotheses]
     with pytest.raises(tern.InvalidArgumentError, match="n_best 2"):
         t.translate_batch(SRC, beam_size=4, n_best=2, alternatives=3)
+
+
+def test_suppress_sequences_and_disable_unk(translator):
+    plain = translator.translate_batch(SRC[:1], beam_size=1)[0].hypotheses[0]
+    first = int(plain.ids[0])
+    out = translator.translate_batch(SRC[:1], beam_size=1, suppress_sequences=[[first]], disable_unk=True)
+    assert first not in [int(i) for i in out[0].hypotheses[0].ids]
+    with pytest.raises(tern.InvalidArgumentError, match="sequence 0 is empty"):
+        translator.translate_batch(SRC[:1], suppress_sequences=[[]])

@@ -165,6 +165,13 @@ struct TranslateOptions {
   std::optional<float> repetition_penalty;
   std::optional<uint32_t> no_repeat_ngram_size;  ///< see repetition_penalty
   std::optional<uint32_t> min_length;            ///< see repetition_penalty
+  /// Target token sequences never generated (CTranslate2's suppress_sequences, transformers' bad_words_ids
+  /// with NoBadWordsLogitsProcessor, after the file's own): a sequence of one token is banned everywhere, a
+  /// longer one's last token wherever the tokens so far (a target prefix included) end with the ones before
+  /// it. Not owned. An empty sequence or an id outside the target vocabulary: kInvalidArgument.
+  Span<const Span<const uint32_t>> suppress_sequences;
+  /// Never generate the unknown token (CTranslate2's disable_unk; Hyperparameters::unk_id).
+  bool disable_unk = false;
   /// > 0: a sentence longer than this many source tokens is cut to it (its first tokens, then `</s>`), as
   /// CTranslate2's max_input_length does (at most max_source_tokens); 0 (default): such a sentence fails alone
   /// (kResourceExhausted), as one over max_source_tokens always does.

@@ -106,6 +106,7 @@ class CallOptions {
   void* abort_data_ = nullptr;
   LogitsAdapter logits_;
   LogitsProcessor* logits_list_[1] = {&logits_};
+  std::vector<Span<const uint32_t>> suppress_;  // views of params.suppress_sequences
   static bool Token(const TokenEvent& e, void* self);
   static bool Abort(void* self);
 };

@@ -47,6 +47,13 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.max_input_length = p.max_input_length;
   o.alternatives = p.alternatives;
   o.min_alternative_expansion_prob = p.min_alternative_expansion_prob;
+  // A NULL array or length is an empty sequence: the session refuses it, naming it.
+  for (size_t i = 0; i < p.suppress_sequence_count; ++i) {
+    const uint32_t* ids = p.suppress_sequences ? p.suppress_sequences[i] : nullptr;
+    suppress_.emplace_back(ids, ids && p.suppress_sequence_lengths ? p.suppress_sequence_lengths[i] : 0);
+  }
+  o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_.data(), suppress_.size());
+  o.disable_unk = p.disable_unk != 0;
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
   else if (p.min_length < -1) o.repetition_penalty = NAN;
 }

@@ -36,6 +36,23 @@ void NoRepeatNGram::Process(const RowContext& ctx, float* row) const {
   }
 }
 
+void NoBadSequences::Process(const RowContext& ctx, float* row) const {
+  if (unk_ != UINT32_MAX) {
+    const int64_t c = ctx.vocab->Index(unk_);
+    if (c >= 0) row[c] = kNegInf;
+  }
+  const size_t len = ctx.pos + 1;  // transformers' input_ids: the start token and the history
+  for (const Span<const uint32_t>& seq : sequences_) {
+    const size_t before = seq.size() - 1;  // tokens that must end input_ids (ResolveOptions: size >= 1)
+    if (before > len) continue;
+    bool match = true;
+    for (size_t k = 0; k < before && match; ++k) match = ctx.input_id(len - before + k) == seq[k];
+    if (!match) continue;
+    const int64_t c = ctx.vocab->Index(seq[before]);
+    if (c >= 0) row[c] = kNegInf;
+  }
+}
+
 void MinLength::Process(const RowContext& ctx, float* row) const {
   if (ctx.pos >= min_length_) return;
   const int64_t e = ctx.vocab->Index(eos_);
@@ -65,7 +82,7 @@ void LogitsProcessors::Init(const Model& model) {
 }
 
 void LogitsProcessors::SetRules(const LogitsRules& r) {
-  count_ = 0;  // in transformers' order: repetition penalty, no-repeat n-grams, min length, forced </s>
+  count_ = 0;  // in transformers' order: repetition penalty, no-repeat n-grams, bad words, min length, forced </s>
   if (r.repetition_penalty != 1.f) {
     repetition_ = RepetitionPenalty(r.repetition_penalty);
     Add(&repetition_);
@@ -73,6 +90,10 @@ void LogitsProcessors::SetRules(const LogitsRules& r) {
   if (r.no_repeat_ngram_size > 0) {
     no_repeat_ = NoRepeatNGram(r.no_repeat_ngram_size);
     Add(&no_repeat_);
+  }
+  if (!r.suppress_sequences.empty() || r.suppress_token != UINT32_MAX) {  // NoBadWords: before MinLength
+    bad_sequences_ = NoBadSequences(r.suppress_sequences, r.suppress_token);
+    Add(&bad_sequences_);
   }
   if (r.min_length > 0) {
     min_length_ = MinLength(r.min_length, eos_);

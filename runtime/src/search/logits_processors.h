@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "search/vocab_map.h"
+#include "tern/span.h"
 #include "tern/model.h"
 
 namespace tern {
@@ -88,14 +89,31 @@ class ForcedEos : public LogitsRule {
   uint32_t eos_;
 };
 
+/// transformers' NoBadWordsLogitsProcessor for a call's own sequences (CTranslate2's suppress_sequences and
+/// disable_unk): a sequence of one token bans it everywhere; a longer one bans its last token where the
+/// input_ids (start token, then the history, a target prefix included) end with the tokens before it.
+/// `unk` (or UINT32_MAX for none) is banned everywhere.
+class NoBadSequences : public LogitsRule {
+ public:
+  NoBadSequences(Span<const Span<const uint32_t>> sequences, uint32_t unk) : sequences_(sequences), unk_(unk) {}
+  void Process(const RowContext& ctx, float* row) const override;
+
+ private:
+  Span<const Span<const uint32_t>> sequences_;
+  uint32_t unk_;
+};
+
 /// The rules a call may set for itself (TranslateOptions; the file's GenerationDefaults otherwise).
 struct LogitsRules {
   float repetition_penalty = 1.f;     // 1: off
   uint32_t no_repeat_ngram_size = 0;  // 0: off
   uint32_t min_length = 0;            // generated tokens before </s> is allowed
+  Span<const Span<const uint32_t>> suppress_sequences;  // the call's (not owned; checked by ResolveOptions)
+  uint32_t suppress_token = UINT32_MAX;                 // disable_unk: <unk>; UINT32_MAX: none
   bool operator==(const LogitsRules& o) const {
     return repetition_penalty == o.repetition_penalty && no_repeat_ngram_size == o.no_repeat_ngram_size &&
-           min_length == o.min_length;
+           min_length == o.min_length && suppress_sequences.data() == o.suppress_sequences.data() &&
+           suppress_sequences.size() == o.suppress_sequences.size() && suppress_token == o.suppress_token;
   }
 };
 
@@ -131,6 +149,7 @@ class LogitsProcessors {
   RepetitionPenalty repetition_{1.f};
   NoRepeatNGram no_repeat_{0};
   MinLength min_length_{0, 0};
+  NoBadSequences bad_sequences_{{}, UINT32_MAX};
   ForcedEos forced_eos_{0};
 };
 

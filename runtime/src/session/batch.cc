@@ -52,6 +52,20 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "repetition_penalty must be finite and > 0 (1: off)");
   r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
   r.rules.min_length = o.min_length.value_or(g.min_length);
+  for (size_t j = 0; j < o.suppress_sequences.size(); ++j) {
+    const Span<const uint32_t>& seq = o.suppress_sequences[j];
+    if (seq.empty()) return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " is empty");
+    if (seq.size() > dims.tgt)
+      return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " has " +
+                                                      std::to_string(seq.size()) + " tokens, more than max_target_tokens");
+    for (size_t k = 0; k < seq.size(); ++k)
+      if (seq[k] >= dims.vocab)
+        return Status(StatusCode::kInvalidArgument, "suppress_sequences: id " + std::to_string(seq[k]) + " at position " +
+                                                        std::to_string(k) + " of sequence " + std::to_string(j) +
+                                                        " is outside the target vocabulary (" + std::to_string(dims.vocab) + ")");
+  }
+  r.rules.suppress_sequences = o.suppress_sequences;
+  r.disable_unk = o.disable_unk;
   r.sampling = o.sampling;
   if (o.sampling.enabled) {
     if (r.beam != 1)

@@ -25,6 +25,7 @@ struct ResolvedOptions {
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
   LogitsRules rules;         // the file's, or the call's own
+  bool disable_unk = false;  // TranslateOptions::disable_unk (the rule gets the model's unk id)
   SamplingOptions sampling;  // checked: greedy only, temperature > 0, top_p in (0, 1], min_tokens_to_keep >= 1
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses

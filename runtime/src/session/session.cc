@@ -81,11 +81,8 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   TERN_RETURN_IF_ERROR(Encode(*net, *model, n_valid, in.src_ids, Sources(in), buf.enc, buf.dec, dims.src_rows, prof));
   const Hyperparameters& hp = model->hparams();
   SearchOptions opt;
-  opt.beam = o.beam;
-  opt.n_best = o.n_best;
-  opt.length_penalty = o.length_penalty;
-  opt.want_scores = o.want_scores;
-  opt.want_alignment = o.want_alignment;
+  opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
+  opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
   bool constrained = false;
   for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
   if (constrained) opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
@@ -116,7 +113,9 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
                   ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
                   : IdentityMap(dims.vocab, processors.mask());
-  const ScopedRules rules_for(processors, o.rules);  // the call's own logits rules, the file's after it
+  LogitsRules rules = o.rules;  // disable_unk: the model's unk id
+  rules.suppress_token = o.disable_unk ? hp.unk_id : UINT32_MAX;
+  const ScopedRules rules_for(processors, rules);  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
   ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, expand});

@@ -112,6 +112,7 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->no_repeat_ngram_size = i("noRepeatNgramSize");  // below -1: refused by the C API
   p->min_length = i("minLength");
   p->max_input_length = static_cast<uint32_t>(i("maxInputLength"));  // >= 0 (Translator.checkOptions)
+  p->disable_unk = z("disableUnk") ? 1 : 0;
   auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
   if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
   p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;

@@ -116,6 +116,7 @@ public class TranslatorTest {
           "the same seed, the same sample");
       Translator.Options rules = new Translator.Options();
       rules.beamSize = 1;
+      rules.disableUnk = true;
       rules.minLength = 12;
       Translator.Result[] rl = t.translate(new String[] {"A dog."}, rules);
       check(rl[0].ok() && rl[0].tokens.length >= 13, "min_length 12: at least 12 tokens before </s>");

@@ -59,8 +59,19 @@ struct CallRules {
   uint32_t max_input_length = 0;
   uint32_t alternatives = 0;  // TranslateOptions::alternatives (CTranslate2's return_alternatives)
   float min_alternative_expansion_prob = 0.f;
+  std::vector<std::vector<uint32_t>> suppress;   // suppress_sequences (target ids)
+  std::vector<Span<const uint32_t>> suppress_views;
+  bool disable_unk = false;
+  /// suppress_sequences=: None or a list of target id lists. Raises TypeError. GIL held.
+  void SetSuppress(py::object sequences) {
+    if (sequences.is_none()) return;
+    suppress = IdListsOf(sequences, "suppress_sequences");
+    for (const auto& s : suppress) suppress_views.emplace_back(s.data(), s.size());
+  }
   void Set(TranslateOptions* o, CallState* state) const {
     o->alternatives = alternatives, o->min_alternative_expansion_prob = min_alternative_expansion_prob;
+    o->suppress_sequences = Span<const Span<const uint32_t>>(suppress_views.data(), suppress_views.size());
+    o->disable_unk = disable_unk;
     state->per_input = std::max<uint32_t>(1, alternatives);
     o->sampling = sampling;
     o->max_input_length = max_input_length;

@@ -96,7 +96,8 @@ void RegisterTranslator(py::module_& m) {
       py::arg("do_sample") = false, py::arg("sampling_temperature") = 1.f, py::arg("sampling_topk") = 50u,         \
       py::arg("sampling_topp") = 1.f, py::arg("seed") = uint64_t{0}, py::arg("repetition_penalty") = py::none(),   \
       py::arg("no_repeat_ngram_size") = py::none(), py::arg("min_length") = py::none(),      \
-      py::arg("max_input_length") = 0u, py::arg("alternatives") = 0u, py::arg("min_alternative_expansion_prob") = 0.f
+      py::arg("max_input_length") = 0u, py::arg("alternatives") = 0u, py::arg("min_alternative_expansion_prob") = 0.f, \
+      py::arg("suppress_sequences") = py::none(), py::arg("disable_unk") = false
   cls.def(
       "translate_batch",
       [](PyTranslator& self, py::object texts, std::optional<uint32_t> beam_size, uint32_t n_best, std::optional<uint32_t> max_length,
@@ -104,16 +105,17 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
          float top_p, uint64_t seed, std::optional<float> repetition_penalty, std::optional<uint32_t> no_repeat_ngram_size,
-         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, std::string target_lang, bool split_sentences,
+         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
          std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, py::object target_prefix,
          py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
         TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans};
-        return TranslateBatch(self, texts, a, t, target_prefix, target_prefix_ids,
-                              CallRules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
-                                        no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob});
+        CallRules rules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
+                        no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob, {}, {}, disable_unk};
+        rules.SetSuppress(suppress);
+        return TranslateBatch(self, texts, a, t, target_prefix, target_prefix_ids, rules);
       },
       py::arg("texts"), TERN_PY_CALL_ARGS, py::arg("target_lang") = "", py::arg("split_sentences") = true,
       py::arg("markup") = py::none(), py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
@@ -130,12 +132,13 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
          float top_p, uint64_t seed, std::optional<float> repetition_penalty, std::optional<uint32_t> no_repeat_ngram_size,
-         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object target_prefix_ids) {
+         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
-        return TranslateIds(self, sources, a, target_prefix_ids,
-                            CallRules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
-                                      no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob});
+        CallRules rules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
+                        no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob, {}, {}, disable_unk};
+        rules.SetSuppress(suppress);
+        return TranslateIds(self, sources, a, target_prefix_ids, rules);
       },
       py::arg("sources"), TERN_PY_CALL_ARGS, py::arg("target_prefix_ids") = py::none(),
       "Translates token ids: a list of 1-D integer arrays (NumPy or lists), each a source as given, </s> included. "

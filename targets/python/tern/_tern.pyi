@@ -123,6 +123,7 @@ class Translator:
                         sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
                         no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                         max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
+                        suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
                         target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
@@ -137,7 +138,8 @@ class Translator:
         do_sample: sampling (greedy only) with sampling_temperature / topk / topp and seed. repetition_penalty,
         no_repeat_ngram_size, min_length: this call's logits rules (None: the file's). max_input_length > 0 cuts
         longer sources. alternatives N > 0: the N most likely tokens after the prefix, each continued by the
-        search, are the N hypotheses (CTranslate2's return_alternatives; n_best 1).
+        search, are the N hypotheses (CTranslate2's return_alternatives; n_best 1). suppress_sequences: target id
+        lists never generated; disable_unk: never <unk>.
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
@@ -152,6 +154,7 @@ class Translator:
                       sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
                       no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
+                      suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *, max_length: Optional[int] = None,

@@ -17,6 +17,7 @@ result also reads as a list of ``{"tokens": ..., "score": ...}`` dicts (CTransla
 target prefixes: transformers' decoder_input_ids); the hypotheses start with them and a score counts the
 tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (``tokens`` with ``</s>``,
 ``log_probs`` per token), with the file's logits rules applied as greedy search applies them.
+``suppress_sequences`` (token lists) and ``disable_unk`` ban tokens as CTranslate2 does.
 ``return_alternatives`` gives the ``num_hypotheses`` most likely tokens after the prefix, each continued by
 the search (tern's TranslateOptions::alternatives). ``sampling_topk`` / ``sampling_topp`` / ``sampling_temperature`` sample with ``beam_size=1`` (tern's
 generator, seeded by ``set_random_seed``: the same seed, the same output on every CPU).
@@ -118,8 +119,7 @@ class _Async:
 
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
 _FIXED = {
-    "patience": 1, "coverage_penalty": 0, "disable_unk": False,
-    "suppress_sequences": None, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
+    "patience": 1, "coverage_penalty": 0, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
     "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
     "replace_unknowns": False,
 }
@@ -238,7 +238,7 @@ class Translator:
                         beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
                         return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
                         repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, return_alternatives=False,
-                        min_alternative_expansion_prob=0, **options):
+                        min_alternative_expansion_prob=0, suppress_sequences=None, disable_unk=False, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -266,6 +266,10 @@ class Translator:
             sampling["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
         if min_decoding_length != 1:  # CTranslate2 counts tokens before </s>, as tern's min_length does
             sampling["min_length"] = int(min_decoding_length)
+        if suppress_sequences:  # token lists of the target vocabulary
+            sampling["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
+        if disable_unk:
+            sampling["disable_unk"] = True
         alternatives = {}
         if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
             alternatives = dict(alternatives=int(num_hypotheses),

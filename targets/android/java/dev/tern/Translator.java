@@ -78,6 +78,8 @@ public final class Translator implements AutoCloseable {
     public int minLength = -1;
     /** > 0: a longer sentence is cut to this many source tokens, </s> kept; 0: it fails alone. */
     public int maxInputLength = 0;
+    /** Never generate the unknown token (CTranslate2's disable_unk). */
+    public boolean disableUnk = false;
   }
 
   /**
