@@ -125,3 +125,18 @@ def test_return_alternatives_as_a_ctranslate2_program_uses_it(checkpoint_dir, mo
     greedy = translator.translate_batch(source, target_prefix=prefix, num_hypotheses=3, return_alternatives=True,
                                         beam_size=1, return_scores=True)
     assert len(greedy[0].hypotheses) == 3
+
+
+def test_generate_tokens_as_a_ctranslate2_program_uses_it(model_path):
+    translator = ctranslate2.Translator(str(model_path))
+    # --- as written for CTranslate2 (a UI printing tokens as they come) ---
+    tokens = []
+    for step in translator.generate_tokens(["▁Two", "▁dogs", "▁play", "▁in", "▁the", "▁snow", "."], return_log_prob=True):
+        tokens.append(step.token)
+        if step.is_last:
+            break
+    # --- end of the CTranslate2 program ---
+    greedy = translator.translate_batch([["▁Two", "▁dogs", "▁play", "▁in", "▁the", "▁snow", "."]], beam_size=1)
+    assert tokens[:-1] == greedy[0].hypotheses[0] and tokens[-1] == "</s>"
+    first = next(iter(translator.generate_tokens(["▁A", "▁man", "."], return_log_prob=True)))
+    assert first.step == 0 and first.log_prob < 0.0

@@ -89,3 +89,18 @@ def test_suppress_sequences_and_disable_unk(translator):
     assert first not in [int(i) for i in out[0].hypotheses[0].ids]
     with pytest.raises(tern.InvalidArgumentError, match="sequence 0 is empty"):
         translator.translate_batch(SRC[:1], suppress_sequences=[[]])
+
+
+def test_generate_tokens(translator):
+    steps = list(translator.generate_tokens(SRC[1], beam_size=1))
+    greedy = translator.translate_batch(SRC[1:], beam_size=1)[0].hypotheses[0]
+    assert "".join(s.text for s in steps) == greedy.text
+    assert [s.token for s in steps] == [int(t) for t in greedy.tokens]
+    assert [s.logprob for s in steps] == pytest.approx([float(x) for x in greedy.token_logprobs], abs=1e-6)
+    assert [s.last for s in steps] == [False] * (len(steps) - 1) + [True]
+    it = translator.generate_tokens(SRC[0], beam_size=1)
+    next(it)
+    it.close()  # leaving early cancels the call; the translator is free again
+    assert translator.translate_batch(SRC[:1])[0].text
+    with pytest.raises(TypeError, match="callback"):
+        list(translator.generate_tokens(SRC[0], callback=print))

@@ -31,6 +31,8 @@ struct TokenEvent {
   uint32_t token = 0;     ///< the generated id (eos_id with the last event when the sentence ended with `</s>`)
   std::string_view text;  ///< the text it adds (may be empty)
   bool last = false;      ///< the sentence is complete: no more events for it
+  /// The token's log-probability, as Hypothesis::token_logprobs holds it (0 with return_scores false).
+  float logprob = 0.f;
 };
 /// Return true to go on, false to stop the call (it returns kCancelled).
 using TokenCallback = bool (*)(const TokenEvent& event, void* user_data);

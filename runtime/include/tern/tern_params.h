@@ -17,6 +17,7 @@ typedef struct tern_token_event {
   const char* text;   /**< what the sentence's text gains (text_len bytes, not NUL-terminated, never NULL) */
   size_t text_len;    /**< bytes at text */
   int last;           /**< nonzero: the sentence is complete */
+  float logprob;      /**< the token's log-probability (as tern_result_token_logprobs gives it) */
 } tern_token_event;
 /** Return nonzero to go on, 0 to stop the call (it returns TERN_CANCELLED). */
 typedef int (*tern_token_callback)(const tern_token_event* event, void* user_data);

@@ -68,6 +68,7 @@ bool CallOptions::Token(const TokenEvent& e, void* self) {
   ce.text = e.text.empty() ? "" : e.text.data();  // never NULL: C callers may memcpy(dst, text, 0)
   ce.text_len = e.text.size();
   ce.last = e.last ? 1 : 0;
+  ce.logprob = e.logprob;
   return c->token_(&ce, c->token_data_) != 0;
 }
 

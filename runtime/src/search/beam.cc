@@ -243,14 +243,14 @@ void ForcedStep(SearchContext& c, size_t b, size_t i0, size_t pos, uint32_t toke
 
 // A finished sentence's best hypothesis to the token stream (beam search streams whole hypotheses).
 void StreamBest(SearchContext& c, size_t b) {
-  const uint32_t count = c.hyps.count(b);
-  if (count == 0) return;
-  uint32_t idx[kMaxBeam];
+  if (c.hyps.count(b) == 0) return;
+  uint32_t idx[kMaxBeam];  // the best hypothesis: idx[0]
   c.hyps.Ranked(b, idx);
-  const uint32_t* tokens = c.hyps.planes().token + c.hyps.row(b, idx[0]) * c.dims.tgt;
-  const uint32_t len = c.hyps.length(b, idx[0]);
-  if (c.hyps.ended_eos(b, idx[0])) c.stream->Hypothesis(b, tokens, len - 1, c.eos);
-  else c.stream->Hypothesis(b, tokens, len, len ? tokens[len - 1] : c.eos);
+  const size_t at = c.hyps.row(b, idx[0]) * c.dims.tgt, len = c.hyps.length(b, idx[0]);
+  const uint32_t* tokens = c.hyps.planes().token + at;
+  const float* logprobs = c.hyps.planes().logprob + at;  // [len]
+  if (c.hyps.ended_eos(b, idx[0])) c.stream->Hypothesis(b, tokens, logprobs, len - 1, c.eos);
+  else c.stream->Hypothesis(b, tokens, logprobs, len, len ? tokens[len - 1] : c.eos);
 }
 
 }  // namespace

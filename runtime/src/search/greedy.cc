@@ -63,7 +63,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
     S.track.source[at] = S.row_source[i];
     S.track.constraint[at] = sc.n ? AdvanceConstraint(sc, state, best) : 0;
     const bool last = pos + 1 >= ctx.max_len, eos = best == c.eos;
-    if (c.stream) c.stream->Token(b, best, S.track.token + slot * T, eos ? pos : pos + 1, eos || last);
+    if (c.stream) c.stream->Token(b, best, logprob, S.track.token + slot * T, eos ? pos : pos + 1, eos || last);
     if (eos || last) {
       c.hyps.Add(b, S.track, slot, static_cast<uint32_t>(pos + 1), eos, S.beam_scores[slot]);
       S.done[b] = 1;

@@ -20,7 +20,7 @@ void TokenStream::Begin(const TranslateOptions& o, const Tokenizer* tokenizer, c
   stopped_ = false;
 }
 
-void TokenStream::Token(size_t b, uint32_t token, const uint32_t* ids, size_t n, bool last) {
+void TokenStream::Token(size_t b, uint32_t token, float logprob, const uint32_t* ids, size_t n, bool last) {
   if (!callback_ || stopped_) return;
   const size_t input = order_[b];
   char* buf = text_ + input * stride_;
@@ -43,6 +43,7 @@ void TokenStream::Token(size_t b, uint32_t token, const uint32_t* ids, size_t n,
     e.index = input;
   }
   e.token = token;
+  e.logprob = logprob;
   if (safe > emitted_[input]) {
     e.text = std::string_view(buf + emitted_[input], safe - emitted_[input]);
     emitted_[input] = static_cast<uint32_t>(safe);
@@ -51,13 +52,13 @@ void TokenStream::Token(size_t b, uint32_t token, const uint32_t* ids, size_t n,
   if (!callback_(e, user_data_)) stopped_ = true;
 }
 
-void TokenStream::Hypothesis(size_t b, const uint32_t* ids, size_t n, uint32_t final_token) {
+void TokenStream::Hypothesis(size_t b, const uint32_t* ids, const float* logprobs, size_t n, uint32_t final_token) {
   if (!callback_) return;
-  if (n == 0) return Token(b, final_token, ids, 0, true);
+  if (n == 0) return Token(b, final_token, logprobs[0], ids, 0, true);
   for (size_t k = 1; k <= n && !stopped_; ++k) {
     const bool last = k == n;
-    Token(b, ids[k - 1], ids, k, last && final_token == ids[k - 1]);
-    if (last && final_token != ids[k - 1] && !stopped_) Token(b, final_token, ids, n, true);
+    Token(b, ids[k - 1], logprobs[k - 1], ids, k, last && final_token == ids[k - 1]);
+    if (last && final_token != ids[k - 1] && !stopped_) Token(b, final_token, logprobs[n], ids, n, true);
   }
 }
 

@@ -28,11 +28,12 @@ class TokenStream {
   /// Whether tokens are streamed in this call.
   bool streaming() const { return callback_ != nullptr; }
 
-  /// Sentence b (length order) gained `token`; ids[0..n) is its hypothesis so far without </s>;
-  /// `last` when the sentence is complete.
-  void Token(size_t b, uint32_t token, const uint32_t* ids, size_t n, bool last);
-  /// A finished hypothesis ids[0..n) of sentence b at once (beam search), ending with `final_token`.
-  void Hypothesis(size_t b, const uint32_t* ids, size_t n, uint32_t final_token);
+  /// Sentence b (length order) gained `token` (its log-probability `logprob`); ids[0..n) is its hypothesis
+  /// so far without </s>; `last` when the sentence is complete.
+  void Token(size_t b, uint32_t token, float logprob, const uint32_t* ids, size_t n, bool last);
+  /// A finished hypothesis ids[0..n) of sentence b at once (beam search), ending with `final_token`;
+  /// logprobs[k] is token k's (k <= n when final_token is not ids[n - 1]).
+  void Hypothesis(size_t b, const uint32_t* ids, const float* logprobs, size_t n, uint32_t final_token);
 
   /// True once a callback asked to stop; checks the abort callback (before a decoder step).
   bool Stopped();

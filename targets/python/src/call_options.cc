@@ -12,6 +12,7 @@ struct StreamEvent {
   uint32_t token = 0;
   py::str text;
   bool last = false;
+  float logprob = 0.f;
 };
 
 bool OnToken(const TokenEvent& e, void* user_data) {
@@ -21,7 +22,7 @@ bool OnToken(const TokenEvent& e, void* user_data) {
   try {
     StreamEvent ev{e.index + st->offset, e.part, e.parts, e.token,
                    py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(e.text.data(), static_cast<Py_ssize_t>(e.text.size()), "replace")),
-                   e.last};
+                   e.last, e.logprob};
     py::object stop = st->callback(std::move(ev));
     return !py::bool_(stop);  // CTranslate2's convention: a callback returns True to stop
   } catch (py::error_already_set& err) {
@@ -133,6 +134,7 @@ void RegisterCallTypes(py::module_& m) {
       .def_readonly("token", &StreamEvent::token, "the generated id (eos_id with the last event of a sentence ending in </s>)")
       .def_readonly("text", &StreamEvent::text, "the text it adds (may be '')")
       .def_readonly("last", &StreamEvent::last, "no more events for this sentence")
+      .def_readonly("logprob", &StreamEvent::logprob, "the token's log-probability (as Hypothesis.token_logprobs)")
       .def("__repr__", [](const StreamEvent& e) {
         return "StreamEvent(index=" + std::to_string(e.index) + ", token=" + std::to_string(e.token) + ", text=" +
                std::string(py::repr(e.text)) + ", last=" + (e.last ? "True" : "False") + ")";

@@ -33,6 +33,7 @@ from ._tern import (
     tokenize,
 )
 from .serving import Engine, Future
+from .steps import generate_tokens as _generate_tokens
 from .errors import (
     BusyError,
     CancelledError,
@@ -52,3 +53,5 @@ __all__ = [
     "StreamEvent", "TernError", "Tokenizer", "TranslationResult", "Translator", "UnsupportedError", "__version__",
     "convert", "cpu_summary", "default_threads", "detokenize", "errors", "peak_rss_mib", "tokenize",
 ]
+
+Translator.generate_tokens = _generate_tokens  # tern/steps.py

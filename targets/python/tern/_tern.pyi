@@ -2,7 +2,7 @@
 into the UTF-8 of a text; log-probabilities are natural logs."""
 
 import os
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -94,6 +94,7 @@ class StreamEvent:
     token: int    # the generated id (eos_id on the last event of a sentence ending in </s>)
     text: str     # the text it adds
     last: bool
+    logprob: float  # the token's log-probability (as Hypothesis.token_logprobs)
 
 class CancelToken:
     """cancel() from any thread stops the calls given this token (they raise CancelledError)."""
@@ -157,6 +158,9 @@ class Translator:
                       suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
+    def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:
+        """One sentence's steps as an iterator (tern/steps.py; CTranslate2's generate_tokens): a text, or source
+        ids with </s>; translate_batch's / translate_ids' keywords. Leaving the loop early cancels the call."""
     def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *, max_length: Optional[int] = None,
                     max_length_ratio: Optional[float] = None, return_alignment: bool = False,
                     alignment_layer: Optional[int] = None, cancel: Optional[CancelToken] = None,

@@ -86,9 +86,9 @@ class GenerationStepResult:
 
     __slots__ = ("step", "batch_id", "token_id", "hypothesis_id", "token", "log_prob", "is_last")
 
-    def __init__(self, step, batch_id, token_id, token, is_last):
+    def __init__(self, step, batch_id, token_id, token, is_last, log_prob=None):
         self.step, self.batch_id, self.token_id, self.hypothesis_id = step, batch_id, token_id, 0
-        self.token, self.log_prob, self.is_last = token, None, is_last
+        self.token, self.log_prob, self.is_last = token, log_prob, is_last
 
 
 class _Done:
@@ -288,7 +288,8 @@ class Translator:
                     batch_id = group[ev.index]
                     step = steps.get(batch_id, 0)
                     steps[batch_id] = step + 1
-                    return callback(GenerationStepResult(step, batch_id, ev.token, self._target_vocab[ev.token], ev.last))
+                    return callback(GenerationStepResult(step, batch_id, ev.token, self._target_vocab[ev.token], ev.last,
+                                                         float(ev.logprob)))
             prefixes = [prefix_ids[i] for i in group] if prefix_ids else None
             try:
                 res = translator.translate_ids([ids[i] for i in group], beam_size=beam_size,
@@ -342,6 +343,39 @@ class Translator:
                 n = len(h.tokens) - prefix
                 scores.append(float(h.token_logprobs[prefix:].sum()) / (n ** length_penalty) if n > 0 else 0.0)
         return TranslationResult(hyps, scores)
+
+    def generate_tokens(self, source, target_prefix=None, *, max_decoding_length=256, min_decoding_length=1,
+                        sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,
+                        repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
+                        max_input_length=1024, **options):
+        """CTranslate2's generate_tokens: an iterator of GenerationStepResult for one example (a token list),
+        greedy search (or sampling); leaving the loop early stops the translation (tern's
+        Translator.generate_tokens)."""
+        for name, value in options.items():
+            if name not in _FIXED:
+                raise TypeError("generate_tokens() got an unexpected keyword argument %r" % name)
+            if value != _FIXED[name]:
+                raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        kw = dict(beam_size=1, max_length=max_decoding_length, return_scores=True)
+        if sampling_topk != 1:
+            kw.update(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
+                      sampling_temperature=float(sampling_temperature), seed=_seed[0])
+        if repetition_penalty != 1:
+            kw["repetition_penalty"] = float(repetition_penalty)
+        if no_repeat_ngram_size != 0:
+            kw["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
+        if min_decoding_length != 1:
+            kw["min_length"] = int(min_decoding_length)
+        if suppress_sequences:
+            kw["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
+        if disable_unk:
+            kw["disable_unk"] = True
+        if target_prefix:
+            kw["target_prefix_ids"] = [self._target_ids(target_prefix, "target_prefix")]
+        translator = self._sized_for(1)[0]
+        for step, ev in enumerate(translator.generate_tokens(self._ids(source, max_input_length), **kw)):
+            yield GenerationStepResult(step, 0, ev.token, self._target_vocab[ev.token], ev.last,
+                                       float(ev.logprob) if return_log_prob else None)
 
     def score_batch(self, source, target, *, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
                     asynchronous=False):
