@@ -397,6 +397,7 @@ int main(int argc, char** argv) {
     ap.max_batch = 3;
     ap.max_n_best = 3;
     ap.max_beam = 3;
+    ap.attention = 1;
     tern_translator* at = tern_translator_create(model_for_glossary, &ap, &err);
     CHECK(at != NULL);
     tern_translate_params q = tern_translate_default_params();
@@ -415,6 +416,20 @@ int main(int argc, char** argv) {
     q.n_best = 2;
     CHECK(tern_translate(at, src1, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "return_alternatives: n_best 2: the alternatives are the hypotheses (n_best 1)") == 0);
+    /* return_attention: a row per token over the source tokens. */
+    tern_translate_params aq = tern_translate_default_params();
+    aq.return_attention = 1;
+    CHECK(tern_translate(at, src1, 1, &aq, res, &err) == TERN_OK);
+    size_t rows = 0, cols = 0, ntok = 0, nsrc = 0;
+    const float* att = tern_result_attention(res, 0, 0, &rows, &cols);
+    CHECK(att != NULL && tern_result_tokens(res, 0, 0, &ntok) != NULL && rows == ntok);
+    CHECK(tern_result_source_ids(res, 0, &nsrc) != NULL && cols == nsrc);
+    float sum = 0.0f;
+    for (size_t c = 0; c < cols; ++c) sum += att[c];
+    CHECK(fabsf(sum - 1.0f) < 1e-4f);
+    aq.return_attention = 0;
+    CHECK(tern_translate(at, src1, 1, &aq, res, &err) == TERN_OK);
+    CHECK(tern_result_attention(res, 0, 0, &rows, &cols) == NULL && rows == 0);
     tern_translator_free(at);
   }
   /* A NULL result set is refused; a failed call leaves the set empty. */

@@ -125,6 +125,10 @@ def test_return_alternatives_as_a_ctranslate2_program_uses_it(checkpoint_dir, mo
     greedy = translator.translate_batch(source, target_prefix=prefix, num_hypotheses=3, return_alternatives=True,
                                         beam_size=1, return_scores=True)
     assert len(greedy[0].hypotheses) == 3
+    attended = translator.translate_batch(source, return_attention=True)
+    assert len(attended[0].attention) == 1
+    assert len(attended[0].attention[0]) == len(attended[0].hypotheses[0])  # a row per token, </s> left out
+    assert len(attended[0].attention[0][0]) == len(source[0]) + 1  # the source's tokens and its </s>
 
 
 def test_generate_tokens_as_a_ctranslate2_program_uses_it(model_path):

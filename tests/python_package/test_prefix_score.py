@@ -104,3 +104,15 @@ def test_generate_tokens(translator):
     assert translator.translate_batch(SRC[:1])[0].text
     with pytest.raises(TypeError, match="callback"):
         list(translator.generate_tokens(SRC[0], callback=print))
+
+
+def test_return_attention(model):
+    t = tern.Translator(model, threads=1, max_beam=4, attention=True)
+    r = t.translate_batch(SRC[:1], beam_size=4, return_attention=True, return_alignment=True)[0]
+    h = r.hypotheses[0]
+    assert h.attention.shape == (len(h.tokens), len(r.source_ids))
+    assert np.allclose(h.attention.sum(axis=1), 1.0, atol=1e-4)
+    assert list(h.attention[:-1, :-1].argmax(axis=1)) == list(h.token_sources[:-1])  # the search's alignment
+    assert t.translate_batch(SRC[:1])[0].hypotheses[0].attention is None
+    with pytest.raises(tern.InvalidArgumentError, match="without TranslatorConfig::attention"):
+        tern.Translator(model, threads=1).translate_batch(SRC[:1], return_attention=True)

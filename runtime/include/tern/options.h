@@ -95,6 +95,12 @@ struct TranslateOptions {
   /// Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
   /// cross-attention; docs/translating.md "Confidence and alignment").
   bool return_alignment = false;
+  /// Fill Hypothesis::attention (CTranslate2's return_attention): per token, the cross-attention of
+  /// alignment_layer averaged over its heads, over the source tokens. Needs a Translator created with
+  /// TranslatorConfig::attention (kInvalidArgument otherwise). Computed after the search by decoding each
+  /// returned hypothesis again (runtime/src/session/attention_pass.h); a text split into several sentences
+  /// has none (turn split_sentences off).
+  bool return_attention = false;
   /// The decoder layer (0-based) whose cross-attention gives token_sources; empty: the model's default
   /// (docs/translating.md "Confidence and alignment" says which and why). Beyond the decoder's layers: kInvalidArgument.
   std::optional<uint32_t> alignment_layer;

@@ -24,6 +24,7 @@ struct OwnedHypothesis {
   float score = 0.f;                  ///< Hypothesis::score
   std::vector<float> token_logprobs;  ///< [tokens.size()] natural-log probabilities (0s without scores)
   std::vector<int32_t> token_sources; ///< [tokens.size()] aligned source index, or -1 (return_alignment)
+  std::vector<float> attention;       ///< [tokens.size() x source tokens] (return_attention; else empty)
   std::vector<TextSpan> token_spans;  ///< [tokens.size()] bytes of each token in `text` (texts only)
 };
 

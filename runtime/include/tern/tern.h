@@ -100,6 +100,7 @@ typedef struct tern_translator_params {
   uint32_t max_source_tokens;  /**< per sentence, including `</s>` */
   uint32_t max_target_tokens;  /**< generated per sentence, including `</s>` */
   uint32_t threads;            /**< 1 = no worker threads */
+  int attention;               /**< nonzero: plan the buffers of return_attention (tern::TranslatorConfig::attention) */
 } tern_translator_params;
 
 TERN_API tern_translator_params tern_translator_default_params(void);
@@ -190,6 +191,8 @@ typedef struct tern_text_span {
 /** Each token's bytes in the text of hypothesis k of sentence i (the same *count as tern_result_tokens; a
  * word-initial token without its space; `</s>` an empty span at the end). NULL if absent. */
 TERN_API const tern_text_span* tern_result_token_spans(const tern_results* results, size_t i, size_t k, size_t* count);
+/** params.return_attention: *rows (tokens) x *cols (source tokens) floats, row-major (tern::Hypothesis::attention). NULL if absent. */
+TERN_API const float* tern_result_attention(const tern_results* results, size_t i, size_t k, size_t* rows, size_t* cols);
 /** The source tokens sentence i became (MarianTokenizer's ids, `</s>` last; what tern_result_token_sources
  * indexes) and each one's bytes in the input text (tern_translate; *count 0 for tern_translate_ids). NULL
  * if sentence i failed. */

@@ -98,6 +98,7 @@ typedef struct tern_translate_params {
   const size_t* suppress_sequence_lengths; /**< [suppress_sequence_count] */
   size_t suppress_sequence_count;          /**< 0 (default): none */
   int disable_unk;                         /**< nonzero: never generate the unknown token (CTranslate2's disable_unk) */
+  int return_attention;  /**< nonzero: tern_result_attention (needs tern_translator_params.attention) */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

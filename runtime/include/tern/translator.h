@@ -45,6 +45,9 @@ struct TranslatorConfig {
                                    /// (CpuDescription::processors) are clamped to them: see threads()
   void* arena = nullptr;           ///< optional caller-owned arena (64-byte aligned, >= RequiredArenaBytes)
   size_t arena_bytes = 0;          ///< bytes at `arena`
+  /// Plans the buffers of TranslateOptions::return_attention: max_batch x max_n_best x max_target_tokens x
+  /// max_source_tokens floats of results, and per decoder row one source row. Off: none (and no cost).
+  bool attention = false;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
@@ -61,6 +64,9 @@ struct Hypothesis {
                                       /// index into TranslationResult::source_ids; -1 when not asked
   Span<const TextSpan> token_spans;   ///< Translate: its bytes in `text` (a word-initial piece without its space;
                                       /// `</s>`: empty at the end); empty for TranslateIds
+  /// TranslateOptions::return_attention: [tokens.size(), source_ids.size()] row-major, row p the cross-attention
+  /// of alignment_layer averaged over its heads when token p was chosen (it sums to 1); empty when not asked.
+  Span<const float> attention;
 };
 
 /// The outcome for one input sentence: n hypotheses (best first), or an error for that sentence alone.

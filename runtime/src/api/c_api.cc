@@ -132,6 +132,7 @@ tern_translator* tern_translator_create(const tern_model* model, const tern_tran
       c.max_batch = params->max_batch;
       c.max_beam = params->max_beam;
       c.max_n_best = params->max_n_best ? params->max_n_best : 1;
+      c.attention = params->attention != 0;
       c.max_source_tokens = params->max_source_tokens;
       c.max_target_tokens = params->max_target_tokens;
       c.threads = params->threads;

@@ -43,6 +43,7 @@ struct tern_results {
     float score = 0.f;
     tern::TrackCopy track;  // per generated token, </s> included when it ended with one
     std::vector<tern::TextSpan> token_spans;
+    std::vector<float> attention;  // [tokens, source tokens] (return_attention)
   };
   struct Sentence {
     tern_status_code code = TERN_OK;

@@ -54,6 +54,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   }
   o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_.data(), suppress_.size());
   o.disable_unk = p.disable_unk != 0;
+  o.return_attention = p.return_attention != 0;
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
   else if (p.min_length < -1) o.repetition_penalty = NAN;
 }

@@ -31,6 +31,7 @@ void CopyResults(Span<const TranslationResult> in, tern_results* out) {
       c.score = h.score;
       c.track.Assign(h);
       c.token_spans.assign(h.token_spans.begin(), h.token_spans.end());
+      c.attention.assign(h.attention.begin(), h.attention.end());
     }
   }
   out->count = in.size();
@@ -112,6 +113,15 @@ const int32_t* tern_result_token_sources(const tern_results* r, size_t i, size_t
 const tern_text_span* tern_result_token_spans(const tern_results* r, size_t i, size_t k, size_t* count) {
   const tern_results::Hypothesis* h = Hyp(r, i, k);
   return reinterpret_cast<const tern_text_span*>(Array(h ? &h->token_spans : nullptr, count));
+}
+
+const float* tern_result_attention(const tern_results* r, size_t i, size_t k, size_t* rows, size_t* cols) {
+  const tern_results::Hypothesis* h = Hyp(r, i, k);
+  const bool has = h && !h->attention.empty();
+  const size_t n = has ? h->track.tokens.size() : 0;
+  if (rows) *rows = n;
+  if (cols) *cols = n ? h->attention.size() / n : 0;
+  return has ? h->attention.data() : nullptr;
 }
 
 const uint32_t* tern_result_source_ids(const tern_results* r, size_t i, size_t* count) {

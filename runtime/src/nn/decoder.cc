@@ -73,6 +73,8 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
       // The source's </s> (its last token) takes much attention without translating to anything: a
       // generated token aligns to the most attended of the others (a generated </s> to the source's, Finish).
       if (align) A.alignment[i] = static_cast<int32_t>(ArgMax(A.alignment_sum, len > 1 ? len - 1 : len, 0));
+      if (align && rows.attention)
+        for (size_t k = 0; k < len; ++k) rows.attention[i * rows.attention_stride + k] = A.alignment_sum[k] / static_cast<float>(H);
     }
     prof.Tock(t0, &P.cross_attention_ms);
     t0 = prof.Tick();

@@ -32,6 +32,8 @@ struct DecodeRows {
   const uint32_t* ancestry = nullptr;    // [rows, max_target_tokens] slot holding position p of slot s's hypothesis
   OutputColumns columns;                 // the logits' columns
   int alignment_layer = -1;              // >= 0: write dec.alignment from this decoder layer's cross-attention
+  float* attention = nullptr;            // with alignment_layer: [n, attention_stride] that layer's cross-attention
+  size_t attention_stride = 0;           //   averaged over heads, each row's source positions (the rest untouched)
 };
 
 /// Embeds each row's input token at position `pos`, appends its self-attention K/V to the KV cache and

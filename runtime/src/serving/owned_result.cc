@@ -20,6 +20,7 @@ void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>
       o.score = h.score;
       o.token_logprobs.assign(h.token_logprobs.begin(), h.token_logprobs.end());
       o.token_sources.assign(h.token_sources.begin(), h.token_sources.end());
+      o.attention.assign(h.attention.begin(), h.attention.end());
       o.token_spans.assign(h.token_spans.begin(), h.token_spans.end());
       c.hypotheses.push_back(std::move(o));
     }

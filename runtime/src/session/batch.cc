@@ -32,6 +32,9 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite and >= 0 (0: off)");
   r.want_scores = o.return_scores;
   r.want_alignment = o.return_alignment;
+  r.want_attention = o.return_attention;
+  if (o.return_attention && !dims.attention)
+    return Status(StatusCode::kInvalidArgument, "return_attention: the Translator was created without TranslatorConfig::attention");
   r.alignment_layer = default_layer;
   if (o.alignment_layer) {
     if (*o.alignment_layer >= dims.dec_layers)

@@ -19,6 +19,7 @@ struct ResolvedOptions {
   float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
   bool want_scores = true;
   bool want_alignment = false;
+  bool want_attention = false;    // TranslateOptions::return_attention (needs dims.attention)
   int alignment_layer = -1;       // the decoder layer whose cross-attention aligns (resolved)
   bool use_shortlist = true;
   HfRules hf_rules = HfRules::kTransformers5;

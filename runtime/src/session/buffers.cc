@@ -55,6 +55,7 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
                                                     "lower max_source_tokens");
   d.src_text_bytes = static_cast<size_t>(src_text_bytes);
   d.shortlist = model.impl().shortlist().present();
+  d.attention = c.attention;
   return d;
 }
 
@@ -98,6 +99,7 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   DeclareNetworkBuffers(d, &b->enc, &b->dec, plan);
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
   DeclareAlternativeBuffers(d, &b->alternatives, plan);
+  if (d.attention) DeclareAttentionBuffers(d, &b->attention, plan);
   if (d.shortlist) {
     plan->Add(&b->vocab.tokens, "shortlist.tokens", d.vocab, kDec, kDec);
     plan->Add(&b->vocab.index, "shortlist.index", d.vocab, kDec, kDec);

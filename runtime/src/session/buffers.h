@@ -12,6 +12,7 @@
 #include "nn/activations.h"
 #include "search/search.h"
 #include "session/alternatives_call.h"
+#include "session/attention_pass.h"
 #include "search/vocab_map.h"
 #include "tern/translator.h"
 
@@ -46,6 +47,7 @@ struct SessionBuffers {
   VocabBuffers vocab;
   ResultBuffers results;
   AlternativeBuffers alternatives;
+  AttentionBuffers attention;  // planned only with TranslatorConfig::attention
 };
 
 /// Declares every buffer of `b` for `dims` and places them (counts in 64 bits).

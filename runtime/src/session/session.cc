@@ -65,6 +65,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.ancestry = r.ancestry;
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
   rows.alignment_layer = r.want_alignment ? call_alignment_layer : -1;
+  rows.attention = call_attention, rows.attention_stride = dims.src;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
@@ -121,7 +122,8 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, expand});
   SearchStrategy& strategy = expand ? static_cast<SearchStrategy&>(expand_search)
                              : o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
-  const Status st = RunSearch(ctx, n_valid, *this, strategy);
+  Status st = RunSearch(ctx, n_valid, *this, strategy);
+  if (st.ok() && o.want_attention && !expand) st = AttentionPass(*this, n_valid, ctx.vocab);
   for (size_t b = 0; b < n_valid; ++b) {
     const size_t i = in.order[b];
     buf.results.results[i].source_ids = Span<const uint32_t>(in.staged_ids + i * dims.src, in.in_len[i]);

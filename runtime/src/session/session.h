@@ -48,6 +48,7 @@ struct Translator::Impl : public StepDecoder {
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
   int call_alignment_layer = -1;  // this call's
+  float* call_attention = nullptr;  // the attention pass: where Decode writes each row's cross-attention
   uint32_t expand = 0;            // > 0: return_alternatives' first pass (session/alternatives_call.h)
   uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h): a glossary must match them
 

@@ -62,6 +62,7 @@ struct CallRules {
   std::vector<std::vector<uint32_t>> suppress;   // suppress_sequences (target ids)
   std::vector<Span<const uint32_t>> suppress_views;
   bool disable_unk = false;
+  bool return_attention = false;
   /// suppress_sequences=: None or a list of target id lists. Raises TypeError. GIL held.
   void SetSuppress(py::object sequences) {
     if (sequences.is_none()) return;
@@ -72,6 +73,7 @@ struct CallRules {
     o->alternatives = alternatives, o->min_alternative_expansion_prob = min_alternative_expansion_prob;
     o->suppress_sequences = Span<const Span<const uint32_t>>(suppress_views.data(), suppress_views.size());
     o->disable_unk = disable_unk;
+    o->return_attention = return_attention;
     state->per_input = std::max<uint32_t>(1, alternatives);
     o->sampling = sampling;
     o->max_input_length = max_input_length;

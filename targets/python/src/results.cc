@@ -16,6 +16,7 @@ struct PyHypothesis {
   py::array_t<float> token_logprobs;
   py::array_t<int32_t> token_sources;
   py::list token_spans;
+  py::object attention = py::none();  // float32 [len(tokens), len(source_ids)] (return_attention)
   Confidence confidence;
 };
 
@@ -64,6 +65,10 @@ py::list ToPython(std::vector<ResultCopy>&& copies) {
       h.ids = Array(hc.ids), h.tokens = Array(hc.tokens), h.score = hc.score;
       h.token_logprobs = Array(hc.token_logprobs), h.token_sources = Array(hc.token_sources);
       h.token_spans = Spans(hc.token_spans);
+      if (!hc.attention.empty() && !hc.tokens.empty()) {
+        const py::ssize_t rows = static_cast<py::ssize_t>(hc.tokens.size());
+        h.attention = py::array_t<float>({rows, static_cast<py::ssize_t>(hc.attention.size()) / rows}, hc.attention.data());
+      }
       Hypothesis view;
       view.token_logprobs = Span<const float>(hc.token_logprobs.data(), hc.token_logprobs.size());
       h.confidence = ConfidenceOf(view);
@@ -97,6 +102,8 @@ void RegisterResults(py::module_& m) {
       .def_readonly("token_sources", &PyHypothesis::token_sources,
                     "int32 [len(tokens)]: index into source_ids each token aligns to (return_alignment), else -1")
       .def_readonly("token_spans", &PyHypothesis::token_spans, "[(begin, end)] bytes of each token in text's UTF-8 ([] for ids)")
+      .def_readonly("attention", &PyHypothesis::attention,
+                    "float32 [len(tokens), len(source_ids)]: each token's cross-attention (return_attention), else None")
       .def_readonly("confidence", &PyHypothesis::confidence)
       .def("__repr__", [](const PyHypothesis& h) { return "Hypothesis(text=" + ReprText(h.text) + ", score=" + std::to_string(h.score) + ")"; });
   py::class_<PyResult>(m, "TranslationResult", "The outcome for one input: hypotheses (best first), or the error of that input alone.")

@@ -76,6 +76,7 @@ class Hypothesis:
     token_logprobs: npt.NDArray[np.float32]    # [len(tokens)]
     token_sources: npt.NDArray[np.int32]       # [len(tokens)]: index into source_ids (return_alignment), else -1
     token_spans: List[Tuple[int, int]]         # [len(tokens)]: bytes of each token in text ([] for ids)
+    attention: Optional[npt.NDArray[np.float32]]  # [len(tokens), len(source_ids)] (return_attention), else None
     confidence: Confidence
 
 class TranslationResult:
@@ -124,7 +125,7 @@ class Translator:
                         sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
                         no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                         max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
-                        suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                        suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
                         target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
@@ -155,7 +156,7 @@ class Translator:
                       sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
                       no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
-                      suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                      suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:

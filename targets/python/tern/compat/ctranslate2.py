@@ -120,7 +120,7 @@ class _Async:
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
 _FIXED = {
     "patience": 1, "coverage_penalty": 0, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
-    "use_vmap": False, "return_logits_vocab": False, "return_attention": False,
+    "use_vmap": False, "return_logits_vocab": False,
     "replace_unknowns": False,
 }
 _seed = [0]
@@ -162,6 +162,7 @@ class Translator:
         self._n_translators = max(1, int(inter_threads))
         self._lock = threading.Lock()
         self._max_beam = 0
+        self._attention = False  # Translators made with attention buffers (return_attention asked once)
         self._translators = []
         self._engine, self._engine_beam = None, 0
         self._sized_for(max(4, self._model.generation["beam_size"]))
@@ -177,14 +178,17 @@ class Translator:
         self.num_queued_batches = 0
         self.model_is_loaded = True
 
-    def _sized_for(self, beam):
+    def _sized_for(self, beam, attention=False):
         """The Translators, made again with a larger arena when a call asks for more beams or hypotheses
         than they were made for (CTranslate2 takes any beam_size; tern sizes its arena up front)."""
         with self._lock:
-            if beam > self._max_beam:
+            if beam > self._max_beam or (attention and not self._attention):
+                self._attention = self._attention or attention
+                beam = max(beam, self._max_beam)
                 if beam > _tern.MAX_BEAM:
                     raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
-                self._translators = [_tern.Translator(self._model, threads=self._intra_threads, max_beam=beam, max_n_best=beam)
+                self._translators = [_tern.Translator(self._model, threads=self._intra_threads, max_beam=beam, max_n_best=beam,
+                                                      attention=self._attention)
                                      for _ in range(self._n_translators)]
                 self._max_beam = beam
             return self._translators
@@ -238,7 +242,8 @@ class Translator:
                         beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
                         return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
                         repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, return_alternatives=False,
-                        min_alternative_expansion_prob=0, suppress_sequences=None, disable_unk=False, **options):
+                        min_alternative_expansion_prob=0, suppress_sequences=None, disable_unk=False,
+                        return_attention=False, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -270,13 +275,15 @@ class Translator:
             sampling["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
         if disable_unk:
             sampling["disable_unk"] = True
+        if return_attention:
+            sampling["return_attention"] = True
         alternatives = {}
         if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
             alternatives = dict(alternatives=int(num_hypotheses),
                                 min_alternative_expansion_prob=float(min_alternative_expansion_prob))
         elif beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
             raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
-        translators = self._sized_for(max(beam_size, num_hypotheses))
+        translators = self._sized_for(max(beam_size, num_hypotheses), attention=bool(return_attention))
         ids = [self._ids(s, max_input_length) for s in source]
         groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
         steps = {}
@@ -342,7 +349,11 @@ class Translator:
             elif return_scores:  # a target prefix is input: the score counts the tokens after it
                 n = len(h.tokens) - prefix
                 scores.append(float(h.token_logprobs[prefix:].sum()) / (n ** length_penalty) if n > 0 else 0.0)
-        return TranslationResult(hyps, scores)
+        out = TranslationResult(hyps, scores)
+        for h in (r.hypotheses if r.ok else []):  # CTranslate2: one row per generated token, </s> left out
+            if h.attention is not None:
+                out.attention.append(h.attention[: len(h.ids)].tolist())
+        return out
 
     def generate_tokens(self, source, target_prefix=None, *, max_decoding_length=256, min_decoding_length=1,
                         sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,
