@@ -44,12 +44,14 @@ GAPS = {
              "alternatives": "Translator.Result holds the best hypothesis only (as n_best)",
              "suppress_sequences": "target id lists: the Java API takes texts only (issue 41)",
              "return_attention": "Translator.Result has no attention matrix yet (issue 41)",
+             "end_tokens": "target ids: the Java API takes texts only (issue 41)",
              "min_alternative_expansion_prob": "Translator.Result holds the best hypothesis only (as n_best)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",
             "abort_user_data": "the CLI's own callback", "keep_spans": "no way to mark spans in a line of text",
             "logits_processors": "C++ objects: an API for programs, not the command line",
-            "return_attention": "a matrix per token: the APIs' results (C++, C, Python); --format json has token_sources"},
+            "return_attention": "a matrix per token: the APIs' results (C++, C, Python); --format json has token_sources",
+            "end_tokens": "target ids: an option of the APIs (C++, C, Python, the CTranslate2 shim)"},
 }
 ENGINE_BY_MAY_SHARE = {"on_token", "on_token_user_data", "abort", "abort_user_data", "keep_spans", "target_prefix",
                        "target_prefix_ids"}

@@ -386,6 +386,15 @@ int main(int argc, char** argv) {
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "suppress_sequences: sequence 0 is empty") == 0);
     q.suppress_sequence_count = 0;
+    /* end_tokens: the greedy first token ends the hypothesis at once (it is left out of the ids). */
+    q.end_tokens = &first;
+    q.end_token_count = 1;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_ids(res, 0, 0, &nm) != NULL || nm == 0);
+    CHECK(nm == 0);
+    q.end_tokens = NULL;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    q.end_token_count = 0;
     q.repetition_penalty = -1.0f;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);

@@ -180,3 +180,52 @@ TEST_CASE("disable_unk keeps <unk> out and bad suppress_sequences fail the call"
                                             " at position 0 of sequence 1 is outside the target vocabulary (" +
                                             std::to_string(hp.target_vocab_size) + ")");
 }
+
+TEST_CASE("f32: end_tokens end hypotheses as </s> does (with the call's rules) and equal the reference") {
+  size_t compared = 0;
+  for (const std::string& v : Variants()) {
+    CAPTURE(v);
+    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
+    TranslatorConfig cfg;
+    cfg.max_beam = 4;
+    cfg.max_n_best = 2;
+    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
+    for (const auto& c : ref["cases"]) {
+      const auto src = Ids(c["src"]);
+      const Span<const uint32_t> one(src.data(), src.size());
+      const auto& want = c["end_tokens"];
+      const auto ends = Ids(want["tokens"]);
+      TranslateOptions o;
+      o.max_length = ref["max_length"].get<uint32_t>();
+      o.repetition_penalty = 1.3f;
+      o.no_repeat_ngram_size = 3;
+      o.min_length = 5;
+      o.end_tokens = Span<const uint32_t>(ends.data(), ends.size());
+      o.beam_size = 1;
+      Span<const TranslationResult> r;
+      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
+      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
+      if (r[0].best().tokens.size() > r[0].best().ids.size()) {  // it ended: with </s> or the end token
+        const uint32_t last = r[0].best().tokens[r[0].best().tokens.size() - 1];
+        CHECK((last == ends[0] || last == t->model().hparams().eos_id));
+      }
+      o.beam_size = 4;
+      o.n_best = 2;
+      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
+      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
+      for (size_t h = 0; h < want["beam"].size(); ++h) {
+        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
+        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared == Variants().size() * 8);
+  auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "f32")));
+  const uint32_t bad[] = {t->model().hparams().target_vocab_size};
+  TranslateOptions o;
+  o.end_tokens = Span<const uint32_t>(bad, 1);
+  CHECK(t->CheckOptions(o).message() == "end_tokens: id " + std::to_string(bad[0]) +
+                                            " at position 0 is outside the target vocabulary (" + std::to_string(bad[0]) + ")");
+}

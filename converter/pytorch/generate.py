@@ -86,10 +86,12 @@ def _input_ids(start: int, seqs: Sequence[Sequence[int]]) -> torch.Tensor:
 @torch.no_grad()
 def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int = 256, ratio: float = 0.0,
            procs: Optional[Processors] = None, prefixes: Optional[Sequence[Sequence[int]]] = None,
-           scored: bool = False, token_logprobs: Optional[List[List[float]]] = None) -> List[Tuple[List[int], float]]:
+           scored: bool = False, token_logprobs: Optional[List[List[float]]] = None,
+           ends: Sequence[int] = ()) -> List[Tuple[List[int], float]]:
     """srcs: source ids (each ending in </s>). Returns (ids, score) per sentence. prefixes: target ids each
     sentence starts with (not scored); scored: the prefixes are whole targets, </s> follows and every token
-    counts (score()). token_logprobs: filled with each sentence's per-token log-probabilities."""
+    counts (score()). token_logprobs: filled with each sentence's per-token log-probabilities. ends: more
+    tokens that end a sentence as </s> does (transformers' eos_token_id as a list)."""
     cfg = model.cfg
     model.eval()
     procs = procs or default_processors(model)
@@ -131,9 +133,9 @@ def greedy(model: MarianMTModel, srcs: Sequence[Sequence[int]], max_length: int 
                 scores[i] += lp
             if token_logprobs is not None:
                 token_logprobs[i].append(lp)
-            if t == cfg.eos_token_id or last:
+            if t == cfg.eos_token_id or t in ends or last:
                 done[i] = True
-                if t != cfg.eos_token_id:
+                if t != cfg.eos_token_id and t not in ends:
                     out[i].append(t)
             else:
                 out[i].append(t)
@@ -243,7 +245,7 @@ class _Hyps:
 def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int = 4, length_penalty: float = 1.0,
                 max_length: int = 256, ratio: float = 0.0, procs: Optional[Processors] = None,
                 n_best: int = 1, rules: int = 5, early_stopping=False,
-                prefixes: Optional[Sequence[Sequence[int]]] = None) -> List[List[Tuple[List[int], float]]]:
+                prefixes: Optional[Sequence[Sequence[int]]] = None, ends: Sequence[int] = ()) -> List[List[Tuple[List[int], float]]]:
     """Returns, per sentence, up to n_best (ids, score) best first. rules: 5 or 4 (transformers' version);
     early_stopping: False, True or "never". prefixes: target ids each sentence starts with."""
     cfg = model.cfg
@@ -297,7 +299,7 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
                 cands.append((s, b * beam + idx // V, idx % V))
             filled = 0
             for r, (s, parent, t) in enumerate(cands):
-                if t == cfg.eos_token_id:
+                if t == cfg.eos_token_id or t in ends:
                     if rules == 4 and r < beam:
                         hyps[b].add(list(seqs[parent]), s, gen_len)
                     continue
@@ -320,7 +322,7 @@ def beam_search(model: MarianMTModel, srcs: Sequence[Sequence[int]], beam: int =
             # 5.x: merge the candidates ranked within the first `beam` that end, while the sentence is open.
             if not (early_stopping is True and hyps[b].full()):
                 for r, (s, parent, t) in enumerate(cands[:beam]):
-                    if t == cfg.eos_token_id:
+                    if t == cfg.eos_token_id or t in ends:
                         hyps[b].add(list(seqs[parent]), s, gen_len)
                     elif at_cap:
                         hyps[b].add(seqs[parent] + [t], s, gen_len)

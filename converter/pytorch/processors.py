@@ -83,13 +83,15 @@ class MinLength:
     """MinLengthLogitsProcessor: eos gets -inf while input_ids (start token included) is shorter than
     min_length."""
 
-    def __init__(self, min_length: int, eos: int):
-        self.min_length, self.eos = min_length, eos
+    def __init__(self, min_length: int, eos: int, more_ends: Sequence[int] = ()):
+        self.min_length, self.eos, self.more_ends = min_length, eos, list(more_ends)
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         scores = scores.clone()
         if input_ids.shape[-1] < self.min_length:
             scores[:, self.eos] = NEG_INF
+            for t in self.more_ends:  # an eos_token_id list: every end token
+                scores[:, t] = NEG_INF
         return scores
 
 
@@ -128,7 +130,7 @@ class Processors:
         if gen.get("min_new_tokens"):
             min_len = 1 + gen["min_new_tokens"]
         if min_len > 0:
-            self.steps.append(MinLength(min_len, eos))
+            self.steps.append(MinLength(min_len, eos, gen.get("end_tokens") or ()))
         self.forced = ForcedEOS(eos) if gen.get("forced_eos_token_id") is not None else None
         self.renormalize = bool(gen.get("renormalize_logits"))
 

@@ -11,7 +11,9 @@ BEAM_CONFIGS}, "prefix": ids (1-3 random target tokens), "prefix_greedy": [ids, 
 "logprobs": [...], "score": f}] for the greedy output and for random targets, "call_rules": {"greedy": [ids,
 score], "beam": [[ids, score], ...]} with CALL_RULES in place of the file's rules, "alternatives": {"k": 3,
 "greedy" / "beam" (beam 4): [[ids, score], ...]} (generate.alternatives after "prefix"), "suppress": {"sequences": [[id], [id, id]] (the greedy output's first
-token, its second and third), "greedy": [ids, score], "beam": [[ids, score], ...]} with them suppressed}], "batch": {"greedy": [...],
+token, its second and third), "greedy": [ids, score], "beam": [[ids, score], ...]} with them suppressed,
+"end_tokens": {"tokens": [id] (the greedy output's second token), "greedy": [ids, score], "beam": [[ids, score],
+...]} with it ending hypotheses as </s> does, and CALL_RULES (min_length holds it back too)}], "batch": {"greedy": [...],
 "beam": [...]} for all cases decoded together}. Source ids are drawn at random from the vocabulary (no pad,
 no </s>) and end in </s>.
 """
@@ -123,6 +125,13 @@ def main():
                                         cfg.eos_token_id)
         (s_ids, s_score), = generate.greedy(model, [src], max_length=args.max_length, procs=sup_procs)
         s_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=sup_procs, n_best=2)[0]
+        ends = [g_ids[1]] if len(g_ids) > 2 else [allowed[1]]  # an end token the greedy output would meet
+        end_procs = generate.Processors(dict(gen, **CALL_RULES, end_tokens=ends), cfg.target_vocab_size, cfg.pad_token_id,
+                                        cfg.eos_token_id)
+        (e_ids, e_score), = generate.greedy(model, [src], max_length=args.max_length, procs=end_procs, ends=ends)
+        e_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=end_procs, n_best=2,
+                                      ends=ends)[0]
+        end_case = {"tokens": ends, "greedy": [e_ids, e_score], "beam": [[h, s] for h, s in e_beam]}
         suppress = {"sequences": sup, "greedy": [s_ids, s_score], "beam": [[h, s] for h, s in s_beam]}
         alts = {"k": 3, "greedy": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 1, args.max_length, procs)],
                 "beam": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 4, args.max_length, procs)]}
@@ -130,7 +139,7 @@ def main():
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
                       "beam": [[h, s] for h, s in beams], "beam_rules": rules, "prefix": prefix,
                       "prefix_greedy": [p_ids, p_score, _finite_or_none(lps[0])], "prefix_beam": p_beam, "score": scored,
-                      "alternatives": alts, "suppress": suppress})
+                      "alternatives": alts, "suppress": suppress, "end_tokens": end_case})
     batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
                                                                    procs=procs, n_best=2)]

@@ -144,3 +144,11 @@ def test_generate_tokens_as_a_ctranslate2_program_uses_it(model_path):
     assert tokens[:-1] == greedy[0].hypotheses[0] and tokens[-1] == "</s>"
     first = next(iter(translator.generate_tokens(["▁A", "▁man", "."], return_log_prob=True)))
     assert first.step == 0 and first.log_prob < 0.0
+
+
+def test_end_token_ends_a_hypothesis(model_path):
+    translator = ctranslate2.Translator(str(model_path))
+    src = [["▁Two", "▁dogs", "▁play", "▁in", "▁the", "▁snow", "."]]
+    full = translator.translate_batch(src, beam_size=1)[0].hypotheses[0]
+    cut = translator.translate_batch(src, beam_size=1, end_token=full[1])[0].hypotheses[0]
+    assert cut == full[:1]  # the end token is left out, as </s> is

@@ -180,6 +180,11 @@ struct TranslateOptions {
   Span<const Span<const uint32_t>> suppress_sequences;
   /// Never generate the unknown token (CTranslate2's disable_unk; Hyperparameters::unk_id).
   bool disable_unk = false;
+  /// More target tokens that end a hypothesis as `</s>` does (transformers' eos_token_id as a list, CTranslate2's
+  /// end_token; at most 8): the ending token is in Hypothesis::tokens, not in ids; min_length holds them all
+  /// back; the file's forced `</s>` at max_length stays `</s>`. Not owned. An id outside the target vocabulary:
+  /// kInvalidArgument.
+  Span<const uint32_t> end_tokens;
   /// > 0: a sentence longer than this many source tokens is cut to it (its first tokens, then `</s>`), as
   /// CTranslate2's max_input_length does (at most max_source_tokens); 0 (default): such a sentence fails alone
   /// (kResourceExhausted), as one over max_source_tokens always does.

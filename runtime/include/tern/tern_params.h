@@ -99,6 +99,8 @@ typedef struct tern_translate_params {
   size_t suppress_sequence_count;          /**< 0 (default): none */
   int disable_unk;                         /**< nonzero: never generate the unknown token (CTranslate2's disable_unk) */
   int return_attention;  /**< nonzero: tern_result_attention (needs tern_translator_params.attention) */
+  const uint32_t* end_tokens; /**< more target ids that end a hypothesis as `</s>` does (TranslateOptions::end_tokens) */
+  size_t end_token_count;     /**< 0 (default): none */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

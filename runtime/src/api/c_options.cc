@@ -55,6 +55,9 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_.data(), suppress_.size());
   o.disable_unk = p.disable_unk != 0;
   o.return_attention = p.return_attention != 0;
+  // A NULL array with a count: an id the session refuses (never a silent "none").
+  static const uint32_t kInvalid[] = {UINT32_MAX};
+  if (p.end_token_count) o.end_tokens = p.end_tokens ? Span<const uint32_t>(p.end_tokens, p.end_token_count) : Span<const uint32_t>(kInvalid, 1);
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
   else if (p.min_length < -1) o.repetition_penalty = NAN;
 }

@@ -137,7 +137,7 @@ size_t FillBeams(SearchContext& c, size_t b, size_t i0, size_t nc, size_t pos, b
   const size_t T = c.dims.tgt, B = c.opt.beam;
   size_t filled = 0;
   for (size_t r = 0; r < nc && filled < B; ++r) {
-    if (S.cand_token[r] == c.eos) {
+    if (c.IsEnd(S.cand_token[r])) {
       if (finish4 && r < B) {
         PlaceCandidate(c, S.candidate, 0, b, i0, r, pos);
         if (Finishable(c, b, S.candidate, 0, pos, S.cand_score[r]))
@@ -212,7 +212,7 @@ void ProcessCandidates5(SearchContext& c, size_t b, size_t i0, size_t nc, size_t
   // heuristic of the previous step) and, with early_stopping true, its set was not yet full.
   if (!(c.opt.early_stopping == EarlyStopping::kTrue && c.hyps.full(b))) {
     for (size_t r = 0; r < nc && r < B; ++r) {
-      const bool eos = S.cand_token[r] == c.eos;
+      const bool eos = c.IsEnd(S.cand_token[r]);
       if (!eos && !at_cap) continue;
       PlaceCandidate(c, S.candidate, 0, b, i0, r, pos);
       if (Finishable(c, b, S.candidate, 0, pos, S.cand_score[r]))
@@ -249,7 +249,7 @@ void StreamBest(SearchContext& c, size_t b) {
   const size_t at = c.hyps.row(b, idx[0]) * c.dims.tgt, len = c.hyps.length(b, idx[0]);
   const uint32_t* tokens = c.hyps.planes().token + at;
   const float* logprobs = c.hyps.planes().logprob + at;  // [len]
-  if (c.hyps.ended_eos(b, idx[0])) c.stream->Hypothesis(b, tokens, logprobs, len - 1, c.eos);
+  if (c.hyps.ended_eos(b, idx[0])) c.stream->Hypothesis(b, tokens, logprobs, len - 1, tokens[len - 1]);
   else c.stream->Hypothesis(b, tokens, logprobs, len, len ? tokens[len - 1] : c.eos);
 }
 

@@ -21,6 +21,8 @@ void ExpandSearch::Step(SearchContext& c, size_t n, size_t pos) {
     if (!forced) {
       const int64_t eos_col = c.vocab.Index(c.eos);
       if (eos_col >= 0) row[eos_col] = -INFINITY;
+      for (uint32_t t : c.end_tokens)  // every end token, as CTranslate2's expansion disables its end ids
+        if (const int64_t col = c.vocab.Index(t); col >= 0) row[col] = -INFINITY;
       const float lse = LogSumExp(row, V);
       uint32_t cols[kMaxBeam];
       size_t m = 0;

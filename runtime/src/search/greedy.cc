@@ -62,7 +62,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
     S.track.logprob[at] = logprob;
     S.track.source[at] = S.row_source[i];
     S.track.constraint[at] = sc.n ? AdvanceConstraint(sc, state, best) : 0;
-    const bool last = pos + 1 >= ctx.max_len, eos = best == c.eos;
+    const bool last = pos + 1 >= ctx.max_len, eos = c.IsEnd(best);
     if (c.stream) c.stream->Token(b, best, logprob, S.track.token + slot * T, eos ? pos : pos + 1, eos || last);
     if (eos || last) {
       c.hyps.Add(b, S.track, slot, static_cast<uint32_t>(pos + 1), eos, S.beam_scores[slot]);

@@ -57,6 +57,8 @@ void MinLength::Process(const RowContext& ctx, float* row) const {
   if (ctx.pos >= min_length_) return;
   const int64_t e = ctx.vocab->Index(eos_);
   if (e >= 0) row[e] = kNegInf;
+  for (uint32_t t : more_ends_)
+    if (const int64_t c = ctx.vocab->Index(t); c >= 0) row[c] = kNegInf;
 }
 
 void ForcedEos::Process(const RowContext& ctx, float* row) const {
@@ -96,7 +98,7 @@ void LogitsProcessors::SetRules(const LogitsRules& r) {
     Add(&bad_sequences_);
   }
   if (r.min_length > 0) {
-    min_length_ = MinLength(r.min_length, eos_);
+    min_length_ = MinLength(r.min_length, eos_, r.end_tokens);
     Add(&min_length_);
   }
   if (forced_eos_on_) {

@@ -70,11 +70,13 @@ class NoRepeatNGram : public LogitsRule {
 /// generated (transformers' min_length counts the start token; this one does not).
 class MinLength : public LogitsRule {
  public:
-  MinLength(uint32_t min_length, uint32_t eos) : min_length_(min_length), eos_(eos) {}
+  MinLength(uint32_t min_length, uint32_t eos, Span<const uint32_t> more_ends = {})
+      : min_length_(min_length), eos_(eos), more_ends_(more_ends) {}
   void Process(const RowContext& ctx, float* row) const override;
 
  private:
   uint32_t min_length_, eos_;
+  Span<const uint32_t> more_ends_;  // the call's end tokens: held back too (transformers' eos_token_id list)
 };
 
 /// transformers' ForcedEOSTokenLogitsProcessor: at the last step a sentence may take (pos + 1 == max_len),
@@ -110,10 +112,12 @@ struct LogitsRules {
   uint32_t min_length = 0;            // generated tokens before </s> is allowed
   Span<const Span<const uint32_t>> suppress_sequences;  // the call's (not owned; checked by ResolveOptions)
   uint32_t suppress_token = UINT32_MAX;                 // disable_unk: <unk>; UINT32_MAX: none
+  Span<const uint32_t> end_tokens;                      // the call's end tokens besides eos (MinLength bans them)
   bool operator==(const LogitsRules& o) const {
     return repetition_penalty == o.repetition_penalty && no_repeat_ngram_size == o.no_repeat_ngram_size &&
            min_length == o.min_length && suppress_sequences.data() == o.suppress_sequences.data() &&
-           suppress_sequences.size() == o.suppress_sequences.size() && suppress_token == o.suppress_token;
+           suppress_sequences.size() == o.suppress_sequences.size() && suppress_token == o.suppress_token &&
+           end_tokens.data() == o.end_tokens.data() && end_tokens.size() == o.end_tokens.size();
   }
 };
 

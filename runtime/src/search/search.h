@@ -129,6 +129,15 @@ struct SearchContext {
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: the text and part of each input sentence
   const ConstraintBuffers* constraints = nullptr;  // the call's constraints (nullptr: none)
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
+  Span<const uint32_t> end_tokens;       // the call's tokens that end a hypothesis besides eos
+
+  /// Whether `token` ends a hypothesis (eos, or one of the call's end tokens).
+  bool IsEnd(uint32_t token) const {
+    if (token == eos) return true;
+    for (uint32_t t : end_tokens)
+      if (token == t) return true;
+    return false;
+  }
 
   /// Tokens of sentence b's (length order) target prefix (or scored target; 0: none).
   uint32_t PrefixLen(size_t b) const { return forced ? forced->Length(in.order[b]) : 0; }

@@ -32,6 +32,7 @@ bool SameCall(const TicketState& a, const TicketState& b) {
          x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
          x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length &&
          x.max_input_length == y.max_input_length && x.alternatives == y.alternatives && x.disable_unk == y.disable_unk && x.return_attention == y.return_attention &&
+         x.end_tokens.data() == y.end_tokens.data() && x.end_tokens.size() == y.end_tokens.size() &&
          x.suppress_sequences.data() == y.suppress_sequences.data() && x.suppress_sequences.size() == y.suppress_sequences.size() &&
          x.min_alternative_expansion_prob == y.min_alternative_expansion_prob && x.logits_processors.data() == y.logits_processors.data() &&
          x.logits_processors.size() == y.logits_processors.size();

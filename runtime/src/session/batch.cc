@@ -68,6 +68,14 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
                                                         " is outside the target vocabulary (" + std::to_string(dims.vocab) + ")");
   }
   r.rules.suppress_sequences = o.suppress_sequences;
+  if (o.end_tokens.size() > 8)
+    return Status(StatusCode::kInvalidArgument, "end_tokens: " + std::to_string(o.end_tokens.size()) + " tokens (at most 8)");
+  for (size_t k = 0; k < o.end_tokens.size(); ++k)
+    if (o.end_tokens[k] >= dims.vocab)
+      return Status(StatusCode::kInvalidArgument, "end_tokens: id " + std::to_string(o.end_tokens[k]) + " at position " +
+                                                      std::to_string(k) + " is outside the target vocabulary (" +
+                                                      std::to_string(dims.vocab) + ")");
+  r.rules.end_tokens = o.end_tokens;
   r.disable_unk = o.disable_unk;
   r.sampling = o.sampling;
   if (o.sampling.enabled) {

@@ -108,7 +108,7 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
                     /*stream=*/streaming ? &stream : nullptr,
                     /*origins=*/origins};
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
-  ctx.constraints = constrained ? &in.constraints : nullptr;
+  ctx.constraints = constrained ? &in.constraints : nullptr, ctx.end_tokens = o.rules.end_tokens;
   const ForcedTokens forced{in.forced_ids.data(), in.forced_len.data(), dims.tgt, o.scored};
   ctx.forced = o.forced ? &forced : nullptr;
   ctx.vocab = dims.shortlist && o.use_shortlist && !constrained

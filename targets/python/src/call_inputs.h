@@ -63,6 +63,7 @@ struct CallRules {
   std::vector<Span<const uint32_t>> suppress_views;
   bool disable_unk = false;
   bool return_attention = false;
+  std::vector<uint32_t> end_tokens;  // end_tokens= (target ids)
   /// suppress_sequences=: None or a list of target id lists. Raises TypeError. GIL held.
   void SetSuppress(py::object sequences) {
     if (sequences.is_none()) return;
@@ -74,6 +75,7 @@ struct CallRules {
     o->suppress_sequences = Span<const Span<const uint32_t>>(suppress_views.data(), suppress_views.size());
     o->disable_unk = disable_unk;
     o->return_attention = return_attention;
+    o->end_tokens = Span<const uint32_t>(end_tokens.data(), end_tokens.size());
     state->per_input = std::max<uint32_t>(1, alternatives);
     o->sampling = sampling;
     o->max_input_length = max_input_length;

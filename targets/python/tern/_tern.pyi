@@ -126,6 +126,7 @@ class Translator:
                         no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                         max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                         suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
+                        end_tokens: Sequence[int] = (),
                         target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
@@ -157,6 +158,7 @@ class Translator:
                       no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                       suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
+                        end_tokens: Sequence[int] = (),
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:

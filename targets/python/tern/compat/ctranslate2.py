@@ -119,7 +119,7 @@ class _Async:
 
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
 _FIXED = {
-    "patience": 1, "coverage_penalty": 0, "end_token": None, "return_end_token": False, "prefix_bias_beta": 0,
+    "patience": 1, "coverage_penalty": 0, "return_end_token": False, "prefix_bias_beta": 0,
     "use_vmap": False, "return_logits_vocab": False,
     "replace_unknowns": False,
 }
@@ -243,7 +243,7 @@ class Translator:
                         return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
                         repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, return_alternatives=False,
                         min_alternative_expansion_prob=0, suppress_sequences=None, disable_unk=False,
-                        return_attention=False, **options):
+                        return_attention=False, end_token=None, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
         prefix_ids = None
@@ -277,6 +277,9 @@ class Translator:
             sampling["disable_unk"] = True
         if return_attention:
             sampling["return_attention"] = True
+        if end_token:  # tokens that end a hypothesis besides </s> (tern's end_tokens; </s> always ends one too)
+            ends = [end_token] if isinstance(end_token, str) else list(end_token)
+            sampling["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
         alternatives = {}
         if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
             alternatives = dict(alternatives=int(num_hypotheses),
