@@ -10,16 +10,6 @@
 using namespace tern;
 using namespace tern::test;
 
-namespace {
-
-Span<const Span<const uint32_t>> Spans(const std::vector<std::vector<uint32_t>>& v, std::vector<Span<const uint32_t>>* out) {
-  out->clear();
-  for (const auto& x : v) out->emplace_back(x.data(), x.size());
-  return Span<const Span<const uint32_t>>(out->data(), out->size());
-}
-
-}  // namespace
-
 TEST_CASE("f32: alternatives after a target prefix, greedy and beam 4, equal the reference (all inputs in one call)") {
   size_t compared = 0;
   for (const std::string& v : Variants()) {

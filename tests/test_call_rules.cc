@@ -7,8 +7,32 @@
 using namespace tern;
 using namespace tern::test;
 
-TEST_CASE("f32: a call's own repetition penalty, no-repeat n-grams and min length equal the reference") {
-  size_t compared = 0;
+namespace {
+
+// Greedy, then beam 4 with 2-best, of `src` under `o` equal the reference's {"greedy": [ids, score], "beam":
+// [[ids, score], ...]} (scores within 1e-3 relative).
+void CheckAgainstReference(Translator& t, const std::vector<uint32_t>& src, TranslateOptions o, const nlohmann::json& want) {
+  const Span<const uint32_t> one(src.data(), src.size());
+  const Span<const Span<const uint32_t>> in(&one, 1);
+  Span<const TranslationResult> r;
+  o.beam_size = 1, o.n_best = 1;
+  REQUIRE(t.TranslateIds(in, o, &r).ok());
+  CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
+  CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
+  o.beam_size = 4, o.n_best = 2;
+  REQUIRE(t.TranslateIds(in, o, &r).ok());
+  REQUIRE(r[0].hypotheses.size() == want["beam"].size());
+  for (size_t h = 0; h < want["beam"].size(); ++h) {
+    CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
+    CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
+  }
+}
+
+// Runs check(translator, reference file, case) on every case of every tiny model (f32, max beam 4, 2-best);
+// returns how many.
+template <typename Check>
+size_t ForEachCase(Check check) {
+  size_t n = 0;
   for (const std::string& v : Variants()) {
     CAPTURE(v);
     const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
@@ -16,39 +40,32 @@ TEST_CASE("f32: a call's own repetition penalty, no-repeat n-grams and min lengt
     cfg.max_beam = 4;
     cfg.max_n_best = 2;
     auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
-    for (const auto& c : ref["cases"]) {
-      const auto src = Ids(c["src"]);
-      const Span<const uint32_t> one(src.data(), src.size());
-      const Span<const Span<const uint32_t>> in(&one, 1);
-      TranslateOptions o;
-      o.max_length = ref["max_length"].get<uint32_t>();
-      o.repetition_penalty = 1.3f;
-      o.no_repeat_ngram_size = 3;
-      o.min_length = 5;  // transformers' min_length 6 (it counts the start token)
-      o.beam_size = 1;
-      Span<const TranslationResult> r;
-      REQUIRE(t->TranslateIds(in, o, &r).ok());
-      const auto& want = c["call_rules"];
-      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
-      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
-      o.beam_size = 4;
-      o.n_best = 2;
-      REQUIRE(t->TranslateIds(in, o, &r).ok());
-      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
-      for (size_t h = 0; h < want["beam"].size(); ++h) {
-        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
-        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
-      }
-      // The next call without rules of its own has the file's again.
-      TranslateOptions plain;
-      plain.max_length = o.max_length;
-      plain.beam_size = 1;
-      REQUIRE(t->TranslateIds(in, plain, &r).ok());
-      CHECK(ToVector(r[0].best().ids) == Ids(c["greedy"]));
-      ++compared;
-    }
+    for (const auto& c : ref["cases"]) check(*t, ref, c), ++n;
   }
-  CHECK(compared == Variants().size() * 8);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("f32: a call's own repetition penalty, no-repeat n-grams and min length equal the reference") {
+  const size_t n = ForEachCase([](Translator& t, const nlohmann::json& ref, const nlohmann::json& c) {
+    TranslateOptions o;
+    o.max_length = ref["max_length"].get<uint32_t>();
+    o.repetition_penalty = 1.3f;
+    o.no_repeat_ngram_size = 3;
+    o.min_length = 5;  // transformers' min_length 6 (it counts the start token)
+    CheckAgainstReference(t, Ids(c["src"]), o, c["call_rules"]);
+    // The next call without rules of its own has the file's again.
+    const auto src = Ids(c["src"]);
+    const Span<const uint32_t> one(src.data(), src.size());
+    TranslateOptions plain;
+    plain.max_length = o.max_length;
+    plain.beam_size = 1;
+    Span<const TranslationResult> r;
+    REQUIRE(t.TranslateIds(Span<const Span<const uint32_t>>(&one, 1), plain, &r).ok());
+    CHECK(ToVector(r[0].best().ids) == Ids(c["greedy"]));
+  });
+  CHECK(n == Variants().size() * 8);
 }
 
 TEST_CASE("a call's own logits rules: bad values fail the call") {
@@ -105,42 +122,17 @@ TEST_CASE("max_input_length cuts a long source to its first tokens and </s> inst
 }
 
 TEST_CASE("f32: suppress_sequences (one token and two) equal the reference's NoBadWords, greedy and beam") {
-  size_t compared = 0;
-  for (const std::string& v : Variants()) {
-    CAPTURE(v);
-    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
-    TranslatorConfig cfg;
-    cfg.max_beam = 4;
-    cfg.max_n_best = 2;
-    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
-    for (const auto& c : ref["cases"]) {
-      const auto src = Ids(c["src"]);
-      const Span<const uint32_t> one(src.data(), src.size());
-      const auto& want = c["suppress"];
-      std::vector<std::vector<uint32_t>> seqs;
-      for (const auto& s : want["sequences"]) seqs.push_back(Ids(s));
-      std::vector<Span<const uint32_t>> views;
-      for (const auto& s : seqs) views.emplace_back(s.data(), s.size());
-      TranslateOptions o;
-      o.max_length = ref["max_length"].get<uint32_t>();
-      o.suppress_sequences = Span<const Span<const uint32_t>>(views.data(), views.size());
-      o.beam_size = 1;
-      Span<const TranslationResult> r;
-      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
-      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
-      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
-      o.beam_size = 4;
-      o.n_best = 2;
-      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
-      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
-      for (size_t h = 0; h < want["beam"].size(); ++h) {
-        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
-        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
-      }
-      ++compared;
-    }
-  }
-  CHECK(compared == Variants().size() * 8);
+  const size_t n = ForEachCase([](Translator& t, const nlohmann::json& ref, const nlohmann::json& c) {
+    std::vector<std::vector<uint32_t>> seqs;
+    for (const auto& s : c["suppress"]["sequences"]) seqs.push_back(Ids(s));
+    std::vector<Span<const uint32_t>> views;
+    for (const auto& s : seqs) views.emplace_back(s.data(), s.size());
+    TranslateOptions o;
+    o.max_length = ref["max_length"].get<uint32_t>();
+    o.suppress_sequences = Span<const Span<const uint32_t>>(views.data(), views.size());
+    CheckAgainstReference(t, Ids(c["src"]), o, c["suppress"]);
+  });
+  CHECK(n == Variants().size() * 8);
 }
 
 TEST_CASE("disable_unk keeps <unk> out and bad suppress_sequences fail the call") {
@@ -182,46 +174,17 @@ TEST_CASE("disable_unk keeps <unk> out and bad suppress_sequences fail the call"
 }
 
 TEST_CASE("f32: end_tokens end hypotheses as </s> does (with the call's rules) and equal the reference") {
-  size_t compared = 0;
-  for (const std::string& v : Variants()) {
-    CAPTURE(v);
-    const auto ref = ReadJson(ModelsDir() + "/" + v + ".ref.json");
-    TranslatorConfig cfg;
-    cfg.max_beam = 4;
-    cfg.max_n_best = 2;
-    auto t = MakeTranslator(LoadOrFail(ModelPath(v, "f32")), cfg);
-    for (const auto& c : ref["cases"]) {
-      const auto src = Ids(c["src"]);
-      const Span<const uint32_t> one(src.data(), src.size());
-      const auto& want = c["end_tokens"];
-      const auto ends = Ids(want["tokens"]);
-      TranslateOptions o;
-      o.max_length = ref["max_length"].get<uint32_t>();
-      o.repetition_penalty = 1.3f;
-      o.no_repeat_ngram_size = 3;
-      o.min_length = 5;
-      o.end_tokens = Span<const uint32_t>(ends.data(), ends.size());
-      o.beam_size = 1;
-      Span<const TranslationResult> r;
-      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
-      CHECK(ToVector(r[0].best().ids) == Ids(want["greedy"][0]));
-      CHECK(r[0].best().score == doctest::Approx(want["greedy"][1].get<float>()).epsilon(1e-3));
-      if (r[0].best().tokens.size() > r[0].best().ids.size()) {  // it ended: with </s> or the end token
-        const uint32_t last = r[0].best().tokens[r[0].best().tokens.size() - 1];
-        CHECK((last == ends[0] || last == t->model().hparams().eos_id));
-      }
-      o.beam_size = 4;
-      o.n_best = 2;
-      REQUIRE(t->TranslateIds(Span<const Span<const uint32_t>>(&one, 1), o, &r).ok());
-      REQUIRE(r[0].hypotheses.size() == want["beam"].size());
-      for (size_t h = 0; h < want["beam"].size(); ++h) {
-        CHECK(ToVector(r[0].hypotheses[h].ids) == Ids(want["beam"][h][0]));
-        CHECK(r[0].hypotheses[h].score == doctest::Approx(want["beam"][h][1].get<float>()).epsilon(1e-3));
-      }
-      ++compared;
-    }
-  }
-  CHECK(compared == Variants().size() * 8);
+  const size_t n = ForEachCase([](Translator& t, const nlohmann::json& ref, const nlohmann::json& c) {
+    const auto ends = Ids(c["end_tokens"]["tokens"]);
+    TranslateOptions o;
+    o.max_length = ref["max_length"].get<uint32_t>();
+    o.repetition_penalty = 1.3f;
+    o.no_repeat_ngram_size = 3;
+    o.min_length = 5;
+    o.end_tokens = Span<const uint32_t>(ends.data(), ends.size());
+    CheckAgainstReference(t, Ids(c["src"]), o, c["end_tokens"]);
+  });
+  CHECK(n == Variants().size() * 8);
   auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "f32")));
   const uint32_t bad[] = {t->model().hparams().target_vocab_size};
   TranslateOptions o;

@@ -11,12 +11,6 @@ using namespace tern::test;
 
 namespace {
 
-Span<const Span<const uint32_t>> Spans(const std::vector<std::vector<uint32_t>>& v, std::vector<Span<const uint32_t>>* out) {
-  out->clear();
-  for (const auto& x : v) out->emplace_back(x.data(), x.size());
-  return Span<const Span<const uint32_t>>(out->data(), out->size());
-}
-
 // Log-probabilities from the reference (null: -inf, which JSON cannot hold).
 std::vector<float> Logprobs(const nlohmann::json& j) {
   std::vector<float> v;

@@ -72,6 +72,13 @@ inline std::vector<uint32_t> Ids(const nlohmann::json& j) { return j.get<std::ve
 
 inline std::vector<uint32_t> ToVector(Span<const uint32_t> s) { return std::vector<uint32_t>(s.begin(), s.end()); }
 
+/// Views of id lists as a call takes them (`out` holds the views).
+inline Span<const Span<const uint32_t>> Spans(const std::vector<std::vector<uint32_t>>& v, std::vector<Span<const uint32_t>>* out) {
+  out->clear();
+  for (const auto& x : v) out->emplace_back(x.data(), x.size());
+  return Span<const Span<const uint32_t>>(out->data(), out->size());
+}
+
 
 /// The payload range [offset, offset + size) of the `nth` length-delimited field number `want` in the
 /// protobuf message proto[begin, end), found by walking the wire format; {0, 0} when there is none.
