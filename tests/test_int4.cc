@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fields.h"
+#include "nn/int4_probe.h"
 #include "nn/linear.h"
 #include "quantize.h"
 #include "tern_generated.h"
@@ -131,6 +132,10 @@ TEST_CASE("int4 linear layers: XNNPACK's qc4w and qb4w operators and tern's own 
     // XNNPACK's operator, and Run (tern's own 4-bit GEMM for qc4w on AVX2 without VNNI: kBoth makes it).
     for (bool xnnpack : {true, false}) {
       CAPTURE(xnnpack);
+      if (xnnpack && XnnpackInt4Wrong(t)) {  // tests/test_cpu.cc names the fault; Run is tern's own GEMM then
+        MESSAGE("XNNPACK's " << DTypeName(t) << " operator is wrong on this CPU (nn/int4_probe.h): not compared");
+        continue;
+      }
       std::vector<float> y(rows * out);
       REQUIRE((xnnpack ? linear.value().RunXnnpack(x.data(), scratch, rows, y.data(), nullptr)
                        : linear.value().Run(x.data(), scratch, rows, y.data(), nullptr)).ok());

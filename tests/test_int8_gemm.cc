@@ -13,6 +13,7 @@
 
 #include "kernels/int4_gemm.h"
 #include "kernels/int8_gemm.h"
+#include "nn/int4_probe.h"
 #include "nn/linear.h"
 #include "nn/xnn_ops.h"
 
@@ -336,7 +337,8 @@ TEST_CASE("qc4w layer: tern's own 4-bit GEMM gives XNNPACK's operator and tern's
                own.data(), nullptr);
     REQUIRE(lin.value().RunXnnpack(x.data(), q, rows, xnn.data(), nullptr).ok());
     REQUIRE(lin.value().Run(x.data(), q, rows, run.data(), nullptr).ok());
+    CHECK(std::memcmp(run.data(), own.data(), run.size() * 4) == 0);
+    if (XnnpackInt4Wrong(DType::kQc4w)) continue;  // XNNPACK's operator is wrong here (nn/int4_probe.h)
     CHECK(std::memcmp(own.data(), xnn.data(), own.size() * 4) == 0);
-    CHECK(std::memcmp(run.data(), xnn.data(), run.size() * 4) == 0);
   }
 }

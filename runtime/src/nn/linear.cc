@@ -1,5 +1,7 @@
 #include "nn/linear.h"
 
+#include "nn/int4_probe.h"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -81,13 +83,16 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
     }
     scales = scat.data();
   }
-  if (p.dtype == DType::kInt8 && OwnInt8GemmActive()) {
+  if (p.dtype == DType::kInt8 && OwnInt8GemmActive() && backends != LinearBackends::kXnnpackOnly) {
     TERN_ASSIGN_OR_RETURN(p.own, OwnInt8Linear::Make(weights, n));
   }
   // qb4w stays on XNNPACK: its per-block float epilogue made tern's kernel 0.6-0.8x XNNPACK's at every M
   // (docs/performance.md, "Without int8 dot products"); tern's qc4w kernel gives XNNPACK's floats bit for bit
   // and runs when opted in (OwnInt4GemmActive), or beside XNNPACK's for comparison (kBoth).
-  if (p.dtype == DType::kQc4w && (OwnInt4GemmActive() || (backends == LinearBackends::kBoth && OwnInt4GemmAvailable()))) {
+  // Where XNNPACK's 4-bit operator is wrong on this CPU (nn/int4_probe.h), tern's kernel runs every 4-bit layer.
+  const bool xnn4_wrong = backends != LinearBackends::kXnnpackOnly && XnnpackInt4Wrong(p.dtype);
+  if (xnn4_wrong || (p.dtype == DType::kQc4w && backends != LinearBackends::kXnnpackOnly &&
+                     (OwnInt4GemmActive() || (backends == LinearBackends::kBoth && OwnInt4GemmAvailable())))) {
     p.own4 = OwnInt4Linear::Make(weights, n);
     if (p.own4.available() && !k.exact_epilogue) {
       try {

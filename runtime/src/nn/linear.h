@@ -36,8 +36,9 @@ struct PackedLinear {
   /// int8 on a CPU without int8 dot products: tern's own GEMM over the stored rows (nn/own_int8.h), which
   /// runs the layer at every number of rows (bit for bit what the XNNPACK operator gives).
   OwnInt8Linear own;
-  /// qc4w on x86 AVX2 without VNNI: tern's own 4-bit GEMM over the stored nibbles (nn/own_int8.h), with the
-  /// fused bias (bit for bit XNNPACK's operator and the epilogue), at every number of rows.
+  /// qc4w on x86 AVX2 without VNNI when opted in, and qc4w / qb4w wherever XNNPACK's 4-bit operator is wrong
+  /// (nn/int4_probe.h): tern's own 4-bit GEMM over the stored nibbles (nn/own_int8.h), with the fused bias
+  /// (for qc4w bit for bit XNNPACK's operator and the epilogue where that one is right), at every number of rows.
   OwnInt4Linear own4;
   std::vector<float> own4_bias;
 };
@@ -50,6 +51,8 @@ enum class LinearBackends {
   /// XNNPACK's packed operator always, and tern's own GEMM as in kAuto too (tests and benchmarks compare them
   /// through Linear::RunXnnpack).
   kBoth,
+  /// XNNPACK's packed operator only (nn/int4_probe.cc checks XNNPACK's 4-bit kernels with it).
+  kXnnpackOnly,
 };
 
 /// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
