@@ -390,7 +390,8 @@ int main(int argc, char** argv) {
     q.end_tokens = &first;
     q.end_token_count = 1;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
-    CHECK(tern_result_ids(res, 0, 0, &nm) != NULL || nm == 0);
+    nm = 99;
+    tern_result_ids(res, 0, 0, &nm);
     CHECK(nm == 0);
     q.end_tokens = NULL;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
@@ -398,6 +399,24 @@ int main(int argc, char** argv) {
     q.repetition_penalty = -1.0f;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);
+    q.repetition_penalty = NAN;
+    /* forced_eos: the file's (on) ends a hypothesis cut at max_length 3 with </s> (2 ids); off, it ends
+     * after 3 ids. Values other than -1, 0, 1 (and int settings below -1) are refused, naming the field. */
+    q.max_length = 3;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    tern_result_ids(res, 0, 0, &nm);
+    CHECK(nm == 2);
+    q.forced_eos = 0;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    tern_result_ids(res, 0, 0, &nm);
+    CHECK(nm == 3);
+    q.forced_eos = 2;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_translate_params.forced_eos 2 (0, 1; -1: the file's)") == 0);
+    q.forced_eos = -1;
+    q.min_length = -3;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_translate_params.min_length -3 (0 or more; -1: the file's)") == 0);
   }
   /* Alternatives: three distinct continuations of a prefix, each starting with it; n_best 2 is refused. */
   {

@@ -192,3 +192,17 @@ TEST_CASE("f32: end_tokens end hypotheses as </s> does (with the call's rules) a
   CHECK(t->CheckOptions(o).message() == "end_tokens: id " + std::to_string(bad[0]) +
                                             " at position 0 is outside the target vocabulary (" + std::to_string(bad[0]) + ")");
 }
+
+TEST_CASE("f32: forced_eos switched per call equals the reference with forced_eos_token_id switched") {
+  size_t cut = 0;  // hypotheses max_length cut without </s>: the switch must matter somewhere
+  const size_t n = ForEachCase([&cut](Translator& t, const nlohmann::json&, const nlohmann::json& c) {
+    const auto& f = c["forced_eos"];
+    TranslateOptions o;
+    o.max_length = f["max_length"].get<uint32_t>();
+    o.forced_eos = f["on"].get<bool>();
+    CheckAgainstReference(t, Ids(c["src"]), o, f);
+    for (const auto& h : f["beam"]) cut += h[0].size() == o.max_length;
+  });
+  CHECK(n == Variants().size() * 8);
+  CHECK(cut > 0);
+}

@@ -13,7 +13,8 @@ score], "beam": [[ids, score], ...]} with CALL_RULES in place of the file's rule
 "greedy" / "beam" (beam 4): [[ids, score], ...]} (generate.alternatives after "prefix"), "suppress": {"sequences": [[id], [id, id]] (the greedy output's first
 token, its second and third), "greedy": [ids, score], "beam": [[ids, score], ...]} with them suppressed,
 "end_tokens": {"tokens": [id] (the greedy output's second token), "greedy": [ids, score], "beam": [[ids, score],
-...]} with it ending hypotheses as </s> does, and CALL_RULES (min_length holds it back too)}], "batch": {"greedy": [...],
+...]} with it ending hypotheses as </s> does, and CALL_RULES (min_length holds it back too), "forced_eos": {"on":
+bool (the file's switched), "max_length": 5, "greedy": [ids, score], "beam": [[ids, score], ...]}}], "batch": {"greedy": [...],
 "beam": [...]} for all cases decoded together}. Source ids are drawn at random from the vocabulary (no pad,
 no </s>) and end in </s>.
 """
@@ -132,6 +133,12 @@ def main():
         e_beam = generate.beam_search(model, [src], beam=4, max_length=args.max_length, procs=end_procs, n_best=2,
                                       ends=ends)[0]
         end_case = {"tokens": ends, "greedy": [e_ids, e_score], "beam": [[h, s] for h, s in e_beam]}
+        f_on = gen.get("forced_eos_token_id") is None  # the file's forced </s> switched (TranslateOptions::forced_eos)
+        f_procs = generate.Processors(dict(gen, forced_eos_token_id=cfg.eos_token_id if f_on else None),
+                                      cfg.target_vocab_size, cfg.pad_token_id, cfg.eos_token_id)
+        (f_ids, f_score), = generate.greedy(model, [src], max_length=5, procs=f_procs)
+        f_beam = generate.beam_search(model, [src], beam=4, max_length=5, procs=f_procs, n_best=2)[0]
+        forced = {"on": f_on, "max_length": 5, "greedy": [f_ids, f_score], "beam": [[h, s] for h, s in f_beam]}
         suppress = {"sequences": sup, "greedy": [s_ids, s_score], "beam": [[h, s] for h, s in s_beam]}
         alts = {"k": 3, "greedy": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 1, args.max_length, procs)],
                 "beam": [[h, s] for h, s in generate.alternatives(model, src, prefix, 3, 4, args.max_length, procs)]}
@@ -139,7 +146,8 @@ def main():
                       "logits": logits.flatten().tolist(), "greedy": g_ids, "greedy_score": g_score,
                       "beam": [[h, s] for h, s in beams], "beam_rules": rules, "prefix": prefix,
                       "prefix_greedy": [p_ids, p_score, _finite_or_none(lps[0])], "prefix_beam": p_beam, "score": scored,
-                      "alternatives": alts, "suppress": suppress, "end_tokens": end_case})
+                      "alternatives": alts, "suppress": suppress, "end_tokens": end_case,
+                      "forced_eos": forced})
     batch_greedy = [g for g, _ in generate.greedy(model, srcs, max_length=args.max_length, procs=procs)]
     batch_beam = [[h for h, _ in r] for r in generate.beam_search(model, srcs, beam=4, max_length=args.max_length,
                                                                    procs=procs, n_best=2)]

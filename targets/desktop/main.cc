@@ -120,6 +120,9 @@ static int Run(int argc, char** argv) {
       ->check(CLI::Range(0u, 1u << 16));
   tr->add_option("--min-length", ta.min_length, "tokens generated before </s> is allowed (default: the model's)")
       ->check(CLI::Range(0u, 1u << 20));
+  tr->add_option("--forced-eos", ta.forced_eos,
+                 "true: </s> forced at --max-length (transformers' forced_eos_token_id); false: a cut line ends "
+                 "without it (default: the model's)");
   tr->add_option("--max-input-length", ta.max_input_length,
                  "cut a longer sentence to this many source tokens, </s> kept (default 0: such a sentence fails)")
       ->check(CLI::Range(0u, 1u << 20));

@@ -45,6 +45,7 @@ struct TranslateArgs {
   uint64_t seed = 0;
   std::optional<float> repetition_penalty;       // the call's own logits rules (empty: the file's)
   std::optional<uint32_t> no_repeat_ngram_size, min_length;
+  std::optional<bool> forced_eos;  // --forced-eos (empty: the file's)
   uint32_t max_input_length = 0;  // > 0: longer sources are cut to it
   uint32_t alternatives = 0;      // > 0: that many continuations of the prefix per line (TranslateOptions::alternatives)
   float min_alternative_expansion_prob = 0.f;

@@ -34,6 +34,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   o.repetition_penalty = args.repetition_penalty;
   o.no_repeat_ngram_size = args.no_repeat_ngram_size;
   o.min_length = args.min_length;
+  o.forced_eos = args.forced_eos;
   o.max_input_length = args.max_input_length;
   o.alternatives = args.alternatives;
   o.min_alternative_expansion_prob = args.min_alternative_expansion_prob;

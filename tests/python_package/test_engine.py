@@ -119,3 +119,22 @@ def test_streaming_callback_on_a_worker_thread(engine, translator):
     with pytest.raises(ValueError, match="from the callback"):
         engine.submit(TEXTS[:2], beam_size=1, callback=boom).result(timeout=60)
     assert engine.submit(TEXTS[:1]).result(timeout=60)[0].ok
+
+
+def test_submit_takes_the_calls_rules_as_translate_batch_does(engine, translator):
+    kw = [dict(do_sample=True, sampling_topk=0, sampling_temperature=1.5, seed=7),
+          dict(repetition_penalty=1.3, no_repeat_ngram_size=2, min_length=8),
+          dict(suppress_sequences=[[translator.translate_batch(TEXTS[:1], beam_size=1)[0].hypotheses[0].ids[0]]]),
+          dict(max_length=3, forced_eos=False), dict(disable_unk=True, end_tokens=[5])]
+    for rules in kw:
+        # A sampled sentence's draws depend on its index in the call: the engine's calls are chunked (and
+        # shared) otherwise than the translator's, so a sampled request holds one text.
+        texts = TEXTS[:1] if rules.get("do_sample") else TEXTS
+        got = engine.submit(texts, beam_size=1, **rules).result(timeout=60)
+        want = translator.translate_batch(texts, beam_size=1, **rules)
+        assert _texts(got) == _texts(want), rules
+        assert [r.score for r in got] == [r.score for r in want], rules
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sampling_top_k'"):
+        engine.submit(TEXTS, sampling_top_k=3)
+    with pytest.raises(TypeError, match="end_tokens: str is not of the type"):
+        engine.submit(TEXTS, end_tokens="x")

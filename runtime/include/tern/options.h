@@ -173,6 +173,10 @@ struct TranslateOptions {
   std::optional<float> repetition_penalty;
   std::optional<uint32_t> no_repeat_ngram_size;  ///< see repetition_penalty
   std::optional<uint32_t> min_length;            ///< see repetition_penalty
+  /// `</s>` forced at the last position a hypothesis may take (max_length; transformers'
+  /// ForcedEOSTokenLogitsProcessor, forced_eos_token_id = eos) on (true) or off (false) for this call; empty:
+  /// the file's (GenerationDefaults::forced_eos). Off, a hypothesis cut at max_length ends without `</s>`.
+  std::optional<bool> forced_eos;
   /// Target token sequences never generated (CTranslate2's suppress_sequences, transformers' bad_words_ids
   /// with NoBadWordsLogitsProcessor, after the file's own): a sequence of one token is banned everywhere, a
   /// longer one's last token wherever the tokens so far (a target prefix included) end with the ones before

@@ -89,6 +89,7 @@ typedef struct tern_translate_params {
   float repetition_penalty;   /**< transformers' repetition penalty (1: off); NAN (default): the file's */
   int no_repeat_ngram_size;   /**< n-grams never repeated (0: off); -1 (default): the file's */
   int min_length;             /**< tokens generated before `</s>` may come; -1 (default): the file's */
+  int forced_eos;             /**< 1: `</s>` forced at max_length (TranslateOptions::forced_eos), 0: not; -1 (default): the file's */
   uint32_t max_input_length;  /**< > 0: longer sources are cut to it, `</s>` kept; 0 (default): they fail alone */
   uint32_t alternatives; /**< > 0: N continuations of the prefix are the hypotheses (TranslateOptions::alternatives) */
   float min_alternative_expansion_prob; /**< alternatives: first tokens below this probability are left out (default 0) */

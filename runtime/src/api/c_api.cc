@@ -42,6 +42,7 @@ tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_
       return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument,
                                     std::to_string(n) + " sentences exceed max_batch " + std::to_string(batch)));
     const tern::c_api::CallOptions options(params);
+    if (!options.status().ok()) return Fail(err, options.status());
     tern::Span<const tern::TranslationResult> out;
     tern::Status s = run(options.options(), &out);
     if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);

@@ -92,6 +92,9 @@ class CallOptions {
   /// mean the file's default (an empty optional).
   explicit CallOptions(const tern_translate_params* params);
   const TranslateOptions& options() const { return options_; }
+  /// A value of `params` no TranslateOptions field can hold (an int setting below -1): kInvalidArgument
+  /// naming it, before the call runs; Ok otherwise.
+  const Status& status() const { return status_; }
 
  private:
   class LogitsAdapter : public LogitsProcessor {
@@ -101,6 +104,7 @@ class CallOptions {
     void Process(LogitsRow& row) override;
   };
   TranslateOptions options_;
+  Status status_ = Status::Ok();
   tern_token_callback token_ = nullptr;
   void* token_data_ = nullptr;
   tern_abort_callback abort_ = nullptr;
@@ -108,6 +112,7 @@ class CallOptions {
   LogitsAdapter logits_;
   LogitsProcessor* logits_list_[1] = {&logits_};
   std::vector<Span<const uint32_t>> suppress_;  // views of params.suppress_sequences
+  void Refuse(const char* field, int value, const char* allowed);  // sets status_ (the first refusal)
   static bool Token(const TokenEvent& e, void* self);
   static bool Abort(void* self);
 };

@@ -52,6 +52,7 @@ tern_request* Submit(tern_engine* e, tern::Request req, const tern_translate_par
                      void* user_data, tern_error* err) {
   auto r = std::make_unique<tern_request>();
   r->options = std::make_unique<tern::c_api::CallOptions>(params);
+  if (!r->options->status().ok()) return Fail(err, r->options->status()), nullptr;
   req.options = r->options->options();
   r->on_done = on_done, r->user_data = user_data;
   tern::Result<tern::Ticket> t = e->engine->Submit(std::move(req), &Completed, r.get());

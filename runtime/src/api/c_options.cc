@@ -43,7 +43,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   if (!std::isnan(p.repetition_penalty)) o.repetition_penalty = p.repetition_penalty;
   // Below -1: a value the session refuses, never a silent "the file's".
   if (p.no_repeat_ngram_size >= 0) o.no_repeat_ngram_size = static_cast<uint32_t>(p.no_repeat_ngram_size);
-  else if (p.no_repeat_ngram_size < -1) o.repetition_penalty = NAN;
+  else if (p.no_repeat_ngram_size < -1) Refuse("no_repeat_ngram_size", p.no_repeat_ngram_size, "0 or more; -1: the file's");
   o.max_input_length = p.max_input_length;
   o.alternatives = p.alternatives;
   o.min_alternative_expansion_prob = p.min_alternative_expansion_prob;
@@ -59,7 +59,15 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   static const uint32_t kInvalid[] = {UINT32_MAX};
   if (p.end_token_count) o.end_tokens = p.end_tokens ? Span<const uint32_t>(p.end_tokens, p.end_token_count) : Span<const uint32_t>(kInvalid, 1);
   if (p.min_length >= 0) o.min_length = static_cast<uint32_t>(p.min_length);
-  else if (p.min_length < -1) o.repetition_penalty = NAN;
+  else if (p.min_length < -1) Refuse("min_length", p.min_length, "0 or more; -1: the file's");
+  if (p.forced_eos == 0 || p.forced_eos == 1) o.forced_eos = p.forced_eos == 1;
+  else if (p.forced_eos != -1) Refuse("forced_eos", p.forced_eos, "0, 1; -1: the file's");
+}
+
+void CallOptions::Refuse(const char* field, int value, const char* allowed) {
+  if (status_.ok())
+    status_ = Status(StatusCode::kInvalidArgument, std::string("tern_translate_params.") + field + " " + std::to_string(value) +
+                                                       " (" + allowed + ")");
 }
 
 bool CallOptions::Token(const TokenEvent& e, void* self) {
@@ -119,5 +127,6 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.repetition_penalty = NAN;
   p.no_repeat_ngram_size = -1;
   p.min_length = -1;
+  p.forced_eos = -1;
   return p;
 }

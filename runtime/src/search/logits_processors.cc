@@ -77,8 +77,8 @@ void LogitsProcessors::Init(const Model& model) {
   mask_[hp.pad_id] = 1;
   for (uint32_t id : g.bad_word_ids) mask_[id] = 1;
   eos_ = hp.eos_id;
-  forced_eos_on_ = g.forced_eos;
   file_rules_ = LogitsRules{g.repetition_penalty, g.no_repeat_ngram_size, g.min_length};
+  file_rules_.forced_eos = g.forced_eos;
   SetRules(file_rules_);
   renormalize_ = g.renormalize_logits;
 }
@@ -101,7 +101,7 @@ void LogitsProcessors::SetRules(const LogitsRules& r) {
     min_length_ = MinLength(r.min_length, eos_, r.end_tokens);
     Add(&min_length_);
   }
-  if (forced_eos_on_) {
+  if (r.forced_eos) {
     forced_eos_ = ForcedEos(eos_);
     Add(&forced_eos_);
   }

@@ -113,8 +113,10 @@ struct LogitsRules {
   Span<const Span<const uint32_t>> suppress_sequences;  // the call's (not owned; checked by ResolveOptions)
   uint32_t suppress_token = UINT32_MAX;                 // disable_unk: <unk>; UINT32_MAX: none
   Span<const uint32_t> end_tokens;                      // the call's end tokens besides eos (MinLength bans them)
+  bool forced_eos = false;                              // ForcedEos at the last position
   bool operator==(const LogitsRules& o) const {
     return repetition_penalty == o.repetition_penalty && no_repeat_ngram_size == o.no_repeat_ngram_size &&
+           forced_eos == o.forced_eos &&
            min_length == o.min_length && suppress_sequences.data() == o.suppress_sequences.data() &&
            suppress_sequences.size() == o.suppress_sequences.size() && suppress_token == o.suppress_token &&
            end_tokens.data() == o.end_tokens.data() && end_tokens.size() == o.end_tokens.size();
@@ -127,7 +129,7 @@ class LogitsProcessors {
  public:
   static constexpr size_t kMaxProcessors = 8;
   void Init(const Model& model);
-  /// Rebuilds the rule list with `r` (and the file's forced </s>).
+  /// Rebuilds the rule list with `r`.
   void SetRules(const LogitsRules& r);
   /// The file's rules (GenerationDefaults).
   const LogitsRules& file_rules() const { return file_rules_; }
@@ -147,7 +149,6 @@ class LogitsProcessors {
   const LogitsRule* list_[kMaxProcessors] = {};
   size_t count_ = 0;
   bool renormalize_ = false;
-  bool forced_eos_on_ = false;
   uint32_t eos_ = 0;
   LogitsRules file_rules_;
   RepetitionPenalty repetition_{1.f};

@@ -30,7 +30,7 @@ bool SameCall(const TicketState& a, const TicketState& b) {
          x.early_stopping == y.early_stopping && x.target_lang == y.target_lang && x.split_sentences == y.split_sentences &&
          x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders &&
          x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
-         x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length &&
+         x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length && x.forced_eos == y.forced_eos &&
          x.max_input_length == y.max_input_length && x.alternatives == y.alternatives && x.disable_unk == y.disable_unk && x.return_attention == y.return_attention &&
          x.end_tokens.data() == y.end_tokens.data() && x.end_tokens.size() == y.end_tokens.size() &&
          x.suppress_sequences.data() == y.suppress_sequences.data() && x.suppress_sequences.size() == y.suppress_sequences.size() &&

@@ -55,6 +55,7 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "repetition_penalty must be finite and > 0 (1: off)");
   r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
   r.rules.min_length = o.min_length.value_or(g.min_length);
+  r.rules.forced_eos = o.forced_eos.value_or(g.forced_eos);
   for (size_t j = 0; j < o.suppress_sequences.size(); ++j) {
     const Span<const uint32_t>& seq = o.suppress_sequences[j];
     if (seq.empty()) return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " is empty");

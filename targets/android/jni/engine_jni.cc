@@ -19,7 +19,8 @@ struct EngineSession {
   JavaVM* vm = nullptr;
   jclass engine_class = nullptr;      // global references
   jclass translator_class = nullptr;
-  jmethodID complete = nullptr, make = nullptr;
+  jmethodID complete = nullptr;
+  tern_jni::ResultMethods make;  // its hypothesis_class a global reference
 };
 
 // One submission in flight: the Java future (a global reference) and the inputs (for source spans).
@@ -27,7 +28,7 @@ struct Pending {
   EngineSession* session;
   jobject future;
   std::vector<std::string> inputs;
-  std::string lang;  // the target language's bytes, alive until completion
+  tern_jni::OptionStorage keep;  // what the request's params point to, alive until completion
 };
 
 // JavaVM::AttachCurrentThread takes void** in the JDK's jni.h and JNIEnv** in the NDK's: the parameter type
@@ -83,7 +84,7 @@ void Completed(tern_request* request, void* user_data) {
 extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls, jstring path, jint replicas, jint threads,
-                                                        jint max_batch) {
+                                                        jint max_batch, jint max_beam, jint max_n_best, jboolean attention) {
   const char* p = env->GetStringUTFChars(path, nullptr);
   if (!p) return 0;
   tern_error err;
@@ -94,6 +95,9 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls,
   ep.replicas = replicas > 0 ? static_cast<uint32_t>(replicas) : 0;
   ep.translator.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
   ep.translator.max_batch = max_batch > 0 ? static_cast<uint32_t>(max_batch) : 0;
+  ep.translator.max_beam = static_cast<uint32_t>(max_beam);  // >= 0 (Engine's constructor)
+  ep.translator.max_n_best = static_cast<uint32_t>(max_n_best);
+  ep.translator.attention = attention ? 1 : 0;
   auto* s = new (std::nothrow) EngineSession;
   jclass translator = env->FindClass("dev/tern/Translator");
   if (!s || !translator) return delete s, tern_model_free(model), 0;  // NoClassDefFoundError pending, or out of memory
@@ -105,7 +109,13 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls,
   s->translator_class = static_cast<jclass>(env->NewGlobalRef(translator));
   s->complete = env->GetStaticMethodID(cls, "complete",
                                        "(Ljava/util/concurrent/CompletableFuture;[Ldev/tern/Translator$Result;Ljava/lang/String;)V");
-  s->make = tern_jni::MakeResultMethod(env, translator);
+  if (!tern_jni::GetResultMethods(env, translator, &s->make)) {  // NoSuchMethodError pending
+    tern_engine_free(s->engine), tern_model_free(model);
+    env->DeleteGlobalRef(s->engine_class), env->DeleteGlobalRef(s->translator_class);
+    delete s;
+    return 0;
+  }
+  s->make.hypothesis_class = static_cast<jclass>(env->NewGlobalRef(s->make.hypothesis_class));
   return reinterpret_cast<jlong>(s);
 }
 
@@ -128,7 +138,7 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
   }
   for (size_t i = 0; i < p->inputs.size(); ++i) pointers[i] = p->inputs[i].c_str();
   tern_translate_params tp = tern_translate_default_params();
-  if (!tern_jni::ReadOptions(env, options, early_stopping, markup, nullptr, &tp, &p->lang)) return delete p;
+  if (!tern_jni::ReadOptions(env, options, early_stopping, markup, nullptr, &tp, &p->keep)) return delete p;
   p->future = env->NewGlobalRef(future);
   tern_error err;
   if (!tern_submit(s->engine, pointers.data(), pointers.size(), &tp, Completed, p, &err)) {
@@ -145,6 +155,7 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeClose(JNIEnv* env, jclass, jlo
   tern_model_free(s->model);
   env->DeleteGlobalRef(s->engine_class);
   env->DeleteGlobalRef(s->translator_class);
+  env->DeleteGlobalRef(s->make.hypothesis_class);
   delete s;
 }
 

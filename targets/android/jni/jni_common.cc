@@ -42,53 +42,87 @@ jintArray Spans(JNIEnv* env, LocalRefs& refs, const tern_text_span* spans, size_
 
 }  // namespace
 
+namespace {
+
+// Translator.Hypothesis k of sentence i (nullptr: an exception is pending).
+jobject MakeHypothesis(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_results* r, size_t i, size_t k) {
+  LocalRefs refs{env, {}};
+  size_t len = 0, n = 0;
+  const char* text = tern_result_text(r, i, k, &len);
+  jbyteArray jtext = nullptr;
+  if (text) {
+    if (!(jtext = refs.Keep(env->NewByteArray(static_cast<jsize>(len))))) return nullptr;
+    env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
+  }
+  const uint32_t* tokens = tern_result_tokens(r, i, k, &n);
+  const std::vector<jint> ids(tokens, tokens + (tokens ? n : 0));
+  const int32_t* src = tern_result_token_sources(r, i, k, nullptr);
+  jintArray jtokens = Ints(env, refs, ids.data(), ids.size());
+  jintArray jsources = jtokens ? Ints(env, refs, reinterpret_cast<const jint*>(src), ids.size()) : nullptr;
+  jfloatArray jlogprobs = jsources ? refs.Keep(env->NewFloatArray(static_cast<jsize>(ids.size()))) : nullptr;
+  if (!jlogprobs) return nullptr;
+  if (!ids.empty()) env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n), tern_result_token_logprobs(r, i, k, nullptr));
+  size_t n_spans = 0;
+  const tern_text_span* spans = tern_result_token_spans(r, i, k, &n_spans);
+  jintArray jspans = Spans(env, refs, spans, spans ? n_spans : 0, text ? Utf16Offsets(text, len) : std::vector<jint>(1, 0));
+  if (!jspans) return nullptr;
+  size_t rows = 0, cols = 0;
+  const float* attention = tern_result_attention(r, i, k, &rows, &cols);
+  jfloatArray jattention = nullptr;
+  if (attention) {
+    if (!(jattention = refs.Keep(env->NewFloatArray(static_cast<jsize>(rows * cols))))) return nullptr;
+    env->SetFloatArrayRegion(jattention, 0, static_cast<jsize>(rows * cols), attention);
+  }
+  jobject out = env->CallStaticObjectMethod(cls, m.make_hypothesis, jtext, static_cast<jfloat>(tern_result_score(r, i, k)),
+                                            jtokens, jlogprobs, jsources, jspans, jattention, static_cast<jint>(rows),
+                                            static_cast<jint>(cols));
+  return env->ExceptionCheck() ? nullptr : out;
+}
+
+}  // namespace
+
 // Translator.Result of sentence i of `r` (input: its UTF-8 text), through Translator.makeResult (nullptr: an
 // exception is pending).
-jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* r, size_t i, const std::string& input) {
+jobject MakeResult(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_results* r, size_t i, const std::string& input) {
   LocalRefs refs{env, {}};
   const char* error = tern_result_error(r, i);
   jstring jerror = error ? refs.Keep(env->NewStringUTF(error)) : nullptr;
   if (error && !jerror) return nullptr;
-  size_t len = 0, n = 0, n_src = 0;
-  const char* text = tern_result_text(r, i, 0, &len);
-  jbyteArray jtext = nullptr;
-  jintArray jtokens = nullptr, jsources = nullptr, jspans = nullptr, jsrc_ids = nullptr, jsrc_spans = nullptr;
-  jfloatArray jlogprobs = nullptr, jconfidence = nullptr;
-  if (text) {
-    if (!(jtext = refs.Keep(env->NewByteArray(static_cast<jsize>(len))))) return nullptr;
-    env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
-    const uint32_t* tokens = tern_result_tokens(r, i, 0, &n);
-    const std::vector<jint> ids(tokens, tokens + n);
-    const int32_t* src = tern_result_token_sources(r, i, 0, nullptr);
-    if (!(jtokens = Ints(env, refs, ids.data(), n)) || !(jsources = Ints(env, refs, reinterpret_cast<const jint*>(src), n)))
-      return nullptr;
-    if (!(jlogprobs = refs.Keep(env->NewFloatArray(static_cast<jsize>(n))))) return nullptr;
-    env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n), tern_result_token_logprobs(r, i, 0, nullptr));
-    size_t n_spans = 0;
-    const tern_text_span* spans = tern_result_token_spans(r, i, 0, &n_spans);
-    if (!(jspans = Spans(env, refs, spans, n_spans, Utf16Offsets(text, len)))) return nullptr;
-    const uint32_t* sids = tern_result_source_ids(r, i, &n_src);
+  const size_t n_hyp = tern_result_hypotheses(r, i);
+  jobjectArray jhyps = refs.Keep(env->NewObjectArray(static_cast<jsize>(n_hyp), m.hypothesis_class, nullptr));
+  if (!jhyps) return nullptr;
+  for (size_t k = 0; k < n_hyp; ++k) {
+    jobject h = MakeHypothesis(env, cls, m, r, i, k);
+    if (!h) return nullptr;
+    env->SetObjectArrayElement(jhyps, static_cast<jsize>(k), h);
+    env->DeleteLocalRef(h);
+  }
+  jintArray jsrc_ids = nullptr, jsrc_spans = nullptr;
+  jfloatArray jconfidence = nullptr;
+  size_t n_src = 0;
+  if (const uint32_t* sids = tern_result_source_ids(r, i, &n_src)) {
     const std::vector<jint> source_ids(sids, sids + n_src);
     size_t n_src_spans = 0;
     const tern_text_span* sspans = tern_result_source_spans(r, i, &n_src_spans);
     if (!(jsrc_ids = Ints(env, refs, source_ids.data(), n_src)) ||
-        !(jsrc_spans = Spans(env, refs, sspans, n_src_spans, Utf16Offsets(input.data(), input.size()))))
+        !(jsrc_spans = Spans(env, refs, sspans, sspans ? n_src_spans : 0, Utf16Offsets(input.data(), input.size()))))
       return nullptr;
+  }
+  if (n_hyp > 0) {
     float c[3] = {0.f, 0.f, 0.f};
     c[2] = tern_result_confidence(r, i, 0, &c[0], &c[1]) == 1 ? 1.f : 0.f;
     if (!(jconfidence = refs.Keep(env->NewFloatArray(3)))) return nullptr;
     env->SetFloatArrayRegion(jconfidence, 0, 3, c);
   }
-  jobject out = env->CallStaticObjectMethod(cls, make, jtext, static_cast<jfloat>(tern_result_score(r, i, 0)), jerror,
-                                            static_cast<jint>(tern_result_code(r, i)), jtokens, jlogprobs, jsources,
-                                            jspans, jsrc_ids, jsrc_spans, jconfidence);
+  jobject out = env->CallStaticObjectMethod(cls, m.make_result, n_hyp ? jhyps : nullptr, jerror,
+                                            static_cast<jint>(tern_result_code(r, i)), jsrc_ids, jsrc_spans, jconfidence);
   return env->ExceptionCheck() ? nullptr : out;
 }
 
 // tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
 // target language's bytes for the call.
 bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, const tern_glossary* glossary,
-                 tern_translate_params* p, std::string* lang) {
+                 tern_translate_params* p, OptionStorage* keep) {
   jclass c = env->GetObjectClass(options);
   auto i = [&](const char* name) { return env->GetIntField(options, env->GetFieldID(c, name, "I")); };
   auto z = [&](const char* name) { return env->GetBooleanField(options, env->GetFieldID(c, name, "Z")) == JNI_TRUE; };
@@ -113,6 +147,47 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->min_length = i("minLength");
   p->max_input_length = static_cast<uint32_t>(i("maxInputLength"));  // >= 0 (Translator.checkOptions)
   p->disable_unk = z("disableUnk") ? 1 : 0;
+  p->n_best = static_cast<uint32_t>(i("nBest"));  // >= 1 (Translator.checkOptions)
+  p->alternatives = static_cast<uint32_t>(i("alternatives"));  // >= 0 (Translator.checkOptions)
+  p->min_alternative_expansion_prob = f("minAlternativeExpansionProb");
+  p->return_attention = z("returnAttention") ? 1 : 0;
+  auto id = [](jint v) { return v < 0 ? UINT32_MAX : static_cast<uint32_t>(v); };
+  auto suppress = static_cast<jobjectArray>(env->GetObjectField(options, env->GetFieldID(c, "suppressSequences", "[[I")));
+  if (env->ExceptionCheck()) return false;
+  if (suppress) {
+    const jsize n = env->GetArrayLength(suppress);
+    keep->suppress.assign(static_cast<size_t>(n), {});
+    for (jsize k = 0; k < n; ++k) {
+      auto seq = static_cast<jintArray>(env->GetObjectArrayElement(suppress, k));
+      if (!seq) return Throw(env, ("suppressSequences[" + std::to_string(k) + "] is null").c_str()), false;
+      const jsize len = env->GetArrayLength(seq);
+      std::vector<jint> v(static_cast<size_t>(len));
+      if (len) env->GetIntArrayRegion(seq, 0, len, v.data());
+      env->DeleteLocalRef(seq);
+      for (jint x : v) keep->suppress[static_cast<size_t>(k)].push_back(id(x));
+    }
+    for (const auto& seq : keep->suppress) keep->suppress_ids.push_back(seq.data()), keep->suppress_lengths.push_back(seq.size());
+    p->suppress_sequences = keep->suppress_ids.data();
+    p->suppress_sequence_lengths = keep->suppress_lengths.data();
+    p->suppress_sequence_count = keep->suppress.size();
+  }
+  auto ends = static_cast<jintArray>(env->GetObjectField(options, env->GetFieldID(c, "endTokens", "[I")));
+  if (env->ExceptionCheck()) return false;
+  if (ends) {
+    const jsize len = env->GetArrayLength(ends);
+    std::vector<jint> v(static_cast<size_t>(len));
+    if (len) env->GetIntArrayRegion(ends, 0, len, v.data());
+    for (jint x : v) keep->end_tokens.push_back(id(x));
+    p->end_tokens = keep->end_tokens.data();
+    p->end_token_count = keep->end_tokens.size();
+  }
+  jobject forced = env->GetObjectField(options, env->GetFieldID(c, "forcedEos", "Ljava/lang/Boolean;"));
+  if (env->ExceptionCheck()) return false;
+  if (forced) {
+    const jmethodID value = env->GetMethodID(env->GetObjectClass(forced), "booleanValue", "()Z");
+    if (!value) return false;
+    p->forced_eos = env->CallBooleanMethod(forced, value) == JNI_TRUE ? 1 : 0;
+  }
   auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
   if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
   p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
@@ -125,16 +200,21 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   if (target) {
     const char* l = env->GetStringUTFChars(target, nullptr);
     if (!l) return false;
-    *lang = l;
+    keep->lang = l;
     env->ReleaseStringUTFChars(target, l);
-    p->target_lang = lang->c_str();
+    p->target_lang = keep->lang.c_str();
   }
   return true;
 }
 
-jmethodID MakeResultMethod(JNIEnv* env, jclass translator) {
-  return env->GetStaticMethodID(translator, "makeResult",
-                                "([BFLjava/lang/String;I[I[F[I[I[I[I[F)Ldev/tern/Translator$Result;");
+bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m) {
+  m->make_result = env->GetStaticMethodID(translator, "makeResult",
+                                          "([Ldev/tern/Translator$Hypothesis;Ljava/lang/String;I[I[I[F)Ldev/tern/Translator$Result;");
+  if (!m->make_result) return false;
+  m->make_hypothesis = env->GetStaticMethodID(translator, "makeHypothesis", "([BF[I[F[I[I[FII)Ldev/tern/Translator$Hypothesis;");
+  if (!m->make_hypothesis) return false;
+  m->hypothesis_class = env->FindClass("dev/tern/Translator$Hypothesis");
+  return m->hypothesis_class != nullptr;
 }
 
 }  // namespace tern_jni

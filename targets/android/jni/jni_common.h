@@ -29,16 +29,31 @@ struct LocalRefs {
   }
 };
 
-/// Translator.Result of sentence i of `r` (input: its UTF-8 text), through Translator.makeResult (`make`,
-/// a static method of `cls`); nullptr: an exception is pending.
-jobject MakeResult(JNIEnv* env, jclass cls, jmethodID make, const tern_results* r, size_t i, const std::string& input);
+/// The Translator.makeResult and makeHypothesis method IDs of `translator` (false: NoSuchMethodError pending).
+struct ResultMethods {
+  jmethodID make_result = nullptr, make_hypothesis = nullptr;
+  jclass hypothesis_class = nullptr;  // a local reference (or a global one the caller made)
+};
+/// Translator.Result of sentence i of `r` (input: its UTF-8 text; empty for scoring's spans), its hypotheses
+/// through Translator.makeHypothesis, through Translator.makeResult (static methods of `cls`); nullptr: an
+/// exception is pending.
+jobject MakeResult(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_results* r, size_t i, const std::string& input);
 
-/// tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
-/// target language's bytes for the call.
+/// What tern_translate_params points to for a call (the target language's bytes, suppress_sequences and
+/// end_tokens as uint32_t): alive until the call (or the engine's request) completes.
+struct OptionStorage {
+  std::string lang;
+  std::vector<std::vector<uint32_t>> suppress;
+  std::vector<const uint32_t*> suppress_ids;
+  std::vector<size_t> suppress_lengths;
+  std::vector<uint32_t> end_tokens;
+};
+
+/// tern_translate_params from a Translator.Options (false: an exception is pending); `keep` holds what the
+/// params point to. Negative ids become UINT32_MAX, which the C API refuses as outside the vocabulary.
 bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, const tern_glossary* glossary,
-                 tern_translate_params* p, std::string* lang);
+                 tern_translate_params* p, OptionStorage* keep);
 
-/// The Translator.makeResult method ID (nullptr: NoSuchMethodError pending).
-jmethodID MakeResultMethod(JNIEnv* env, jclass translator);
+bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m);
 
 }  // namespace tern_jni

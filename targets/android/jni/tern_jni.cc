@@ -18,6 +18,36 @@ using tern_jni::MakeResult;
 using tern_jni::ReadOptions;
 using tern_jni::Throw;
 
+// The byte[] elements of `arrays` as strings (`pointers`: their c_str, NULL for a null element).
+void ReadBytes(JNIEnv* env, jobjectArray arrays, std::vector<std::string>* out, std::vector<const char*>* pointers) {
+  const jsize n = env->GetArrayLength(arrays);
+  out->assign(static_cast<size_t>(n), std::string());
+  pointers->assign(static_cast<size_t>(n), nullptr);
+  for (jsize i = 0; i < n; ++i) {
+    auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(arrays, i));
+    if (!bytes) continue;
+    std::string& s = (*out)[static_cast<size_t>(i)];
+    const jsize len = env->GetArrayLength(bytes);
+    s.resize(static_cast<size_t>(len));
+    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&s[0]));
+    env->DeleteLocalRef(bytes);
+    (*pointers)[static_cast<size_t>(i)] = s.c_str();
+  }
+}
+
+// Fills out[0..n) with the Translator.Result of each sentence of `r` (false: an exception is pending).
+bool FillResults(JNIEnv* env, jclass cls, const tern_results* r, const std::vector<std::string>& inputs, jobjectArray out) {
+  tern_jni::ResultMethods m;
+  if (!tern_jni::GetResultMethods(env, cls, &m)) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    jobject o = MakeResult(env, cls, m, r, i, inputs[i]);
+    if (!o) return false;
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), o);
+    env->DeleteLocalRef(o);
+  }
+  return true;
+}
+
 // A Java Translator's native side. Several Java threads may call translate on one Translator: everything
 // per call (input copies, the result set) lives in that call, and the C API lets one call run at a time
 // (a concurrent one fails with TERN_BUSY, raised as TernException).
@@ -62,7 +92,8 @@ int OnToken(const tern_token_event* e, void* user_data) {
 
 extern "C" {
 
-JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass, jstring path, jint threads, jint max_batch) {
+JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass, jstring path, jint threads, jint max_batch,
+                                                            jint max_beam, jint max_n_best, jboolean attention) {
   const char* p = env->GetStringUTFChars(path, nullptr);
   if (!p) return 0;
   tern_error err;
@@ -72,6 +103,9 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   tern_translator_params tp = tern_translator_default_params();
   tp.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
   tp.max_batch = static_cast<uint32_t>(max_batch);
+  tp.max_beam = static_cast<uint32_t>(max_beam);      // >= 0 (Translator's constructor)
+  tp.max_n_best = static_cast<uint32_t>(max_n_best);
+  tp.attention = attention ? 1 : 0;
   tern_translator* tr = tern_translator_create(model, &tp, &err);
   if (!tr) return tern_model_free(model), Throw(env, err.message), 0;
   auto* s = new (std::nothrow) Session;
@@ -89,39 +123,19 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
                                                                     jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
-  const jsize n = env->GetArrayLength(sentences);
   // The C API checks n against max_batch (before it reads anything); the copies are this call's own.
-  std::vector<std::string> inputs(static_cast<size_t>(n));
-  std::vector<const char*> pointers(static_cast<size_t>(n));
-  for (jsize i = 0; i < n; ++i) {
-    auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(sentences, i));
-    const jsize len = env->GetArrayLength(bytes);
-    inputs[i].resize(static_cast<size_t>(len));
-    if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&inputs[i][0]));
-    env->DeleteLocalRef(bytes);
-    pointers[i] = inputs[i].c_str();
-  }
+  std::vector<std::string> inputs, prefixes;
+  std::vector<const char*> pointers, prefix_pointers;
+  ReadBytes(env, sentences, &inputs, &pointers);
+  const size_t n = inputs.size();
   ResultsOwner results;
   if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
-  std::string lang;
-  if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &lang)) return JNI_FALSE;
+  tern_jni::OptionStorage keep;
+  if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &keep)) return JNI_FALSE;
   // Options.targetPrefix: this chunk's, as UTF-8 (Translator.translateLocked; null: none).
-  std::vector<std::string> prefixes;
-  std::vector<const char*> prefix_pointers;
   if (prefix_bytes) {
-    prefixes.resize(static_cast<size_t>(n));
-    prefix_pointers.resize(static_cast<size_t>(n));
-    for (jsize i = 0; i < n; ++i) {
-      auto bytes = static_cast<jbyteArray>(env->GetObjectArrayElement(prefix_bytes, i));
-      if (!bytes) continue;
-      const jsize len = env->GetArrayLength(bytes);
-      std::string& pre = prefixes[static_cast<size_t>(i)];
-      pre.resize(static_cast<size_t>(len));
-      if (len) env->GetByteArrayRegion(bytes, 0, len, reinterpret_cast<jbyte*>(&pre[0]));
-      env->DeleteLocalRef(bytes);
-      prefix_pointers[static_cast<size_t>(i)] = pre.c_str();
-    }
+    ReadBytes(env, prefix_bytes, &prefixes, &prefix_pointers);
     p.target_prefix = prefix_pointers.data();
   }
   JavaListener java{env, cls, nullptr, listener, index_offset};
@@ -132,18 +146,31 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
     p.token_user_data = &java;
   }
   tern_error err;
-  const tern_status_code rc = tern_translate(s->translator, pointers.data(), static_cast<size_t>(n), &p, results.r, &err);
+  const tern_status_code rc = tern_translate(s->translator, pointers.data(), n, &p, results.r, &err);
   if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
   if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
-  const jmethodID make = tern_jni::MakeResultMethod(env, cls);
-  if (!make) return JNI_FALSE;
-  for (jsize i = 0; i < n; ++i) {
-    jobject r = MakeResult(env, cls, make, results.r, static_cast<size_t>(i), inputs[static_cast<size_t>(i)]);
-    if (!r) return JNI_FALSE;  // a Java exception is pending
-    env->SetObjectArrayElement(out, i, r);
-    env->DeleteLocalRef(r);
-  }
+  if (!FillResults(env, cls, results.r, inputs, out)) return JNI_FALSE;
   return rc == TERN_CANCELLED ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeScore(JNIEnv* env, jclass cls, jlong handle, jobjectArray sources,
+                                                            jobjectArray targets, jobject options, jint early_stopping,
+                                                            jint markup, jobjectArray out) {
+  auto* s = reinterpret_cast<Session*>(handle);
+  if (!s) return Throw(env, "translator is closed");
+  std::vector<std::string> src, tgt;
+  std::vector<const char*> src_pointers, tgt_pointers;
+  ReadBytes(env, sources, &src, &src_pointers);
+  ReadBytes(env, targets, &tgt, &tgt_pointers);
+  ResultsOwner results;
+  if (!results.r) return Throw(env, "out of memory");
+  tern_translate_params p = tern_translate_default_params();
+  tern_jni::OptionStorage keep;
+  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
+  tern_error err;
+  if (tern_score(s->translator, src_pointers.data(), tgt_pointers.data(), src.size(), &p, results.r, &err) != TERN_OK)
+    return Throw(env, err.message);
+  FillResults(env, cls, results.r, src, out);
 }
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeArenaBytes(JNIEnv*, jclass, jlong handle) {

@@ -333,6 +333,96 @@ public class TranslatorTest {
         check(x.getMessage().contains("closed"), "a closed engine says so");
       }
     }
+    {
+      // Issue 41's results and rules: n-best, alternatives (chunked by maxBatch / N), suppress sequences, end
+      // tokens, forced </s> per call, attention, scoring; and the Engine with the same limits.
+      Translator.Config cfg = new Translator.Config();
+      cfg.threads = 1;
+      cfg.maxBatch = 6;
+      cfg.maxBeam = 4;
+      cfg.maxNBest = 3;
+      cfg.attention = true;
+      String[] in = {"A man in a blue shirt is standing on a ladder.", "Two dogs play in the snow.", "A girl reads a book."};
+      try (Translator t = new Translator(model, cfg)) {
+        Translator.Options o = new Translator.Options();
+        o.beamSize = 4;
+        o.nBest = 2;
+        Translator.Result r = t.translate(new String[] {in[0]}, o)[0];
+        check(r.ok() && r.hypotheses.length == 2, "nBest 2: two hypotheses");
+        check(r.hypotheses[0].text.equals(r.text) && r.hypotheses[0].score >= r.hypotheses[1].score
+            && !r.hypotheses[0].text.equals(r.hypotheses[1].text), "best first, distinct");
+        Translator.Options alt = new Translator.Options();
+        alt.beamSize = 1;
+        alt.alternatives = 3;
+        alt.targetPrefix = new String[] {"Ein", "Zwei", "Ein"};
+        Translator.Result[] a = t.translate(in, alt);  // 3 sentences x 3 > maxBatch 6: two native calls
+        for (int i = 0; i < 3; ++i) {
+          check(a[i].ok() && a[i].hypotheses.length == 3, "alternatives: 3 hypotheses for sentence " + i);
+          for (int k = 0; a[i].ok() && k < 3; ++k) {
+            check(a[i].hypotheses[k].text.startsWith(alt.targetPrefix[i]), "an alternative continues the prefix: " + a[i].hypotheses[k].text);
+            if (k > 0) check(a[i].hypotheses[k].tokens[1] != a[i].hypotheses[k - 1].tokens[1], "alternatives differ after the prefix");
+          }
+        }
+        Translator.Options greedy = new Translator.Options();
+        greedy.beamSize = 1;
+        Translator.Result g = t.translate(new String[] {in[0]}, greedy)[0];
+        Translator.Options sup = new Translator.Options();
+        sup.beamSize = 1;
+        sup.suppressSequences = new int[][] {{g.tokens[0]}};
+        check(t.translate(new String[] {in[0]}, sup)[0].tokens[0] != g.tokens[0], "a suppressed first token is not generated");
+        sup.suppressSequences = new int[][] {{-1}};
+        boolean threw = false;
+        try {
+          t.translate(new String[] {in[0]}, sup);
+        } catch (TernException e) {
+          threw = e.getMessage().contains("outside the target vocabulary");
+        }
+        check(threw, "a negative id is refused as outside the vocabulary");
+        Translator.Options end = new Translator.Options();
+        end.beamSize = 1;
+        end.endTokens = new int[] {g.tokens[1]};
+        Translator.Result e1 = t.translate(new String[] {in[0]}, end)[0];
+        check(e1.ok() && e1.tokens.length == 2 && e1.tokens[1] == g.tokens[1], "an end token ends the hypothesis");
+        Translator.Options cut = new Translator.Options();
+        cut.beamSize = 1;
+        cut.maxLength = 3;
+        Translator.Result withEos = t.translate(new String[] {in[0]}, cut)[0];
+        cut.forcedEos = Boolean.FALSE;
+        Translator.Result noEos = t.translate(new String[] {in[0]}, cut)[0];
+        check(withEos.tokens.length == 3 && noEos.tokens.length == 3 && withEos.tokens[2] != noEos.tokens[2]
+            && noEos.tokens[2] == g.tokens[2], "forcedEos FALSE: cut at maxLength without </s>");
+        Translator.Options att = new Translator.Options();
+        att.beamSize = 1;
+        att.returnAttention = true;
+        Translator.Result at = t.translate(new String[] {in[0]}, att)[0];
+        Translator.Hypothesis h = at.hypotheses[0];
+        check(h.attention != null && h.attentionRows == at.tokens.length && h.attentionCols == at.sourceIds.length
+            && h.attention.length == h.attentionRows * h.attentionCols, "attention: tokens x source tokens");
+        float row0 = 0f;
+        for (int c = 0; h.attention != null && c < h.attentionCols; ++c) row0 += h.attention[c];
+        check(Math.abs(row0 - 1f) < 1e-3f, "an attention row sums to 1: " + row0);
+        check(g.hypotheses[0].attention == null, "no attention unless asked for");
+        Translator.Result[] sc = t.score(new String[] {in[0], in[1]}, new String[] {g.text, ""}, new Translator.Options());
+        check(sc[0].ok() && java.util.Arrays.equals(sc[0].tokens, g.tokens), "score: the target's tokens");
+        check(sc[0].ok() && Math.abs(sc[0].score - g.score) < 1e-3f, "score of the greedy output = its greedy score: "
+            + sc[0].score + " vs " + g.score);
+        check(sc[1].ok() && sc[1].tokens.length == 1, "an empty target scores </s> alone");
+        threw = false;
+        try {
+          t.score(new String[] {in[0], in[1]}, new String[] {g.text, null}, new Translator.Options());
+        } catch (TernException e) {
+          threw = e.getMessage().contains("pair 1 is null");
+        }
+        check(threw, "a null target is named");
+      }
+      Engine e = new Engine(model, 1, cfg);
+      Translator.Options o = new Translator.Options();
+      o.beamSize = 4;
+      o.nBest = 3;
+      Translator.Result[] er = e.submit(in, o).get();
+      check(er[0].ok() && er[0].hypotheses.length == 3, "engine: nBest 3 within the Config's maxNBest");
+      e.close();
+    }
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);
   }

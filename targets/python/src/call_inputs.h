@@ -64,6 +64,10 @@ struct CallRules {
   bool disable_unk = false;
   bool return_attention = false;
   std::vector<uint32_t> end_tokens;  // end_tokens= (target ids)
+  std::optional<bool> forced_eos;    // forced_eos= (None: the file's)
+  /// The rules among an engine submission's keywords (translate_batch's names: do_sample ... forced_eos);
+  /// TypeError for another name or a value of the wrong type.
+  static CallRules FromKeywords(py::kwargs kw);
   /// suppress_sequences=: None or a list of target id lists. Raises TypeError. GIL held.
   void SetSuppress(py::object sequences) {
     if (sequences.is_none()) return;
@@ -76,6 +80,7 @@ struct CallRules {
     o->disable_unk = disable_unk;
     o->return_attention = return_attention;
     o->end_tokens = Span<const uint32_t>(end_tokens.data(), end_tokens.size());
+    o->forced_eos = forced_eos;
     state->per_input = std::max<uint32_t>(1, alternatives);
     o->sampling = sampling;
     o->max_input_length = max_input_length;

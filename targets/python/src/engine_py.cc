@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "binding.h"
+#include "call_inputs.h"
 #include "call_options.h"
 #include "results.h"
 #include "tern/engine.h"
@@ -33,6 +34,7 @@ struct Completion {
   py::object done;
   std::optional<PyGlossary> glossary;
   std::unique_ptr<CallState> state;  // the streaming callback's (the request runs alone when it has one)
+  std::unique_ptr<CallRules> rules;  // what the request's suppress_sequences and end_tokens point at
 };
 
 void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
@@ -56,6 +58,7 @@ void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
   c->done = py::none();
   c->glossary.reset();
   c->state.reset();
+  c->rules.reset();
 }
 
 std::unique_ptr<PyEngine> MakeEngine(const PyModel& m, uint32_t replicas, uint32_t threads, uint32_t max_batch, uint32_t max_beam,
@@ -79,10 +82,12 @@ std::unique_ptr<PyEngine> MakeEngine(const PyModel& m, uint32_t replicas, uint32
 }
 
 // Queues `r` (its inputs filled) with the options of `args` (and `targs` for texts).
-Ticket Submit(PyEngine& self, Request r, py::object done, const CallArgs& args, const TextArgs* targs) {
+Ticket Submit(PyEngine& self, Request r, py::object done, const CallArgs& args, const TextArgs* targs, py::kwargs rules_kw) {
   if (!self.engine) Raise(StatusCode::kCancelled, "Engine: closed");
   auto state = std::make_unique<CallState>();
+  auto rules = std::make_unique<CallRules>(CallRules::FromKeywords(rules_kw));
   r.options = MakeOptions(args, state.get());
+  rules->Set(&r.options, state.get());
   r.options.abort = nullptr;  // a request is cancelled through its ticket (and stopped by its callback)
   state->main_thread = false;  // the callback runs on a worker thread
   std::vector<KeepSpan> spans;
@@ -91,6 +96,7 @@ Ticket Submit(PyEngine& self, Request r, py::object done, const CallArgs& args, 
   auto c = std::make_unique<Completion>();
   c->done = std::move(done);
   c->state = std::move(state);
+  c->rules = std::move(rules);
   if (targs) c->glossary = targs->glossary;
   Result<Ticket> t = Status(StatusCode::kInternal, "not run");
   {
@@ -122,7 +128,7 @@ void RegisterEngine(py::module_& m) {
          std::optional<uint32_t> max_length, std::optional<float> max_length_ratio, std::optional<float> length_penalty,
          py::object early_stopping, int hf_rules, bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer,
          bool use_shortlist, py::object callback, std::string target_lang, bool split_sentences, std::optional<std::string> markup,
-         std::optional<PyGlossary> glossary, bool keep_placeholders, std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code) {
+         std::optional<PyGlossary> glossary, bool keep_placeholders, std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, py::kwargs rules) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, nullptr, "keep"};
         TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans};
@@ -132,7 +138,7 @@ void RegisterEngine(py::module_& m) {
         Request r;
         r.texts.resize(seq.size());
         for (size_t i = 0; i < r.texts.size(); ++i) r.texts[i] = TextOf(seq[i], "texts[" + std::to_string(i) + "]");
-        return Submit(self, std::move(r), done, a, &t);
+        return Submit(self, std::move(r), done, a, &t, rules);
       },
       py::arg("texts"), py::arg("done"), py::kw_only(), py::arg("beam_size") = py::none(), py::arg("n_best") = 1,
       py::arg("max_length") = py::none(), py::arg("max_length_ratio") = py::none(), py::arg("length_penalty") = py::none(),
@@ -146,7 +152,7 @@ void RegisterEngine(py::module_& m) {
       [](PyEngine& self, py::object sources, py::object done, std::optional<uint32_t> beam_size, uint32_t n_best,
          std::optional<uint32_t> max_length, std::optional<float> max_length_ratio, std::optional<float> length_penalty,
          py::object early_stopping, int hf_rules, bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer,
-         bool use_shortlist) {
+         bool use_shortlist, py::kwargs rules) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, py::none(), nullptr, "keep"};
         if (!py::isinstance<py::sequence>(sources) || py::isinstance<py::str>(sources))
@@ -155,7 +161,7 @@ void RegisterEngine(py::module_& m) {
         Request r;
         r.ids.resize(seq.size());
         for (size_t i = 0; i < r.ids.size(); ++i) r.ids[i] = IdsOf(seq[i], "sources[" + std::to_string(i) + "]");
-        return Submit(self, std::move(r), done, a, nullptr);
+        return Submit(self, std::move(r), done, a, nullptr, rules);
       },
       py::arg("sources"), py::arg("done"), py::kw_only(), py::arg("beam_size") = py::none(), py::arg("n_best") = 1,
       py::arg("max_length") = py::none(), py::arg("max_length_ratio") = py::none(), py::arg("length_penalty") = py::none(),

@@ -126,7 +126,7 @@ class Translator:
                         no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                         max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                         suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
-                        end_tokens: Sequence[int] = (),
+                        end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
                         target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
@@ -142,7 +142,8 @@ class Translator:
         no_repeat_ngram_size, min_length: this call's logits rules (None: the file's). max_input_length > 0 cuts
         longer sources. alternatives N > 0: the N most likely tokens after the prefix, each continued by the
         search, are the N hypotheses (CTranslate2's return_alternatives; n_best 1). suppress_sequences: target id
-        lists never generated; disable_unk: never <unk>.
+        lists never generated; disable_unk: never <unk>. end_tokens: more target ids that end a hypothesis as
+        </s> does. forced_eos: </s> forced at max_length on (True) or off (False); None: the file's.
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
@@ -158,7 +159,7 @@ class Translator:
                       no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                       suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
-                        end_tokens: Sequence[int] = (),
+                      end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:
@@ -203,12 +204,16 @@ class _Engine:
                alignment_layer: Optional[int] = None, use_shortlist: bool = True,
                callback: Optional[_Callback] = None, target_lang: str = "",
                split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
-               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False) -> _Ticket: ...
+               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
+               **rules: Any) -> _Ticket:
+        """rules: translate_batch's sampling and logits-rule keywords (do_sample ... seed, repetition_penalty,
+        no_repeat_ngram_size, min_length, max_input_length, alternatives, min_alternative_expansion_prob,
+        suppress_sequences, disable_unk, return_attention, end_tokens, forced_eos); TypeError for another."""
     def submit_ids(self, sources: Sequence[_Ids], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
                    max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
                    length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
                    hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-                   alignment_layer: Optional[int] = None, use_shortlist: bool = True) -> _Ticket: ...
+                   alignment_layer: Optional[int] = None, use_shortlist: bool = True, **rules: Any) -> _Ticket: ...
     def close(self) -> None: ...
     replicas: int
     max_batch: int

@@ -33,7 +33,15 @@ public final class Engine implements AutoCloseable {
    * @param maxBatch sentences per call of a replica (0: the file's default)
    */
   public Engine(String modelPath, int replicas, int threads, int maxBatch) throws TernException {
-    this.handle = nativeOpen(modelPath, replicas, threads, maxBatch);
+    this.handle = nativeOpen(modelPath, replicas, threads, maxBatch, 0, 0, false);
+  }
+
+  /** The same with every limit of a replica from {@code config} (Config.maxBatch 0: the file's default). */
+  public Engine(String modelPath, int replicas, Translator.Config config) throws TernException {
+    if (config == null) config = new Translator.Config();
+    if (config.maxBeam < 0 || config.maxNBest < 0) throw new TernException("Config: maxBeam and maxNBest must be >= 0");
+    this.handle = nativeOpen(modelPath, replicas, config.threads, config.maxBatch, config.maxBeam, config.maxNBest,
+        config.attention);
   }
 
   /**
@@ -83,7 +91,8 @@ public final class Engine implements AutoCloseable {
     else future.complete(results);
   }
 
-  private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch) throws TernException;
+  private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch, int maxBeam, int maxNBest,
+      boolean attention) throws TernException;
 
   private static native void nativeSubmit(long handle, byte[][] sentences, Translator.Options options, int earlyStopping,
       int markup, CompletableFuture<Translator.Result[]> future) throws TernException;

@@ -80,6 +80,33 @@ public final class Translator implements AutoCloseable {
     public int maxInputLength = 0;
     /** Never generate the unknown token (CTranslate2's disable_unk). */
     public boolean disableUnk = false;
+    /** Hypotheses per sentence, best first (<= the Config's maxNBest); {@link Result#hypotheses}. */
+    public int nBest = 1;
+    /**
+     * > 0: the N most likely tokens after the target prefix (or first tokens), each continued by the search,
+     * are the N hypotheses (CTranslate2's return_alternatives; nBest 1, N <= the Config's maxNBest). A native
+     * batch then takes maxBatch / N sentences.
+     */
+    public int alternatives = 0;
+    /** Alternatives: first tokens less likely than this probability are left out (0 to 1). */
+    public float minAlternativeExpansionProb = 0f;
+    /** Target id sequences never generated (CTranslate2's suppress_sequences); null: none. */
+    public int[][] suppressSequences = null;
+    /** More target ids that end a hypothesis as &lt;/s&gt; does (at most 8); null: none. */
+    public int[] endTokens = null;
+    /** &lt;/s&gt; forced at maxLength on (TRUE) or off (FALSE); null: the file's. */
+    public Boolean forcedEos = null;
+    /** Each hypothesis' cross-attention ({@link Hypothesis#attention}); needs the Config's attention. */
+    public boolean returnAttention = false;
+  }
+
+  /** Translator limits (tern_translator_params); 0: the file's default. */
+  public static final class Config {
+    public int threads = 0;      // 0: the performance cores
+    public int maxBatch = 8;     // sentences per native call (longer arrays are split)
+    public int maxBeam = 0;      // largest beamSize a call may use
+    public int maxNBest = 0;     // largest nBest / alternatives a call may ask for (default 1)
+    public boolean attention = false;  // plan the buffers Options.returnAttention needs
   }
 
   /**
@@ -110,6 +137,8 @@ public final class Translator implements AutoCloseable {
    * default threshold (tern/confidence.h).
    */
   public static final class Result {
+    /** Every hypothesis, best first (nBest or alternatives of them; empty if the sentence failed). */
+    public final Hypothesis[] hypotheses;
     public final String text;   // null if the sentence failed
     public final float score;
     public final String error;  // null if the sentence was translated
@@ -123,16 +152,17 @@ public final class Translator implements AutoCloseable {
     public final float confidenceMean, confidenceMin;
     public final boolean lowConfidence;
 
-    Result(String text, float score, String error, boolean cancelled, int[] tokens, float[] tokenLogprobs,
-        int[] tokenSources, int[] tokenSpans, int[] sourceIds, int[] sourceSpans, float[] confidence) {
-      this.text = text;
-      this.score = score;
+    Result(Hypothesis[] hypotheses, String error, boolean cancelled, int[] sourceIds, int[] sourceSpans, float[] confidence) {
+      this.hypotheses = hypotheses == null ? new Hypothesis[0] : hypotheses;
+      Hypothesis best = this.hypotheses.length > 0 ? this.hypotheses[0] : null;
+      this.text = best == null ? null : best.text;
+      this.score = best == null ? 0f : best.score;
       this.error = error;
       this.cancelled = cancelled;
-      this.tokens = tokens;
-      this.tokenLogprobs = tokenLogprobs;
-      this.tokenSources = tokenSources;
-      this.tokenSpans = tokenSpans;
+      this.tokens = best == null ? null : best.tokens;
+      this.tokenLogprobs = best == null ? null : best.tokenLogprobs;
+      this.tokenSources = best == null ? null : best.tokenSources;
+      this.tokenSpans = best == null ? null : best.tokenSpans;
       this.sourceIds = sourceIds;
       this.sourceSpans = sourceSpans;
       this.confidenceMean = confidence == null ? 0f : confidence[0];
@@ -142,6 +172,36 @@ public final class Translator implements AutoCloseable {
 
     public boolean ok() {
       return error == null;
+    }
+  }
+
+  /**
+   * One hypothesis (tern::Hypothesis): its text and score, and per generated token (&lt;/s&gt; included when
+   * it ended with one) the id, log-probability, aligned source token (-1 unless returnAlignment) and [begin,
+   * end) in {@code text} (two ints per token). With returnAttention, the cross-attention averaged over heads:
+   * attentionRows (tokens) x attentionCols (source tokens) floats, row-major; else null.
+   */
+  public static final class Hypothesis {
+    public final String text;
+    public final float score;
+    public final int[] tokens;
+    public final float[] tokenLogprobs;
+    public final int[] tokenSources;
+    public final int[] tokenSpans;
+    public final float[] attention;
+    public final int attentionRows, attentionCols;
+
+    Hypothesis(String text, float score, int[] tokens, float[] tokenLogprobs, int[] tokenSources, int[] tokenSpans,
+        float[] attention, int attentionRows, int attentionCols) {
+      this.text = text;
+      this.score = score;
+      this.tokens = tokens;
+      this.tokenLogprobs = tokenLogprobs;
+      this.tokenSources = tokenSources;
+      this.tokenSpans = tokenSpans;
+      this.attention = attention;
+      this.attentionRows = attentionRows;
+      this.attentionCols = attentionCols;
     }
   }
 
@@ -158,8 +218,22 @@ public final class Translator implements AutoCloseable {
    * @param maxBatch sentences per native call (longer arrays are split)
    */
   public Translator(String modelPath, int threads, int maxBatch) throws TernException {
-    this.maxBatch = Math.max(1, maxBatch);
-    this.handle = nativeOpen(modelPath, threads, this.maxBatch);
+    this(modelPath, config(threads, maxBatch));
+  }
+
+  /** The same with every limit of {@link Config}. */
+  public Translator(String modelPath, Config config) throws TernException {
+    if (config == null) config = new Config();
+    if (config.maxBeam < 0 || config.maxNBest < 0) throw new TernException("Config: maxBeam and maxNBest must be >= 0");
+    this.maxBatch = Math.max(1, config.maxBatch);
+    this.handle = nativeOpen(modelPath, config.threads, this.maxBatch, config.maxBeam, config.maxNBest, config.attention);
+  }
+
+  private static Config config(int threads, int maxBatch) {
+    Config c = new Config();
+    c.threads = threads;
+    c.maxBatch = maxBatch;
+    return c;
   }
 
   /** Translates every sentence; a failing sentence gets its own error, the others are translated. */
@@ -191,10 +265,12 @@ public final class Translator implements AutoCloseable {
           + " sentences (one per sentence, null for none)");
     Result[] out = new Result[sentences.length];
     boolean stopped = false;
-    for (int start = 0; start < sentences.length; start += maxBatch) {
-      int n = Math.min(maxBatch, sentences.length - start);
+    // An alternatives call decodes each sentence as that many (TranslateOptions::alternatives).
+    final int chunk = Math.max(1, maxBatch / Math.max(1, options.alternatives));
+    for (int start = 0; start < sentences.length; start += chunk) {
+      int n = Math.min(chunk, sentences.length - start);
       if (stopped) {
-        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, 0f, "cancelled by the caller", true, null, null, null, null, null, null, null);
+        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, "cancelled by the caller", true, null, null, null);
         continue;
       }
       byte[][] in = new byte[n][];
@@ -223,6 +299,11 @@ public final class Translator implements AutoCloseable {
   static void checkOptions(Options o, int sentences) throws TernException {
     if (o.samplingTopK < 0) throw new TernException("samplingTopK must be >= 0 (0: all tokens), is " + o.samplingTopK);
     if (o.maxInputLength < 0) throw new TernException("maxInputLength must be >= 0 (0: off), is " + o.maxInputLength);
+    if (o.nBest < 1) throw new TernException("nBest must be >= 1, is " + o.nBest);
+    if (o.alternatives < 0) throw new TernException("alternatives must be >= 0 (0: off), is " + o.alternatives);
+    if (o.suppressSequences != null)
+      for (int k = 0; k < o.suppressSequences.length; ++k)
+        if (o.suppressSequences[k] == null) throw new TernException("suppressSequences[" + k + "] is null");
   }
 
   private static final int CANCELLED = 9;  // TERN_CANCELLED
@@ -250,18 +331,57 @@ public final class Translator implements AutoCloseable {
     }
   }
 
-  // Called by the native code for each sentence's result (text as UTF-8 bytes; null arrays when it failed).
-  private static Result makeResult(byte[] text, float score, String error, int code, int[] tokens,
-      float[] tokenLogprobs, int[] tokenSources, int[] tokenSpans, int[] sourceIds, int[] sourceSpans,
+  // Called by the native code for each sentence's result (null arrays when it failed).
+  private static Result makeResult(Hypothesis[] hypotheses, String error, int code, int[] sourceIds, int[] sourceSpans,
       float[] confidence) {
-    String t = text == null ? null : new String(text, StandardCharsets.UTF_8);
-    return new Result(t, score, error, code == CANCELLED, tokens, tokenLogprobs, tokenSources, tokenSpans, sourceIds,
-        sourceSpans, confidence);
+    return new Result(hypotheses, error, code == CANCELLED, sourceIds, sourceSpans, confidence);
+  }
+
+  // Called by the native code for each hypothesis (text as UTF-8 bytes; attention null unless asked for).
+  private static Hypothesis makeHypothesis(byte[] text, float score, int[] tokens, float[] tokenLogprobs,
+      int[] tokenSources, int[] tokenSpans, float[] attention, int rows, int cols) {
+    return new Hypothesis(text == null ? null : new String(text, StandardCharsets.UTF_8), score, tokens, tokenLogprobs,
+        tokenSources, tokenSpans, attention, rows, cols);
   }
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
   private static boolean dispatchToken(TokenListener listener, int index, int part, int token, byte[] text, boolean last) {
     return listener.onToken(index, part, token, new String(text, StandardCharsets.UTF_8), last);
+  }
+
+  /**
+   * Scores given translations (tern_score; CTranslate2's score_batch): per pair, hypothesis 0 holds the
+   * target's tokens (tokenized as the target side, &lt;/s&gt; last), each token's log-probability
+   * (transformers' compute_transition_scores with normalize_logits) and their sum as the score. A pair
+   * fails alone (a target over max_target_tokens, a token the rules ban). Options: maxLength,
+   * maxLengthRatio, returnAlignment, targetLang and the logits rules apply; markup, placeholders, glossary
+   * and prefixes throw.
+   */
+  public Result[] score(String[] sources, String[] targets, Options options) throws TernException {
+    lifetime.readLock().lock();
+    try {
+      if (handle == 0) throw new TernException("translator is closed");
+      if (sources == null || targets == null || sources.length != targets.length)
+        throw new TernException("score: sources and targets must be arrays of one length");
+      if (options == null) options = new Options();
+      checkOptions(options, sources.length);
+      Result[] out = new Result[sources.length];
+      for (int start = 0; start < sources.length; start += maxBatch) {
+        int n = Math.min(maxBatch, sources.length - start);
+        byte[][] src = new byte[n][], tgt = new byte[n][];
+        for (int i = 0; i < n; ++i) {
+          if (sources[start + i] == null || targets[start + i] == null) throw new TernException("pair " + (start + i) + " is null");
+          src[i] = sources[start + i].getBytes(StandardCharsets.UTF_8);
+          tgt[i] = targets[start + i].getBytes(StandardCharsets.UTF_8);
+        }
+        Result[] results = new Result[n];
+        nativeScore(handle, src, tgt, options, earlyStoppingCode(options.earlyStopping), markupCode(options.markup), results);
+        System.arraycopy(results, 0, out, start, n);
+      }
+      return out;
+    } finally {
+      lifetime.readLock().unlock();
+    }
   }
 
   /** Bytes of the translator's arena. */
@@ -322,11 +442,15 @@ public final class Translator implements AutoCloseable {
     }
   }
 
-  private static native long nativeOpen(String modelPath, int threads, int maxBatch) throws TernException;
+  private static native long nativeOpen(String modelPath, int threads, int maxBatch, int maxBeam, int maxNBest,
+      boolean attention) throws TernException;
 
   // Fills out[0..n) and returns true when the listener stopped the call.
   private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, Options options, int earlyStopping,
       int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
+
+  private static native void nativeScore(long handle, byte[][] sources, byte[][] targets, Options options, int earlyStopping,
+      int markup, Result[] out) throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 
