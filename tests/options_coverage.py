@@ -33,11 +33,9 @@ RENAMED = {
 }
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {
-    "C": {"alignment_layer": "not in tern_translate_params yet (issue 38: the options table)",
-          "keep_spans": "not in tern_translate_params yet (issue 38: the options table)"},
+    "C": {},
     "Python": {"logits_processors": "no Python logits processors (a per-token Python call would be slow; issue 38)"},
-    "Java": {"alignment_layer": "not in Translator.Options yet (issue 38)",
-             "keep_spans": "not in Translator.Options yet (issue 38)",
+    "Java": {"keep_spans": "not in Translator.Options yet: String (UTF-16) offsets to convert to the C API's UTF-8 bytes (issue 38)",
              "logits_processors": "no Java logits processors (issue 38)",
              "target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)"},
     "CLI": {"max_length_ratio": "the file's default only",

@@ -102,6 +102,33 @@ int main(int argc, char** argv) {
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(strcmp(err.message, "4 sentences exceed max_batch 3") == 0);
 
+  /* struct_size: a params struct from before struct_size existed (0, or smaller than this release's) is
+   * refused, naming the call and the size; a bigger one (a newer caller) is read up to what tern knows. */
+  {
+    tern_translate_params old_p = tern_translate_default_params();
+    old_p.struct_size = 0;
+    CHECK(tern_translate(tr, four, 1, &old_p, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_translate: params->struct_size 0 (use tern_translate_default_params())") == 0);
+    old_p.struct_size = sizeof(tern_translate_params) - 4;
+    CHECK(tern_translate(tr, four, 1, &old_p, res, &err) == TERN_INVALID_ARGUMENT);
+    struct {
+      tern_translate_params p;
+      uint64_t newer_field;
+    } newer;
+    newer.p = tern_translate_default_params();
+    newer.p.struct_size = sizeof newer;
+    newer.newer_field = 7;
+    CHECK(tern_translate(tr, four, 1, &newer.p, res, &err) == TERN_OK);
+    tern_translator_params tp0 = tern_translator_default_params();
+    tp0.struct_size = 8;
+    CHECK(tern_translator_create(model_for_glossary, &tp0, &err) == NULL);
+    CHECK(strcmp(err.message, "tern_translator_create: params->struct_size 8 (use tern_translator_default_params())") == 0);
+    tern_model_params mp0 = tern_model_default_params();
+    mp0.struct_size = 0;
+    CHECK(tern_model_load_with_params(argv[1], &mp0, &err) == NULL);
+    CHECK(strcmp(err.message, "tern_model_load_with_params: params->struct_size 0 (use tern_model_default_params())") == 0);
+  }
+
   uint32_t ids[] = {5, 6, 0};
   const uint32_t* srcs[] = {ids};
   size_t lens[] = {3};
@@ -417,6 +444,31 @@ int main(int argc, char** argv) {
     q.min_length = -3;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "tern_translate_params.min_length -3 (0 or more; -1: the file's)") == 0);
+    q.min_length = -1;
+    q.max_length = 0;
+    /* alignment_layer: beyond the decoder's layers, or below -1, is refused. */
+    q.alignment_layer = 99;
+    q.return_alignment = 1;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strncmp(err.message, "alignment_layer 99: the decoder has", 35) == 0);
+    q.alignment_layer = 0;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
+    q.alignment_layer = -2;
+    CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_translate_params.alignment_layer -2 (0 or more; -1: the model's)") == 0);
+    q.alignment_layer = -1;
+    q.return_alignment = 0;
+    /* keep_spans: the caller's span comes back verbatim; a span naming a text the call does not have fails. */
+    const char* named[] = {"A man named Qwertzuiop Blorvak walks in the park."};
+    tern_keep_span ks = {0, 12, 30};
+    q.keep_spans = &ks;
+    q.keep_span_count = 1;
+    CHECK(tern_translate(tr, named, 1, &q, res, &err) == TERN_OK);
+    CHECK(strstr(tern_result_text(res, 0, 0, &nt), "Qwertzuiop Blorvak") != NULL);
+    ks.text = 1;
+    CHECK(tern_translate(tr, named, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "keep_spans: text 1 of 1") == 0);
+    q.keep_span_count = 0;
   }
   /* Alternatives: three distinct continuations of a prefix, each starting with it; n_best 2 is refused. */
   {

@@ -100,7 +100,7 @@ static int Run(int argc, char** argv) {
                "--glossary: source terms also match in lower case, capitalized and in capitals");
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
                "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
-  tr->add_option("--target-prefix", ta.target_prefix,
+  tr->add_option("--target-prefix,--prefix", ta.target_prefix,
                  "every line's translation starts with this text (target ids with --ids) and goes on from its end "
                  "(interactive translation: transformers' decoder_input_ids); not with --html or --keep-placeholders");
   tr->add_flag("--sample", ta.sample,

@@ -75,8 +75,12 @@ TERN_API const char* tern_version(void);
 /** Loads with tern_model_default_params(): the file is read into memory (see tern_model_params). */
 TERN_API tern_model* tern_model_load(const char* path, tern_error* err);
 
-/** Load-time options (tern::LoadOptions): what the file may make tern allocate. */
+/** Load-time options (tern::LoadOptions): what the file may make tern allocate. Every params struct of the C
+ * API starts with struct_size: sizeof the struct as the caller compiled it (set by its *_default_params()),
+ * so that fields added later (at the end) keep old callers working: tern reads only the bytes they passed
+ * and keeps its defaults for the rest. A struct_size below this release's sizeof is TERN_INVALID_ARGUMENT. */
 typedef struct tern_model_params {
+  size_t struct_size;           /**< set by tern_model_default_params() */
   uint64_t memory_budget_bytes; /**< tables + packed weights + one translator's arena; default 2 GiB */
   int map_file;                 /**< 0 (default): read the file into memory, so an app update that rewrites
                                    or truncates it cannot crash a running model; nonzero: map it (less
@@ -94,6 +98,7 @@ TERN_API const char* tern_model_language(const tern_model* model, size_t i);
 
 /** Translator limits; 0 = the file's default (threads: cpuinfo's performance cores). */
 typedef struct tern_translator_params {
+  size_t struct_size;          /**< set by tern_translator_default_params() (see tern_model_params) */
   uint32_t max_batch;          /**< sentences per call */
   uint32_t max_beam;           /**< largest beam a call may use */
   uint32_t max_n_best;         /**< largest n-best a call may ask for (<= max_beam); default 1 */

@@ -45,8 +45,16 @@ TERN_API int64_t tern_logits_column(const tern_logits_row* row, uint32_t token);
  * translating thread, which it must not re-enter. */
 typedef void (*tern_logits_callback)(tern_logits_row* row, void* user_data);
 
+/** A caller's do-not-translate span (tern::KeepSpan): bytes [begin, end) of text `text` of the call. */
+typedef struct tern_keep_span {
+  size_t text;  /**< index of the text in the call */
+  size_t begin; /**< first byte */
+  size_t end;   /**< one past the last byte */
+} tern_keep_span;
+
 /** Per-call options; from tern_translate_default_params(). 0 in a count, NAN in a float = the file's default. */
 typedef struct tern_translate_params {
+  size_t struct_size;       /**< set by tern_translate_default_params() (see tern_model_params) */
   uint32_t beam_size;       /**< 1 = greedy; 0 = the file's */
   float length_penalty;     /**< score = sum_logprob / generated_len ^ length_penalty; NAN = the file's */
   int early_stopping;       /**< transformers' early_stopping: 0 false, 1 true, 2 "never"; -1 (default): the file's */
@@ -89,7 +97,6 @@ typedef struct tern_translate_params {
   float repetition_penalty;   /**< transformers' repetition penalty (1: off); NAN (default): the file's */
   int no_repeat_ngram_size;   /**< n-grams never repeated (0: off); -1 (default): the file's */
   int min_length;             /**< tokens generated before `</s>` may come; -1 (default): the file's */
-  int forced_eos;             /**< 1: `</s>` forced at max_length (TranslateOptions::forced_eos), 0: not; -1 (default): the file's */
   uint32_t max_input_length;  /**< > 0: longer sources are cut to it, `</s>` kept; 0 (default): they fail alone */
   uint32_t alternatives; /**< > 0: N continuations of the prefix are the hypotheses (TranslateOptions::alternatives) */
   float min_alternative_expansion_prob; /**< alternatives: first tokens below this probability are left out (default 0) */
@@ -102,6 +109,12 @@ typedef struct tern_translate_params {
   int return_attention;  /**< nonzero: tern_result_attention (needs tern_translator_params.attention) */
   const uint32_t* end_tokens; /**< more target ids that end a hypothesis as `</s>` does (TranslateOptions::end_tokens) */
   size_t end_token_count;     /**< 0 (default): none */
+  int forced_eos; /**< 1: `</s>` forced at max_length (TranslateOptions::forced_eos), 0: not; -1 (default): the file's */
+  int alignment_layer; /**< decoder layer (0-based) whose cross-attention gives token sources; -1 (default): the model's */
+  /** The caller's own do-not-translate spans (TranslateOptions::keep_spans; with keep_placeholders): kept
+   * verbatim and placed by alignment; sorted per text, not overlapping (a bad one fails its text alone). */
+  const tern_keep_span* keep_spans;
+  size_t keep_span_count; /**< 0 (default): none */
 } tern_translate_params;
 
 TERN_API tern_translate_params tern_translate_default_params(void);

@@ -85,7 +85,8 @@ extern "C" {
 const char* tern_version(void) { return tern::Version(); }
 
 tern_model_params tern_model_default_params(void) {
-  tern_model_params p;
+  tern_model_params p{};
+  p.struct_size = sizeof(tern_model_params);
   p.memory_budget_bytes = tern::LoadOptions().memory_budget_bytes;
   p.map_file = 0;  // the safe choice for apps: a file rewritten by an update cannot take pages away
   return p;
@@ -100,7 +101,11 @@ tern_model* tern_model_load_with_params(const char* path, const tern_model_param
   return Guarded(err, static_cast<tern_model*>(nullptr), [&]() -> tern_model* {
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
     tern::LoadOptions options;
-    const tern_model_params p = params ? *params : tern_model_default_params();
+    tern_model_params p = tern_model_default_params();
+    if (params && !tern::c_api::ReadParams(params, sizeof(tern_model_params), &p))  // the first release with struct_size
+      return SetError(err, TERN_INVALID_ARGUMENT, tern::c_api::StructSizeError("tern_model_load_with_params", params->struct_size,
+                                                                                "tern_model_default_params")),
+             nullptr;
     options.memory_budget_bytes = p.memory_budget_bytes;
     options.map_file = p.map_file != 0;
     auto m = tern::Model::Load(path, options);
@@ -121,6 +126,7 @@ const char* tern_model_language(const tern_model* model, size_t i) {
 
 tern_translator_params tern_translator_default_params(void) {
   tern_translator_params p{};
+  p.struct_size = sizeof(tern_translator_params);
   p.max_n_best = 1;
   return p;
 }
@@ -128,16 +134,12 @@ tern_translator_params tern_translator_default_params(void) {
 tern_translator* tern_translator_create(const tern_model* model, const tern_translator_params* params, tern_error* err) {
   return Guarded(err, static_cast<tern_translator*>(nullptr), [&]() -> tern_translator* {
     if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_translator_create: model is NULL"), nullptr;
-    tern::TranslatorConfig c;
-    if (params) {
-      c.max_batch = params->max_batch;
-      c.max_beam = params->max_beam;
-      c.max_n_best = params->max_n_best ? params->max_n_best : 1;
-      c.attention = params->attention != 0;
-      c.max_source_tokens = params->max_source_tokens;
-      c.max_target_tokens = params->max_target_tokens;
-      c.threads = params->threads;
-    }
+    tern_translator_params p = tern_translator_default_params();
+    if (params && !tern::c_api::ReadParams(params, sizeof(tern_translator_params), &p))  // the first release with struct_size
+      return SetError(err, TERN_INVALID_ARGUMENT, tern::c_api::StructSizeError("tern_translator_create", params->struct_size,
+                                                                                "tern_translator_default_params")),
+             nullptr;
+    const tern::TranslatorConfig c = tern::c_api::ConfigOf(p);
     auto t = tern::Translator::Create(model->model, c);
     if (!t.ok()) return Fail(err, t.status()), nullptr;
     auto* out = new tern_translator;

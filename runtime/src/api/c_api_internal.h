@@ -1,6 +1,7 @@
 // The C API's objects (tern.h's opaque types) and the helpers its entry points share. Internal to api/.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -86,6 +87,23 @@ R Guarded(tern_error* err, R on_error, F&& f) {
 }
 
 /// The C callbacks of one call behind the C++ ones: on the caller's stack, no allocation (c_options.cc).
+/// A caller's params struct over `*out` (the defaults): its first `in->struct_size` bytes, so that fields added
+/// after the caller's release keep their defaults. False (nothing copied) when struct_size is below `first`
+/// (sizeof the struct in the first release that had struct_size: every field it needs is known).
+template <typename T>
+bool ReadParams(const T* in, size_t first, T* out) {
+  if (in->struct_size < first) return false;
+  std::memcpy(static_cast<void*>(out), static_cast<const void*>(in), std::min(in->struct_size, sizeof(T)));
+  out->struct_size = sizeof(T);
+  return true;
+}
+
+/// TranslatorConfig of C params (max_n_best 0 means 1).
+TranslatorConfig ConfigOf(const tern_translator_params& p);
+
+/// "<fn>: params->struct_size N (use <defaults>())".
+std::string StructSizeError(const char* fn, size_t size, const char* defaults);
+
 class CallOptions {
  public:
   /// TranslateOptions for `params` (NULL: the defaults): 0 in a count, NAN in a float, -1 for early_stopping
@@ -112,6 +130,7 @@ class CallOptions {
   LogitsAdapter logits_;
   LogitsProcessor* logits_list_[1] = {&logits_};
   std::vector<Span<const uint32_t>> suppress_;  // views of params.suppress_sequences
+  std::vector<KeepSpan> keep_;                  // params.keep_spans
   void Refuse(const char* field, int value, const char* allowed);  // sets status_ (the first refusal)
   static bool Token(const TokenEvent& e, void* self);
   static bool Abort(void* self);

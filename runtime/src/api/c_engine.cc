@@ -76,20 +76,18 @@ tern_engine* tern_engine_create(const tern_model* model, const tern_engine_param
   return Guarded(err, static_cast<tern_engine*>(nullptr), [&]() -> tern_engine* {
     if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_engine_create: model is NULL"), nullptr;
     tern_engine_params p = tern_engine_default_params();
-    if (params) {
-      if (params->struct_size < sizeof(tern_engine_params))  // the first release's size: every field is known
-        return SetError(err, TERN_INVALID_ARGUMENT,
-                        "tern_engine_create: params->struct_size " + std::to_string(params->struct_size) +
-                            " (use tern_engine_default_params())"),
-               nullptr;
-      p = *params;
-    }
+    if (params && !tern::c_api::ReadParams(params, sizeof(tern_engine_params), &p))  // the first release's size
+      return SetError(err, TERN_INVALID_ARGUMENT,
+                      tern::c_api::StructSizeError("tern_engine_create", params->struct_size, "tern_engine_default_params")),
+             nullptr;
+    if (p.translator.struct_size < sizeof(tern_translator_params))
+      return SetError(err, TERN_INVALID_ARGUMENT,
+                      tern::c_api::StructSizeError("tern_engine_create", p.translator.struct_size,
+                                                   "tern_engine_default_params")),
+             nullptr;
     tern::EngineConfig c;
     c.replicas = p.replicas, c.max_queued = p.max_queued;
-    c.translator.max_batch = p.translator.max_batch, c.translator.max_beam = p.translator.max_beam;
-    c.translator.max_n_best = p.translator.max_n_best ? p.translator.max_n_best : 1;
-    c.translator.max_source_tokens = p.translator.max_source_tokens;
-    c.translator.max_target_tokens = p.translator.max_target_tokens, c.translator.threads = p.translator.threads;
+    c.translator = tern::c_api::ConfigOf(p.translator);
     auto e = tern::Engine::Create(model->model, c);
     if (!e.ok()) return Fail(err, e.status()), nullptr;
     return new tern_engine{model->model, std::move(e.value())};

@@ -7,8 +7,24 @@
 
 namespace tern::c_api {
 
+std::string StructSizeError(const char* fn, size_t size, const char* defaults) {
+  return std::string(fn) + ": params->struct_size " + std::to_string(size) + " (use " + defaults + "())";
+}
+
+TranslatorConfig ConfigOf(const tern_translator_params& p) {
+  TranslatorConfig c;
+  c.max_batch = p.max_batch, c.max_beam = p.max_beam, c.max_n_best = p.max_n_best ? p.max_n_best : 1;
+  c.attention = p.attention != 0;
+  c.max_source_tokens = p.max_source_tokens, c.max_target_tokens = p.max_target_tokens, c.threads = p.threads;
+  return c;
+}
+
 CallOptions::CallOptions(const tern_translate_params* params) {
-  const tern_translate_params p = params ? *params : tern_translate_default_params();
+  tern_translate_params p = tern_translate_default_params();
+  if (params && !ReadParams(params, sizeof(tern_translate_params), &p)) {  // the first release with struct_size
+    status_ = Status(StatusCode::kInvalidArgument, StructSizeError("tern_translate", params->struct_size, "tern_translate_default_params"));
+    return;
+  }
   TranslateOptions& o = options_;
   token_ = p.token_callback, token_data_ = p.token_user_data;
   abort_ = p.abort_callback, abort_data_ = p.abort_user_data;
@@ -62,6 +78,13 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   else if (p.min_length < -1) Refuse("min_length", p.min_length, "0 or more; -1: the file's");
   if (p.forced_eos == 0 || p.forced_eos == 1) o.forced_eos = p.forced_eos == 1;
   else if (p.forced_eos != -1) Refuse("forced_eos", p.forced_eos, "0, 1; -1: the file's");
+  if (p.alignment_layer >= 0) o.alignment_layer = static_cast<uint32_t>(p.alignment_layer);
+  else if (p.alignment_layer != -1) Refuse("alignment_layer", p.alignment_layer, "0 or more; -1: the model's");
+  // A NULL array with a count: a span the session refuses (its text index is out of range).
+  for (size_t i = 0; i < p.keep_span_count; ++i)
+    keep_.push_back(p.keep_spans ? KeepSpan{p.keep_spans[i].text, TextSpan{p.keep_spans[i].begin, p.keep_spans[i].end}}
+                                 : KeepSpan{SIZE_MAX, TextSpan{0, 0}});
+  o.keep_spans = Span<const KeepSpan>(keep_.data(), keep_.size());
 }
 
 void CallOptions::Refuse(const char* field, int value, const char* allowed) {
@@ -112,6 +135,7 @@ extern "C" int64_t tern_logits_column(const tern_logits_row* row, uint32_t token
 
 extern "C" tern_translate_params tern_translate_default_params(void) {
   tern_translate_params p{};
+  p.struct_size = sizeof(tern_translate_params);
   p.length_penalty = NAN;
   p.early_stopping = -1;
   p.hf_rules = 5;
@@ -128,5 +152,6 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.no_repeat_ngram_size = -1;
   p.min_length = -1;
   p.forced_eos = -1;
+  p.alignment_layer = -1;
   return p;
 }

@@ -90,7 +90,8 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   // (docs/performance.md, "Without int8 dot products"); tern's qc4w kernel gives XNNPACK's floats bit for bit
   // and runs when opted in (OwnInt4GemmActive), or beside XNNPACK's for comparison (kBoth).
   // Where XNNPACK's 4-bit operator is wrong on this CPU (nn/int4_probe.h), tern's kernel runs every 4-bit layer.
-  const bool xnn4_wrong = backends != LinearBackends::kXnnpackOnly && XnnpackInt4Wrong(p.dtype);
+  const bool four_bit = p.dtype == DType::kQc4w || p.dtype == DType::kQb4w;
+  const bool xnn4_wrong = four_bit && backends != LinearBackends::kXnnpackOnly && XnnpackInt4Wrong(p.dtype);
   if (xnn4_wrong || (p.dtype == DType::kQc4w && backends != LinearBackends::kXnnpackOnly &&
                      (OwnInt4GemmActive() || (backends == LinearBackends::kBoth && OwnInt4GemmAvailable())))) {
     p.own4 = OwnInt4Linear::Make(weights, n);

@@ -147,6 +147,7 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->min_length = i("minLength");
   p->max_input_length = static_cast<uint32_t>(i("maxInputLength"));  // >= 0 (Translator.checkOptions)
   p->disable_unk = z("disableUnk") ? 1 : 0;
+  p->alignment_layer = i("alignmentLayer");  // below -1: refused by the C API, naming it
   p->n_best = static_cast<uint32_t>(i("nBest"));  // >= 1 (Translator.checkOptions)
   p->alternatives = static_cast<uint32_t>(i("alternatives"));  // >= 0 (Translator.checkOptions)
   p->min_alternative_expansion_prob = f("minAlternativeExpansionProb");

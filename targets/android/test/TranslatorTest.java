@@ -383,6 +383,18 @@ public class TranslatorTest {
         end.endTokens = new int[] {g.tokens[1]};
         Translator.Result e1 = t.translate(new String[] {in[0]}, end)[0];
         check(e1.ok() && e1.tokens.length == 2 && e1.tokens[1] == g.tokens[1], "an end token ends the hypothesis");
+        Translator.Options layer = new Translator.Options();
+        layer.returnAlignment = true;
+        layer.alignmentLayer = 99;
+        threw = false;
+        try {
+          t.translate(new String[] {in[0]}, layer);
+        } catch (TernException e) {
+          threw = e.getMessage().startsWith("alignment_layer 99: the decoder has");
+        }
+        check(threw, "alignmentLayer beyond the decoder's layers is refused");
+        layer.alignmentLayer = 0;
+        check(t.translate(new String[] {in[0]}, layer)[0].tokenSources[0] >= 0, "alignmentLayer 0 aligns");
         Translator.Options cut = new Translator.Options();
         cut.beamSize = 1;
         cut.maxLength = 3;

@@ -44,6 +44,8 @@ public final class Translator implements AutoCloseable {
     public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
     public boolean returnScores = true;    // score and tokenLogprobs
     public boolean returnAlignment = false; // tokenSources: the source token each generated token aligns to
+    /** The decoder layer (0-based) whose cross-attention gives tokenSources; -1: the model's. */
+    public int alignmentLayer = -1;
     /**
      * Inline HTML/XML in the sentences: "html" (markup that is not well-formed fails its sentence) or
      * "html-lenient" (repaired); null: plain text. Tags and entities are kept, each tag around the words
