@@ -35,8 +35,7 @@ RENAMED = {
 GAPS = {
     "C": {},
     "Python": {"logits_processors": "no Python logits processors (a per-token Python call would be slow; issue 38)"},
-    "Java": {"keep_spans": "not in Translator.Options yet: String (UTF-16) offsets to convert to the C API's UTF-8 bytes (issue 38)",
-             "logits_processors": "no Java logits processors (issue 38)",
+    "Java": {"logits_processors": "no Java logits processors (issue 38)",
              "target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",

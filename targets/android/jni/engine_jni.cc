@@ -120,7 +120,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls,
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
-                                                         jobject options, jint early_stopping, jint markup, jobject future) {
+                                                         jintArray keep_spans, jobject options, jint early_stopping, jint markup, jobject future) {
   auto* s = reinterpret_cast<EngineSession*>(handle);
   if (!s) return tern_jni::Throw(env, "engine is closed");
   auto* p = new (std::nothrow) Pending{s, nullptr, {}, {}};
@@ -139,6 +139,7 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
   for (size_t i = 0; i < p->inputs.size(); ++i) pointers[i] = p->inputs[i].c_str();
   tern_translate_params tp = tern_translate_default_params();
   if (!tern_jni::ReadOptions(env, options, early_stopping, markup, nullptr, &tp, &p->keep)) return delete p;
+  tern_jni::ReadKeepSpans(env, keep_spans, p->inputs, &p->keep, &tp);
   p->future = env->NewGlobalRef(future);
   tern_error err;
   if (!tern_submit(s->engine, pointers.data(), pointers.size(), &tp, Completed, p, &err)) {

@@ -208,6 +208,31 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   return true;
 }
 
+void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
+                   tern_translate_params* p) {
+  if (!triples) return;
+  const jsize n = env->GetArrayLength(triples);
+  std::vector<jint> v(static_cast<size_t>(n));
+  if (n) env->GetIntArrayRegion(triples, 0, n, v.data());
+  for (size_t i = 0; i + 2 < v.size(); i += 3) {
+    const size_t text = v[i] < 0 ? SIZE_MAX : static_cast<size_t>(v[i]);
+    tern_keep_span k{text, SIZE_MAX, SIZE_MAX};  // SIZE_MAX: past the text's end, refused
+    if (text < inputs.size()) {
+      const std::string& s = inputs[text];
+      const std::vector<jint> at = Utf16Offsets(s.data(), s.size());
+      for (size_t b = 0; b <= s.size(); ++b) {
+        const bool boundary = b == s.size() || (static_cast<unsigned char>(s[b]) & 0xc0) != 0x80;
+        if (!boundary) continue;
+        if (at[b] == v[i + 1] && k.begin == SIZE_MAX) k.begin = b;
+        if (at[b] == v[i + 2] && k.end == SIZE_MAX) k.end = b;
+      }
+    }
+    keep->keep_spans.push_back(k);
+  }
+  p->keep_spans = keep->keep_spans.data();
+  p->keep_span_count = keep->keep_spans.size();
+}
+
 bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m) {
   m->make_result = env->GetStaticMethodID(translator, "makeResult",
                                           "([Ldev/tern/Translator$Hypothesis;Ljava/lang/String;I[I[I[F)Ldev/tern/Translator$Result;");

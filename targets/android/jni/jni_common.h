@@ -47,7 +47,14 @@ struct OptionStorage {
   std::vector<const uint32_t*> suppress_ids;
   std::vector<size_t> suppress_lengths;
   std::vector<uint32_t> end_tokens;
+  std::vector<tern_keep_span> keep_spans;
 };
+
+/// Options.keepSpans triples (sentence, begin, end in String offsets) as tern_keep_span byte ranges of
+/// `inputs` (UTF-8) into `keep` and `p`. An offset that is not a character boundary of its sentence, or a
+/// sentence out of range, becomes a span the C API refuses (its sentence fails alone, or the call).
+void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
+                   tern_translate_params* p);
 
 /// tern_translate_params from a Translator.Options (false: an exception is pending); `keep` holds what the
 /// params point to. Negative ids become UINT32_MAX, which the C API refuses as outside the vocabulary.

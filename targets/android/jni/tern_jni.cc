@@ -117,6 +117,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 
 JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
                                                                     jobjectArray sentences, jobjectArray prefix_bytes,
+                                                                    jintArray keep_spans,
                                                                     jobject options,
                                                                     jint early_stopping, jint markup, jobject listener,
                                                                     jint index_offset,
@@ -133,6 +134,7 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
   if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &keep)) return JNI_FALSE;
+  tern_jni::ReadKeepSpans(env, keep_spans, inputs, &keep, &p);
   // Options.targetPrefix: this chunk's, as UTF-8 (Translator.translateLocked; null: none).
   if (prefix_bytes) {
     ReadBytes(env, prefix_bytes, &prefixes, &prefix_pointers);

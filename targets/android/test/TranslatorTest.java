@@ -395,6 +395,20 @@ public class TranslatorTest {
         check(threw, "alignmentLayer beyond the decoder's layers is refused");
         layer.alignmentLayer = 0;
         check(t.translate(new String[] {in[0]}, layer)[0].tokenSources[0] >= 0, "alignmentLayer 0 aligns");
+        Translator.Options spans = new Translator.Options();
+        spans.beamSize = 1;
+        spans.keepSpans = new int[] {1, 5, 23};  // String offsets: "Über " is 5 chars, 6 UTF-8 bytes
+        Translator.Result[] ks = t.translate(new String[] {in[0], "Über Qwertzuiop Blorvak läuft ein Hund."}, spans);
+        check(ks[1].ok() && ks[1].text.contains("Qwertzuiop Blorvak"), "a keep span comes back verbatim: " + ks[1].text);
+        check(ks[0].ok(), "a sentence without spans");
+        spans.keepSpans = new int[] {3, 0, 1};
+        threw = false;
+        try {
+          t.translate(new String[] {in[0]}, spans);
+        } catch (TernException e) {
+          threw = e.getMessage().equals("keepSpans: sentence 3 of 1");
+        }
+        check(threw, "a span of a sentence the call does not have");
         Translator.Options cut = new Translator.Options();
         cut.beamSize = 1;
         cut.maxLength = 3;

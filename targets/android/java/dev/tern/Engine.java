@@ -63,7 +63,7 @@ public final class Engine implements AutoCloseable {
     lifetime.readLock().lock();
     try {
       if (handle == 0) throw new TernException("engine is closed");
-      nativeSubmit(handle, in, options, Translator.earlyStoppingCode(options.earlyStopping),
+      nativeSubmit(handle, in, options.keepSpans, options, Translator.earlyStoppingCode(options.earlyStopping),
           Translator.markupCode(options.markup), future);
     } finally {
       lifetime.readLock().unlock();
@@ -94,7 +94,7 @@ public final class Engine implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch, int maxBeam, int maxNBest,
       boolean attention) throws TernException;
 
-  private static native void nativeSubmit(long handle, byte[][] sentences, Translator.Options options, int earlyStopping,
+  private static native void nativeSubmit(long handle, byte[][] sentences, int[] keepSpans, Translator.Options options, int earlyStopping,
       int markup, CompletableFuture<Translator.Result[]> future) throws TernException;
 
   private static native void nativeClose(long handle);

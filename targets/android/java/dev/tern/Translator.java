@@ -57,6 +57,12 @@ public final class Translator implements AutoCloseable {
      * verbatim, placed by alignment (docs/translating.md "Terminology"). Not with markup or a TokenListener.
      */
     public boolean keepPlaceholders = false;
+    /**
+     * The caller's own do-not-translate spans, as triples (sentence index, begin, end) of String offsets
+     * (tern::KeepSpan): kept verbatim and placed by alignment, as keepPlaceholders does; sorted per sentence,
+     * not overlapping (a bad one fails its sentence alone). Not with a TokenListener.
+     */
+    public int[] keepSpans = null;
     /** Markup: translate code, kbd, samp, var, pre and class="notranslate" elements (kept verbatim by default). */
     public boolean translateCode = false;
     /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
@@ -289,7 +295,8 @@ public final class Translator implements AutoCloseable {
           prefixes[i] = p == null ? null : p.getBytes(StandardCharsets.UTF_8);
         }
       }
-      boolean cancelled = nativeTranslate(handle, in, prefixes, options, earlyStoppingCode(options.earlyStopping),
+      boolean cancelled = nativeTranslate(handle, in, prefixes, chunkSpans(options.keepSpans, start, n), options,
+          earlyStoppingCode(options.earlyStopping),
           markupCode(options.markup), listener, start, results);
       System.arraycopy(results, 0, out, start, n);
       stopped = cancelled;
@@ -297,11 +304,31 @@ public final class Translator implements AutoCloseable {
     return out;
   }
 
+  // The keepSpans triples of sentences [start, start + n), renumbered from 0 (null: none).
+  static int[] chunkSpans(int[] spans, int start, int n) {
+    if (spans == null) return null;
+    int k = 0;
+    int[] out = new int[spans.length];
+    for (int i = 0; i + 2 < spans.length; i += 3)
+      if (spans[i] >= start && spans[i] < start + n) {
+        out[k++] = spans[i] - start;
+        out[k++] = spans[i + 1];
+        out[k++] = spans[i + 2];
+      }
+    return java.util.Arrays.copyOf(out, k);
+  }
+
   // What the native side takes as unsigned: refused here rather than wrapped around.
   static void checkOptions(Options o, int sentences) throws TernException {
     if (o.samplingTopK < 0) throw new TernException("samplingTopK must be >= 0 (0: all tokens), is " + o.samplingTopK);
     if (o.maxInputLength < 0) throw new TernException("maxInputLength must be >= 0 (0: off), is " + o.maxInputLength);
     if (o.nBest < 1) throw new TernException("nBest must be >= 1, is " + o.nBest);
+    if (o.keepSpans != null) {
+      if (o.keepSpans.length % 3 != 0) throw new TernException("keepSpans: triples (sentence, begin, end), " + o.keepSpans.length + " ints");
+      for (int i = 0; i < o.keepSpans.length; i += 3)
+        if (o.keepSpans[i] < 0 || o.keepSpans[i] >= sentences)
+          throw new TernException("keepSpans: sentence " + o.keepSpans[i] + " of " + sentences);
+    }
     if (o.alternatives < 0) throw new TernException("alternatives must be >= 0 (0: off), is " + o.alternatives);
     if (o.suppressSequences != null)
       for (int k = 0; k < o.suppressSequences.length; ++k)
@@ -448,7 +475,7 @@ public final class Translator implements AutoCloseable {
       boolean attention) throws TernException;
 
   // Fills out[0..n) and returns true when the listener stopped the call.
-  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, Options options, int earlyStopping,
+  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options, int earlyStopping,
       int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
   private static native void nativeScore(long handle, byte[][] sources, byte[][] targets, Options options, int earlyStopping,
