@@ -106,6 +106,10 @@ check "glossary: a bad file exits 2" test $rc -eq 2
 check "glossary: the error names file and line" grep -q "^tern: glossary: $tmp/bad.tsv:2: no tab" "$tmp/err"
 echo 'A man runs {0} km.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders > "$tmp/out.keep"
 check "keep-placeholders: {0} verbatim" grep -q '{0}' "$tmp/out.keep"
+echo 'A man runs to $HOME.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders --placeholder-syntaxes default,shell > "$tmp/out.shell"
+check "placeholder-syntaxes shell: \$HOME verbatim" grep -qF '$HOME' "$tmp/out.shell"
+echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --placeholder-syntaxes bogus > /dev/null 2> "$tmp/err"; rc=$?
+check "placeholder-syntaxes bogus: exit 2, named" test $rc -eq 2 -a "$(grep -c "placeholder syntax 'bogus'" "$tmp/err")" -ge 1
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --html > /dev/null 2> "$tmp/err"; rc=$?
 check "keep-placeholders + html: exit 2" test $rc -eq 2
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --html --stream > /dev/null 2> "$tmp/err"; rc=$?

@@ -469,6 +469,16 @@ int main(int argc, char** argv) {
     CHECK(tern_translate(tr, named, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "keep_spans: text 1 of 1") == 0);
     q.keep_span_count = 0;
+    /* Placeholder syntaxes: the default set, names read into bits, an unknown name refused. */
+    uint32_t bits = 0;
+    CHECK(q.placeholder_syntaxes == TERN_PLACEHOLDER_DEFAULT);
+    CHECK(tern_placeholder_syntaxes("printf, shell", &bits, &err) == TERN_OK);
+    CHECK(bits == (TERN_PLACEHOLDER_PRINTF | TERN_PLACEHOLDER_SHELL));
+    CHECK(tern_placeholder_syntaxes("printf,nope", &bits, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strncmp(err.message, "placeholder syntax 'nope'", 25) == 0);
+    q.placeholder_syntaxes = 0x400u;
+    CHECK(tern_translate(tr, named, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
+    q.placeholder_syntaxes = TERN_PLACEHOLDER_DEFAULT;
   }
   /* Alternatives: three distinct continuations of a prefix, each starting with it; n_best 2 is refused. */
   {

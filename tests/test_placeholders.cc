@@ -127,3 +127,48 @@ TEST_CASE("placeholder syntaxes through Translate: each kept verbatim and once")
     for (const std::string& p : cases[i].second) CHECK(Occurrences(r[i].best().text, p) == 1);
   }
 }
+
+TEST_CASE("placeholder syntaxes: switched per call, shell's $VAR only when asked, names read and refused") {
+  namespace ps = placeholder_syntax;
+  CHECK(At0(markup::syntax::Shell, "$HOME/x") == "$HOME");
+  CHECK(At0(markup::syntax::Shell, "${USER_NAME}!") == "${USER_NAME}");
+  CHECK(At0(markup::syntax::Shell, "$5") == "");
+  CHECK(At0(markup::syntax::Shell, "$ x") == "");
+  CHECK(At0(markup::syntax::Shell, "${open") == "");
+  CHECK(At0(markup::syntax::Shell, "$" + std::string(65, 'A')) == "");
+  const std::string t = "Copy %s to $HOME or ${DIR} at https://example.org and mail a@b.org, 5 km.";
+  auto found = [&](uint32_t syntaxes) {
+    std::vector<TextSpan> s;
+    markup::FindPlaceholders(t, &s, syntaxes);
+    std::vector<std::string> out;
+    for (const TextSpan& x : s) out.push_back(t.substr(x.begin, x.end - x.begin));
+    return out;
+  };
+  // Without shell's syntax, ${DIR} holds a brace placeholder (kept as before: "{DIR}").
+  CHECK(found(ps::kDefault) == std::vector<std::string>{"%s", "{DIR}", "https://example.org", "a@b.org", "5 km"});
+  CHECK(found(ps::kDefault | ps::kShell) == std::vector<std::string>{"%s", "$HOME", "${DIR}", "https://example.org", "a@b.org", "5 km"});
+  CHECK(found(ps::kPrintf | ps::kShell) == std::vector<std::string>{"%s", "$HOME", "${DIR}"});
+  CHECK(found(0).empty());
+  CHECK(found(ps::kUrl | ps::kEmail) == std::vector<std::string>{"https://example.org", "a@b.org"});
+  CHECK(PlaceholderSyntaxesFromNames("default").value() == ps::kDefault);
+  CHECK(PlaceholderSyntaxesFromNames(" printf , shell").value() == (ps::kPrintf | ps::kShell));
+  CHECK(PlaceholderSyntaxesFromNames("none").value() == 0);
+  CHECK(PlaceholderSyntaxesFromNames("all").value() == ps::kAll);
+  CHECK(PlaceholderSyntaxesFromNames("printf,bogus").status().message() ==
+        "placeholder syntax 'bogus' (printf, python-named, ruby-named, brace, fluent, i18next, shell, url, email, "
+        "number-unit, default, all, none)");
+  CHECK(!PlaceholderSyntaxesFromNames("").ok());
+  // Through Translate: the shell variable kept once when asked; left to the model otherwise; bad bits refused.
+  auto t2 = MakeTranslator(LoadOrFail(BundledModel()));
+  const std::string_view in[] = {"A dog runs to $HOME with %s."};
+  TranslateOptions o;
+  o.keep_placeholders = true;
+  o.placeholder_syntaxes = ps::kDefault | ps::kShell;
+  Span<const TranslationResult> r;
+  REQUIRE(t2->Translate(Span<const std::string_view>(in, 1), o, &r).ok());
+  REQUIRE(r[0].ok());
+  CHECK(Occurrences(r[0].best().text, "$HOME") == 1);
+  CHECK(Occurrences(r[0].best().text, "%s") == 1);
+  o.placeholder_syntaxes = ps::kAll + 1;
+  CHECK(t2->CheckOptions(o).message() == "placeholder_syntaxes 1024: bits beyond placeholder_syntax::kAll (1023)");
+}

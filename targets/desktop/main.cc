@@ -17,6 +17,7 @@
 #include "inspect.h"
 #include "score_cmd.h"
 #include "tern/model.h"
+#include "tern/options.h"
 #include "tern/version.h"
 #include "tokenize_cmd.h"
 #include "translate_cmd.h"
@@ -100,6 +101,13 @@ static int Run(int argc, char** argv) {
                "--glossary: source terms also match in lower case, capitalized and in capitals");
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
                "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
+  tr->add_option("--placeholder-syntaxes", ta.placeholder_syntaxes,
+                 "the syntaxes --keep-placeholders finds, as names: printf, python-named, ruby-named, brace, fluent, "
+                 "i18next, shell, url, email, number-unit, default (all but shell), all, none (default: default)")
+      ->check([](const std::string& v) {
+        const auto r = tern::PlaceholderSyntaxesFromNames(v);
+        return r.ok() ? std::string() : r.status().message();
+      });
   tr->add_option("--target-prefix,--prefix", ta.target_prefix,
                  "every line's translation starts with this text (target ids with --ids) and goes on from its end "
                  "(interactive translation: transformers' decoder_input_ids); not with --html or --keep-placeholders");

@@ -25,6 +25,8 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   if (args.alignment_layer) o.alignment_layer = *args.alignment_layer;
   if (!args.html.empty()) o.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
   o.keep_placeholders = args.keep_placeholders;
+  if (const auto syntaxes = PlaceholderSyntaxesFromNames(args.placeholder_syntaxes); syntaxes.ok())
+    o.placeholder_syntaxes = syntaxes.value();  // the option's parser refused anything else (exit 2)
   o.translate_code = args.translate_code;
   o.sampling.enabled = args.sample || args.sample_temperature || args.sample_topk || args.sample_topp;
   if (args.sample_temperature) o.sampling.temperature = *args.sample_temperature;

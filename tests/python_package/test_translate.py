@@ -93,6 +93,11 @@ def test_glossary_and_markup(model, translator, tmp_path):
     assert html.count("<b>") == 1 and html.count("</b>") == 1
     kept = translator.translate_batch(["Call {0} now."], keep_placeholders=True)[0].text
     assert "{0}" in kept
+    shell = translator.translate_batch(["A dog runs to $HOME."], keep_placeholders=True,
+                                       placeholder_syntaxes="default,shell")[0].text
+    assert shell.count("$HOME") == 1
+    with pytest.raises(tern.InvalidArgumentError, match="placeholder syntax 'bogus'"):
+        translator.translate_batch(["A dog."], keep_placeholders=True, placeholder_syntaxes="printf,bogus")
 
 
 def test_convert_then_translate(checkpoint_dir, tmp_path, model, translator):

@@ -46,6 +46,28 @@ enum class HfRules : uint8_t {
 };
 
 /// Markup in the texts Translate() is given (docs/translating.md "Markup").
+/// The syntaxes keep_placeholders protects: bits of TranslateOptions::placeholder_syntaxes (the grammar of
+/// each: runtime/src/markup/placeholder_syntax.h and protect.h).
+namespace placeholder_syntax {
+constexpr uint32_t kPrintf = 1u << 0;          ///< printf: %s %5.2f %-3d %1$s %.*s %lu %@, %% kept as written
+constexpr uint32_t kPythonNamed = 1u << 1;     ///< Python's %(name)s
+constexpr uint32_t kRubyNamed = 1u << 2;       ///< Ruby's %{name}
+constexpr uint32_t kBrace = 1u << 3;           ///< {0} {0,number} {name!r:>10} {{x}} (.NET, Java, Python, i18next)
+constexpr uint32_t kFluent = 1u << 4;          ///< Fluent's { $var } and { -term }
+constexpr uint32_t kI18nextNesting = 1u << 5;  ///< i18next's $t(key)
+constexpr uint32_t kShell = 1u << 6;           ///< shell $VAR and ${VAR}: off by default (prose has "$HOME", "$5")
+constexpr uint32_t kUrl = 1u << 7;             ///< http://, https://, ftp:// and www. addresses
+constexpr uint32_t kEmail = 1u << 8;           ///< e-mail addresses
+constexpr uint32_t kNumberUnit = 1u << 9;      ///< numbers with units (5 km, 20 %, 3.5 GB)
+constexpr uint32_t kAll = (1u << 10) - 1;     ///< every syntax above
+constexpr uint32_t kDefault = kAll & ~kShell;  ///< every syntax but the shell's
+}  // namespace placeholder_syntax
+
+/// The placeholder_syntax bits of a comma-separated list of names: printf, python-named, ruby-named, brace,
+/// fluent, i18next, shell, url, email, number-unit, and "default", "all", "none" (spaces around names are
+/// ignored). kInvalidArgument naming an unknown or empty name.
+TERN_API Result<uint32_t> PlaceholderSyntaxesFromNames(std::string_view names);
+
 enum class Markup : uint8_t {
   kNone = 0,         ///< plain text: '<' and '&' are text
   kHtml = 1,         ///< inline HTML/XML: tags and character references are taken out, translated around, put
@@ -142,6 +164,9 @@ struct TranslateOptions {
   /// on_token. Translate() only.
   bool keep_placeholders = false;
   Span<const KeepSpan> keep_spans;  ///< the caller's own do-not-translate spans (see keep_placeholders)
+  /// The syntaxes keep_placeholders finds (placeholder_syntax bits; PlaceholderSyntaxesFromNames reads a
+  /// list of names). Bits beyond placeholder_syntax::kAll: kInvalidArgument.
+  uint32_t placeholder_syntaxes = placeholder_syntax::kDefault;
   /// Target prefixes (interactive and computer-aided translation; transformers' generate() with
   /// decoder_input_ids = [decoder_start] + prefix): the translation of input i starts with target_prefix[i],
   /// tokenized alone by the model's target SentencePiece (no `</s>`; an empty text: no prefix), and the

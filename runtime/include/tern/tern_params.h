@@ -115,7 +115,27 @@ typedef struct tern_translate_params {
    * verbatim and placed by alignment; sorted per text, not overlapping (a bad one fails its text alone). */
   const tern_keep_span* keep_spans;
   size_t keep_span_count; /**< 0 (default): none */
+  /** The syntaxes keep_placeholders finds: tern::placeholder_syntax bits (TERN_PLACEHOLDER_*; default
+   * TERN_PLACEHOLDER_DEFAULT, every one but the shell's); tern_placeholder_syntaxes reads a list of names. */
+  uint32_t placeholder_syntaxes;
 } tern_translate_params;
+
+#define TERN_PLACEHOLDER_PRINTF 0x1u
+#define TERN_PLACEHOLDER_PYTHON_NAMED 0x2u
+#define TERN_PLACEHOLDER_RUBY_NAMED 0x4u
+#define TERN_PLACEHOLDER_BRACE 0x8u
+#define TERN_PLACEHOLDER_FLUENT 0x10u
+#define TERN_PLACEHOLDER_I18NEXT 0x20u
+#define TERN_PLACEHOLDER_SHELL 0x40u
+#define TERN_PLACEHOLDER_URL 0x80u
+#define TERN_PLACEHOLDER_EMAIL 0x100u
+#define TERN_PLACEHOLDER_NUMBER_UNIT 0x200u
+#define TERN_PLACEHOLDER_DEFAULT 0x3bfu
+
+/** The bits of a comma-separated list of syntax names (tern::PlaceholderSyntaxesFromNames: printf,
+ * python-named, ruby-named, brace, fluent, i18next, shell, url, email, number-unit, default, all, none).
+ * TERN_INVALID_ARGUMENT naming an unknown one. */
+TERN_API tern_status_code tern_placeholder_syntaxes(const char* names, uint32_t* bits, tern_error* err);
 
 TERN_API tern_translate_params tern_translate_default_params(void);
 

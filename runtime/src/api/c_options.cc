@@ -85,6 +85,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
     keep_.push_back(p.keep_spans ? KeepSpan{p.keep_spans[i].text, TextSpan{p.keep_spans[i].begin, p.keep_spans[i].end}}
                                  : KeepSpan{SIZE_MAX, TextSpan{0, 0}});
   o.keep_spans = Span<const KeepSpan>(keep_.data(), keep_.size());
+  o.placeholder_syntaxes = p.placeholder_syntaxes;
 }
 
 void CallOptions::Refuse(const char* field, int value, const char* allowed) {
@@ -128,6 +129,10 @@ void CallOptions::LogitsAdapter::Process(LogitsRow& row) {
 
 }  // namespace tern::c_api
 
+static_assert(TERN_PLACEHOLDER_DEFAULT == tern::placeholder_syntax::kDefault && TERN_PLACEHOLDER_SHELL == tern::placeholder_syntax::kShell &&
+                  TERN_PLACEHOLDER_NUMBER_UNIT == tern::placeholder_syntax::kNumberUnit,
+              "the C API's placeholder bits are tern::placeholder_syntax's");
+
 extern "C" int64_t tern_logits_column(const tern_logits_row* row, uint32_t token) {
   if (!row || !row->internal_) return -1;
   return static_cast<const tern::LogitsRow*>(row->internal_)->Column(token);
@@ -153,5 +158,17 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.min_length = -1;
   p.forced_eos = -1;
   p.alignment_layer = -1;
+  p.placeholder_syntaxes = TERN_PLACEHOLDER_DEFAULT;
   return p;
+}
+
+extern "C" tern_status_code tern_placeholder_syntaxes(const char* names, uint32_t* bits, tern_error* err) {
+  using namespace tern::c_api;
+  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+    if (!names || !bits) return SetError(err, TERN_INVALID_ARGUMENT, "tern_placeholder_syntaxes: NULL argument"), TERN_INVALID_ARGUMENT;
+    const tern::Result<uint32_t> r = tern::PlaceholderSyntaxesFromNames(names);
+    if (!r.ok()) return Fail(err, r.status());
+    *bits = r.value();
+    return TERN_OK;
+  });
 }

@@ -1,5 +1,10 @@
 #include "markup/placeholder_syntax.h"
 
+#include <algorithm>
+#include <string>
+
+#include "tern/options.h"
+
 #include <cctype>
 #include <cstring>
 
@@ -106,4 +111,51 @@ size_t I18nextNesting(std::string_view t, size_t i) {
   return k > start && k < t.size() && t[k] == ')' ? k + 1 : 0;
 }
 
+size_t Shell(std::string_view t, size_t i) {
+  if (i + 1 >= t.size() || (i > 0 && (Alnum(t[i - 1]) || t[i - 1] == '_'))) return 0;
+  const bool braced = t[i + 1] == '{';
+  size_t k = i + (braced ? 2 : 1);
+  const size_t start = k;
+  auto name_byte = [&](size_t at) { return Alnum(t[at]) || t[at] == '_'; };
+  if (k >= t.size() || !(std::isalpha(static_cast<unsigned char>(t[k])) || t[k] == '_')) return 0;
+  while (k < t.size() && k - start < 64 && name_byte(k)) ++k;
+  if (!braced) return k < t.size() && name_byte(k) ? 0 : k;  // longer than 64 bytes: not one
+  return k < t.size() && t[k] == '}' ? k + 1 : 0;
+}
+
 }  // namespace tern::markup::syntax
+
+namespace tern {
+
+Result<uint32_t> PlaceholderSyntaxesFromNames(std::string_view names) {
+  static const struct {
+    const char* name;
+    uint32_t bits;
+  } kNames[] = {{"printf", placeholder_syntax::kPrintf},   {"python-named", placeholder_syntax::kPythonNamed},
+                {"ruby-named", placeholder_syntax::kRubyNamed}, {"brace", placeholder_syntax::kBrace},
+                {"fluent", placeholder_syntax::kFluent},   {"i18next", placeholder_syntax::kI18nextNesting},
+                {"shell", placeholder_syntax::kShell},     {"url", placeholder_syntax::kUrl},
+                {"email", placeholder_syntax::kEmail},     {"number-unit", placeholder_syntax::kNumberUnit},
+                {"default", placeholder_syntax::kDefault}, {"all", placeholder_syntax::kAll},
+                {"none", 0}};
+  uint32_t bits = 0;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = std::min(names.find(',', at), names.size());
+    std::string_view name = names.substr(at, comma - at);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    bool known = false;
+    for (const auto& n : kNames)
+      if (name == n.name) bits |= n.bits, known = true;
+    if (!known)
+      return Status(StatusCode::kInvalidArgument,
+                    "placeholder syntax '" + std::string(name) +
+                        "' (printf, python-named, ruby-named, brace, fluent, i18next, shell, url, email, number-unit, "
+                        "default, all, none)");
+    if (comma == names.size()) return bits;
+    at = comma + 1;
+  }
+}
+
+}  // namespace tern

@@ -36,4 +36,8 @@ size_t Fluent(std::string_view t, size_t i);
 /// i18next's nesting at '$': $t(key) (key without spaces or parentheses, at most 64 bytes).
 size_t I18nextNesting(std::string_view t, size_t i);
 
+/// Shell variables at '$': $NAME or ${NAME} (NAME: a letter or '_', then letters, digits, '_'; at most 64
+/// bytes), not after a letter, digit or '_'. "$5" and "$ 5" are not ones.
+size_t Shell(std::string_view t, size_t i);
+
 }  // namespace tern::markup::syntax

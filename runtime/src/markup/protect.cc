@@ -73,32 +73,39 @@ size_t NumberUnit(std::string_view t, size_t i) {
 
 }  // namespace
 
-TextSpan NextPlaceholder(std::string_view t, size_t from) {
+TextSpan NextPlaceholder(std::string_view t, size_t from, uint32_t syntaxes) {
+  namespace ps = placeholder_syntax;
+  auto on = [syntaxes](uint32_t bit) { return (syntaxes & bit) != 0; };
   for (size_t i = from; i < t.size(); ++i) {
     size_t b = i, e = 0;
     const char c = t[i];
     if (c == '{') {
-      e = syntax::Fluent(t, i);
-      if (!e) e = syntax::Brace(t, i);
+      if (on(ps::kFluent)) e = syntax::Fluent(t, i);
+      if (!e && on(ps::kBrace)) e = syntax::Brace(t, i);
     } else if (c == '%') {  // one parser per '%', chosen by the next byte (a 1 MiB line of "%1$" stays cheap)
       const char n = i + 1 < t.size() ? t[i + 1] : 0;
-      e = n == '(' ? syntax::PythonNamed(t, i) : n == '{' ? syntax::RubyNamed(t, i) : syntax::Printf(t, i);
+      if (n == '(') e = on(ps::kPythonNamed) ? syntax::PythonNamed(t, i) : 0;
+      else if (n == '{') e = on(ps::kRubyNamed) ? syntax::RubyNamed(t, i) : 0;
+      // "%(" and "%{" that are not those: printf's (say "%(" is no conversion: 0).
+      if (!e && on(ps::kPrintf)) e = syntax::Printf(t, i);
     } else if (c == '$') {
-      e = syntax::I18nextNesting(t, i);
+      if (on(ps::kI18nextNesting)) e = syntax::I18nextNesting(t, i);
+      if (!e && on(ps::kShell)) e = syntax::Shell(t, i);
     } else if (c == '@') {
-      e = Email(t, i, &b);
+      if (on(ps::kEmail)) e = Email(t, i, &b);
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      e = NumberUnit(t, i);
+      if (on(ps::kNumberUnit)) e = NumberUnit(t, i);
     }
-    if (!e) e = Url(t, i), b = i;
+    if (!e && on(ps::kUrl)) e = Url(t, i), b = i;
     // An e-mail address starts before its '@': one that begins before `from` overlaps what came before.
     if (e && b >= from) return {b, e};
   }
   return {t.size(), t.size()};
 }
 
-void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out) {
-  for (TextSpan s = NextPlaceholder(t, 0); s.begin < t.size(); s = NextPlaceholder(t, s.end)) out->push_back(s);
+void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out, uint32_t syntaxes) {
+  for (TextSpan s = NextPlaceholder(t, 0, syntaxes); s.begin < t.size(); s = NextPlaceholder(t, s.end, syntaxes))
+    out->push_back(s);
 }
 
 Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out) {

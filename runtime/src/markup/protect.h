@@ -23,11 +23,12 @@ namespace tern::markup {
 ///  - e-mail addresses: local@domain.tld;
 ///  - numbers with units: digits (with . or , inside) then, after at most one space, a unit (km m cm mm kg
 ///    g mg l ml h min s ms % °C °F KB MB GB TB MHz GHz px pt mph km/h) that ends a word.
-void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out);
+/// `syntaxes` (placeholder_syntax bits) chooses which; shell $VAR / ${VAR} only when asked.
+void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out, uint32_t syntaxes = placeholder_syntax::kDefault);
 
 /// The first span FindPlaceholders finds that starts at or after byte `from` ({size, size} when there is
 /// none). No allocation (the glossary matcher skips these spans while it translates).
-TextSpan NextPlaceholder(std::string_view text, size_t from);
+TextSpan NextPlaceholder(std::string_view text, size_t from, uint32_t syntaxes = placeholder_syntax::kDefault);
 
 /// `text` as a Parsed whose plain text leaves the spans out (sorted, not overlapping, within the text; one
 /// of the spaces around a span goes with it) and whose elements are the spans, verbatim, written back

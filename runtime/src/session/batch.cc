@@ -56,6 +56,10 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
   r.rules.min_length = o.min_length.value_or(g.min_length);
   r.rules.forced_eos = o.forced_eos.value_or(g.forced_eos);
+  if (o.placeholder_syntaxes & ~placeholder_syntax::kAll)
+    return Status(StatusCode::kInvalidArgument, "placeholder_syntaxes " + std::to_string(o.placeholder_syntaxes) +
+                                                    ": bits beyond placeholder_syntax::kAll (" +
+                                                    std::to_string(placeholder_syntax::kAll) + ")");
   for (size_t j = 0; j < o.suppress_sequences.size(); ++j) {
     const Span<const uint32_t>& seq = o.suppress_sequences[j];
     if (seq.empty()) return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " is empty");

@@ -19,7 +19,7 @@ void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOpti
       s = markup::Parse(texts[i], m, &parsed_[i], options.translate_code);
     } else {
       keep_.clear();
-      if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_);
+      if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_, options.placeholder_syntaxes);
       for (const KeepSpan& k : options.keep_spans)
         if (k.text == i) keep_.push_back(k.span);
       if (!options.keep_spans.empty()) {  // the caller's and the found ones together, in order; overlaps join

@@ -189,6 +189,16 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
     if (!value) return false;
     p->forced_eos = env->CallBooleanMethod(forced, value) == JNI_TRUE ? 1 : 0;
   }
+  auto syntaxes = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "placeholderSyntaxes", "Ljava/lang/String;")));
+  if (env->ExceptionCheck()) return false;
+  if (syntaxes) {
+    const char* names = env->GetStringUTFChars(syntaxes, nullptr);
+    if (!names) return false;
+    tern_error err;
+    const tern_status_code rc = tern_placeholder_syntaxes(names, &p->placeholder_syntaxes, &err);
+    env->ReleaseStringUTFChars(syntaxes, names);
+    if (rc != TERN_OK) return Throw(env, err.message), false;
+  }
   auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
   if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
   p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;

@@ -409,6 +409,19 @@ public class TranslatorTest {
           threw = e.getMessage().equals("keepSpans: sentence 3 of 1");
         }
         check(threw, "a span of a sentence the call does not have");
+        Translator.Options shell = new Translator.Options();
+        shell.keepPlaceholders = true;
+        shell.placeholderSyntaxes = "default,shell";
+        Translator.Result sh = t.translate(new String[] {"A dog runs to $HOME."}, shell)[0];
+        check(sh.ok() && sh.text.indexOf("$HOME") >= 0 && sh.text.indexOf("$HOME") == sh.text.lastIndexOf("$HOME"), "shell syntax kept once: " + sh.text);
+        shell.placeholderSyntaxes = "bogus";
+        threw = false;
+        try {
+          t.translate(new String[] {"A dog."}, shell);
+        } catch (TernException e) {
+          threw = e.getMessage().startsWith("placeholder syntax 'bogus'");
+        }
+        check(threw, "an unknown syntax name is refused");
         Translator.Options cut = new Translator.Options();
         cut.beamSize = 1;
         cut.maxLength = 3;

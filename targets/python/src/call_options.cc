@@ -86,6 +86,9 @@ void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model
   o->split_sentences = a.split_sentences;
   o->keep_placeholders = a.keep_placeholders;
   o->translate_code = a.translate_code;
+  const Result<uint32_t> syntaxes = PlaceholderSyntaxesFromNames(a.placeholder_syntaxes);
+  if (!syntaxes.ok()) Raise(syntaxes.status());
+  o->placeholder_syntaxes = syntaxes.value();
   if (!a.markup) o->markup = Markup::kNone;
   else if (*a.markup == "html") o->markup = Markup::kHtml;
   else if (*a.markup == "html-lenient") o->markup = Markup::kHtmlLenient;

@@ -40,6 +40,7 @@ struct TextArgs {
   std::optional<std::string> markup;  // None, "html", "html-lenient"
   std::optional<PyGlossary> glossary;
   std::vector<std::tuple<size_t, size_t, size_t>> keep_spans;  // (text index, begin byte, end byte)
+  std::string placeholder_syntaxes = "default";  // names (PlaceholderSyntaxesFromNames)
 };
 
 /// What the callbacks of one call share (lives in the calling frame; GIL held when it is made and destroyed).

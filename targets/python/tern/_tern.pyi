@@ -131,6 +131,7 @@ class Translator:
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
                         keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
+                        placeholder_syntaxes: str = "default",
                         target_prefix: Optional[Sequence[Optional[_Text]]] = None,
                         target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
@@ -205,7 +206,7 @@ class _Engine:
                callback: Optional[_Callback] = None, target_lang: str = "",
                split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
-               **rules: Any) -> _Ticket:
+               placeholder_syntaxes: str = "default", **rules: Any) -> _Ticket:
         """rules: translate_batch's sampling and logits-rule keywords (do_sample ... seed, repetition_penalty,
         no_repeat_ngram_size, min_length, max_input_length, alternatives, min_alternative_expansion_prob,
         suppress_sequences, disable_unk, return_attention, end_tokens, forced_eos); TypeError for another."""

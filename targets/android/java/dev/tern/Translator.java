@@ -63,6 +63,11 @@ public final class Translator implements AutoCloseable {
      * not overlapping (a bad one fails its sentence alone). Not with a TokenListener.
      */
     public int[] keepSpans = null;
+    /**
+     * The syntaxes keepPlaceholders finds, as names: printf, python-named, ruby-named, brace, fluent, i18next,
+     * shell, url, email, number-unit, default (every one but shell's $VAR), all, none.
+     */
+    public String placeholderSyntaxes = "default";
     /** Markup: translate code, kbd, samp, var, pre and class="notranslate" elements (kept verbatim by default). */
     public boolean translateCode = false;
     /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
