@@ -23,6 +23,8 @@ struct tern_request {
   std::condition_variable cv;
   bool finished = false;        // the completion (and on_done) returned: the request may be freed
   bool free_requested = false;  // tern_request_free was called from on_done: freed when it returns
+  bool submitted = false;       // tern_submit stored the ticket (under mu): until then it still writes to this
+  bool delete_pending = false;  // freed from on_done before tern_submit was done with it: tern_submit deletes it
 };
 
 namespace {
@@ -39,6 +41,11 @@ void Completed(uint64_t, const tern::RequestOutcome& out, void* user_data) {
   {
     std::unique_lock<std::mutex> lock(r->mu);
     if (r->free_requested) {
+      // The completion can run (on a worker) before tern_submit has stored the ticket: the last one deletes.
+      if (!r->submitted) {
+        r->delete_pending = true;
+        return;
+      }
       lock.unlock();
       delete r;
       return;
@@ -57,8 +64,16 @@ tern_request* Submit(tern_engine* e, tern::Request req, const tern_translate_par
   r->on_done = on_done, r->user_data = user_data;
   tern::Result<tern::Ticket> t = e->engine->Submit(std::move(req), &Completed, r.get());
   if (!t.ok()) return Fail(err, t.status()), nullptr;
-  r->ticket = t.value();
-  return r.release();
+  tern_request* out = r.release();  // the completion owns it now too (see Completed)
+  std::unique_lock<std::mutex> lock(out->mu);
+  out->ticket = t.value();
+  out->submitted = true;
+  const auto handle = reinterpret_cast<uintptr_t>(out);
+  if (out->delete_pending) {  // on_done already freed it: the handle is returned all the same, never used again
+    lock.unlock();
+    delete out;
+  }
+  return reinterpret_cast<tern_request*>(handle);
 }
 
 }  // namespace
