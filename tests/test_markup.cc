@@ -307,3 +307,52 @@ TEST_CASE("Translate with markup: tags around the translated words, a broken lin
   o.on_token = [](const TokenEvent&, void*) { return true; };
   CHECK(t->Translate(in, o, &r).message() == "markup cannot be combined with on_token: tags go in when a sentence is complete");
 }
+
+TEST_CASE("markup: a kept span goes before the final full stop it preceded, and never inside a word") {
+  // "with {name}." : the final '.' aligned to "with" would put the span after it; it stays before.
+  Parsed p;
+  REQUIRE(markup::Protect("A dog runs with {name}.", {TextSpan{16, 22}}, &p).ok());
+  CHECK(p.text == "A dog runs with .");
+  Fake f;
+  f.text = "Ein Hund rennt mit.";
+  f.token_spans = {{0, 3}, {4, 8}, {9, 14}, {15, 18}, {18, 19}};
+  f.source_spans = Words(p.text);
+  f.sources = {0, 1, 2, 3, 3};
+  CHECK(Transfer(p, f) == "Ein Hund rennt mit {name}.");
+  // After the final mark in the source, it stays after the translation's too.
+  Parsed q;
+  REQUIRE(markup::Protect("A dog runs. {name}", {TextSpan{12, 18}}, &q).ok());
+  Fake g;
+  g.text = "Ein Hund rennt.";
+  g.token_spans = {{0, 3}, {4, 8}, {9, 14}, {14, 15}};
+  g.source_spans = Words(q.text);
+  g.sources = {0, 1, 2, 2};
+  CHECK(Transfer(q, g) == "Ein Hund rennt. {name}");
+  // A mid-sentence span whose alignment lands after the final '.' (aligned to the first word) stays before it.
+  Parsed m;
+  REQUIRE(markup::Protect("A dog {0} runs.", {TextSpan{6, 9}}, &m).ok());
+  Fake mf;
+  mf.text = "Ein Hund läuft.";
+  mf.token_spans = {{0, 3}, {4, 8}, {9, 15}, {15, 16}};
+  mf.source_spans = Words(m.text);
+  mf.sources = {0, 1, 2, 0};
+  CHECK(Transfer(m, mf) == "Ein Hund läuft {0}.");
+  // "A dog {0} runs.": the alignment says after "Hund", which is inside "Hundchen": the span goes after the word.
+  Parsed r;
+  REQUIRE(markup::Protect("A dog {0} runs.", {TextSpan{6, 9}}, &r).ok());
+  CHECK(r.text == "A dog runs.");
+  Fake h;
+  h.text = "Ein Hundchen läuft.";
+  h.token_spans = {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}};
+  h.source_spans = Words(r.text);
+  h.sources = {0, 1, 2, 2, 2};
+  CHECK(Transfer(r, h) == "Ein Hundchen {0} läuft.");
+  // An empty HTML element, likewise: never between "Hund" and "chen".
+  const Parsed e = ParseOk("A dog<br> runs.");
+  Fake k;
+  k.text = "Ein Hundchen läuft.";
+  k.token_spans = {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}};
+  k.source_spans = Words(e.text);
+  k.sources = {0, 1, 2, 2, 2};
+  CHECK(Transfer(e, k) == "Ein Hundchen<br> läuft.");
+}

@@ -11,6 +11,45 @@ bool WordByte(char c) {
   return u >= 0x80 || std::isalnum(u);
 }
 
+// Sentence-final punctuation and what may close after it (quotes, brackets); '…' is UTF-8 E2 80 A6.
+bool Closing(std::string_view t, size_t i, size_t* len) {
+  *len = 1;
+  switch (t[i]) {
+    case '.': case '!': case '?': case ':': case ';': case '"': case '\'': case ')': case ']': return true;
+    default: break;
+  }
+  if (t.substr(i, 3) == "\xe2\x80\xa6" || t.substr(i, 3) == "\xe2\x80\x9d" || t.substr(i, 3) == "\xe2\x80\x99") return *len = 3, true;
+  if (t.substr(i, 2) == "\xc2\xbb" || t.substr(i, 2) == "\xc2\xab") return *len = 2, true;
+  return false;
+}
+
+// `rest` (the source after a point item) holds only spaces and closing punctuation, a final . ! ? or … among it.
+bool OnlyFinalPunctuation(std::string_view rest) {
+  bool final_mark = false;
+  for (size_t i = 0, len = 1; i < rest.size(); i += len) {
+    len = 1;
+    if (rest[i] == ' ') continue;
+    if (!Closing(rest, i, &len)) return false;
+    final_mark |= rest[i] == '.' || rest[i] == '!' || rest[i] == '?' || len == 3;
+  }
+  return final_mark;
+}
+
+// Where the translation's trailing spaces and closing punctuation start (its size when it has none).
+size_t FinalPunctuationStart(std::string_view t) {
+  size_t start = t.size(), i = 0, len = 1;
+  bool in_tail = false;
+  for (; i < t.size(); i += len) {
+    len = 1;
+    const bool tail = t[i] == ' ' || Closing(t, i, &len);
+    if (tail && !in_tail) start = i;
+    if (!tail) start = t.size();
+    in_tail = tail;
+  }
+  while (start < t.size() && t[start] == ' ') ++start;  // the spaces before the marks stay with the text
+  return start;
+}
+
 class Placer {
  public:
   Placer(const Parsed& p, const AlignedTranslation& t, std::vector<size_t>* ob, std::vector<size_t>* oe)
@@ -46,10 +85,24 @@ class Placer {
     return at;
   }
 
+  // Where a point item (a verbatim span or an empty element) at source position x goes: MapPos, then
+  //  - before the translation's final punctuation when it sat before the source's ("with {name}." stays
+  //    "mit {name}.", never "mit. {name}", even where the final '.' aligns to an earlier word);
+  //  - at a word boundary: a position inside a word of the translation moves to that word's end.
+  size_t PointPos(size_t x) const {
+    size_t at = MapPos(x);
+    const std::string_view src = p_.text, out = t_.text;
+    const size_t src_tail = FinalPunctuationStart(src);
+    if (x <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail)))
+      at = std::min(at, FinalPunctuationStart(out));
+    while (at > 0 && at < out.size() && WordByte(out[at - 1]) && WordByte(out[at])) ++at;
+    return at;
+  }
+
   // The element's target range before the tree's constraints.
   std::pair<size_t, size_t> Raw(const Element& e) const {
     if (e.kind == Element::Kind::kVerbatim || e.end <= e.begin) {
-      const size_t at = MapPos(e.begin);
+      const size_t at = PointPos(e.begin);
       return {at, at};
     }
     // The target tokens aligned into the element form runs (a gap of at most one other token inside a
@@ -79,7 +132,7 @@ class Placer {
     }
     close_run();
     if (!found) {
-      const size_t at = MapPos(e.begin);
+      const size_t at = PointPos(e.begin);
       return {at, at};
     }
     const std::string& src = p_.text;

@@ -6,9 +6,11 @@
 //    is the element's, so one stray token aligned elsewhere does not stretch the element; when the source
 //    element starts and ends at word boundaries, its target range is widened to whole words;
 //  - an element whose source text has no aligned target token, and every verbatim item (<br>, <img>,
-//    comments, script), goes where its source position maps: after the last target token (in the
-//    translation's order) aligned to source text before that position (at the start when there is none;
-//    at the end for the end of the source);
+//    comments, script, kept placeholders), goes where its source position maps: after the last target
+//    token (in the translation's order) aligned to source text before that position (at the start when
+//    there is none; at the end for the end of the source); then before the translation's final punctuation
+//    when it sat before the source's, and never inside a word (a position inside a
+//    word moves to the word's end);
 //  - the tree is kept: a child's range is clamped into its parent's, siblings keep their source order (a
 //    sibling starts no earlier than the previous one ends). So the output holds exactly the input's tags
 //    (lenient repairs included), each start tag before its end tag, properly nested, whatever the alignment.
