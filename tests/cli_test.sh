@@ -108,6 +108,12 @@ echo 'A man runs {0} km.' | tern translate -m "$models/post-swish.int8.tern" --b
 check "keep-placeholders: {0} verbatim" grep -q '{0}' "$tmp/out.keep"
 echo 'A man runs to $HOME.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders --placeholder-syntaxes default,shell > "$tmp/out.shell"
 check "placeholder-syntaxes shell: \$HOME verbatim" grep -qF '$HOME' "$tmp/out.shell"
+printf '%s\n' '{n, plural, one {A man runs.} other {# men run.}}' 'A man {x' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --icu-messages > "$tmp/out.icu" 2> "$tmp/err.icu"; rc=$?
+check "icu-messages: a bad line fails alone (exit 1)" test $rc -eq 1
+check "icu-messages: the plural's syntax rebuilt" grep -q '^{n, plural, one {.*} other {# .*}}$' "$tmp/out.icu"
+check "icu-messages: the error names the byte" grep -q "line 2: ICU MessageFormat: '{' at byte 6 is not closed" "$tmp/err.icu"
+echo 'x' | tern translate -m "$models/post-swish.int8.tern" --icu-messages --format json > /dev/null 2>&1; rc=$?
+check "icu-messages + json: exit 2" test $rc -eq 2
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --placeholder-syntaxes bogus > /dev/null 2> "$tmp/err"; rc=$?
 check "placeholder-syntaxes bogus: exit 2, named" test $rc -eq 2 -a "$(grep -c "placeholder syntax 'bogus'" "$tmp/err")" -ge 1
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --html > /dev/null 2> "$tmp/err"; rc=$?

@@ -101,6 +101,9 @@ static int Run(int argc, char** argv) {
                "--glossary: source terms also match in lower case, capitalized and in capitals");
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
                "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
+  tr->add_flag("--icu-messages", ta.icu_messages,
+               "each line is an ICU MessageFormat message: the text of the message and of every plural / select "
+               "case is translated, arguments and '#' kept, the syntax rebuilt (a malformed line fails alone)");
   tr->add_option("--placeholder-syntaxes", ta.placeholder_syntaxes,
                  "the syntaxes --keep-placeholders finds, as names: printf, python-named, ruby-named, brace, fluent, "
                  "i18next, shell, url, email, number-unit, default (all but shell), all, none (default: default)")
@@ -190,6 +193,11 @@ static int Run(int argc, char** argv) {
     ta.json = format == "json";
     if (!ta.html.empty() && ta.stream) {
       std::cerr << "tern: --html puts the tags in once a line is complete; it cannot be combined with --stream\n";
+      return 2;
+    }
+    if (ta.icu_messages && (ta.stream || ta.json || !ta.html.empty() || ta.ids || ta.target_prefix || ta.alternatives > 0)) {
+      std::cerr << "tern: --icu-messages translates each line as one ICU message in plain text; it cannot be combined "
+                   "with --stream, --format json, --html, --ids, --target-prefix or --alternatives\n";
       return 2;
     }
     if (ta.keep_placeholders && (ta.stream || !ta.html.empty())) {

@@ -1,5 +1,7 @@
 #include "translate_cmd.h"
 
+#include "tern/icu_message.h"
+
 #include "cli_io.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/isa.h"
@@ -185,6 +187,28 @@ int RunTranslate(const TranslateArgs& args) {
     } else if (args.target_prefix) {
       prefix_texts.assign(index.size(), *args.target_prefix);
       opt.target_prefix = Span<const std::string_view>(prefix_texts.data(), prefix_texts.size());
+    }
+    if (args.icu_messages) {  // each line one ICU message: its text or its error
+      std::vector<IcuTranslation> icu;
+      st = index.empty() ? Status::Ok()
+                         : TranslateIcuMessages(t, Span<const std::string_view>(texts.data(), texts.size()), opt, &icu);
+      size_t k = 0;
+      for (const Line& l : lines) {
+        std::string error = l.parse_error;
+        if (error.empty()) error = !st.ok() ? st.message() : icu[k].ok() ? std::string() : icu[k].error_message;
+        if (l.parse_error.empty()) ++k;
+        if (!error.empty()) {
+          std::cerr << "tern: line " << l.number << ": " << error << "\n";
+          ++failed;
+          *out << "\n";
+        } else {
+          ++sentences;
+          *out << icu[k - 1].text << "\n";
+        }
+      }
+      out->flush();
+      lines.clear();
+      return;
     }
     if (!index.empty()) {
       st = args.ids ? t.TranslateIds(Span<const Span<const uint32_t>>(idspans.data(), idspans.size()), opt, &results)

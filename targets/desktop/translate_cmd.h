@@ -35,7 +35,8 @@ struct TranslateArgs {
   std::string glossary;     // --glossary: TSV of source term, target term
   bool glossary_ignore_case = false;
   bool keep_placeholders = false;  // --keep-placeholders
-  std::string placeholder_syntaxes = "default";  // --placeholder-syntaxes (checked by the parser)
+  std::string placeholder_syntaxes = "default";
+  bool icu_messages = false;  // --icu-messages: each line one ICU MessageFormat message (tern/icu_message.h)  // --placeholder-syntaxes (checked by the parser)
   bool translate_code = false;     // --translate-code
   std::optional<uint32_t> alignment_layer;  // the decoder layer whose cross-attention aligns (default: the model's)
   std::optional<float> low_token, low_sentence;  // low-confidence thresholds (tern/confidence.h defaults)
