@@ -9,6 +9,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
 import confidence_eval  # noqa: E402
 import lexicon  # noqa: E402
+import app_strings_eval  # noqa: E402
 import markup_eval  # noqa: E402
 
 
@@ -70,3 +71,23 @@ def test_terminology_counts_whole_words():
     assert terminology_eval.count_word("Flip-flops and flops. FLOPS!", "flops") == 2
     assert terminology_eval.count_word("Der Köter und der Köterich", "Köter") == 1
     assert terminology_eval.casing(["der Hund", "Der Hund", "Hund", "der"])["hund"] == "Hund"
+
+
+def test_app_strings_catalogs_and_icu_skeleton(tmp_path):
+    po = tmp_path / "m.po"
+    po.write_text('msgid ""\nmsgstr ""\n\nmsgid "Today is {0}"\nmsgstr ""\n\nmsgid "one "\n"file"\nmsgid_plural "%d files"\n'
+                  'msgstr[0] ""\n', encoding="utf-8")
+    assert app_strings_eval.read_catalog(str(po)) == ["Today is {0}", "one file", "%d files"]
+    xml = tmp_path / "strings.xml"
+    xml.write_text('<resources><string name="a">Don\\\'t delete %1$s</string><plurals name="p"><item quantity="one">'
+                   '%d song</item></plurals></resources>', encoding="utf-8")
+    assert app_strings_eval.read_catalog(str(xml)) == ["Don't delete %1$s", "%d song"]
+    js = tmp_path / "en.json"
+    js.write_text('{"a": {"b": "Hi {{name}}"}, "c": "$t(a.b) now"}', encoding="utf-8")
+    assert app_strings_eval.read_catalog(str(js)) == ["Hi {{name}}", "$t(a.b) now"]
+    src = "{n, plural, =0 {No files} one {# file} other {# files}} in {folder}"
+    out = "{n, plural, =0 {Keine Dateien} one {# Datei} other {# Dateien}} in {folder}"
+    assert app_strings_eval.icu_skeleton(src) == app_strings_eval.icu_skeleton(out)
+    assert app_strings_eval.icu_skeleton(src) != app_strings_eval.icu_skeleton("Keine Dateien in {folder}")
+    assert [m.group(0) for m in app_strings_eval.PLACEHOLDER.finditer("%(n)d of %s, %{u} in { $f } {{x}} $t(k)")] == \
+        ["%(n)d", "%s", "%{u}", "{ $f }", "{{x}}", "$t(k)"]

@@ -1,0 +1,144 @@
+"""App strings through tern, measured: reads message catalogs, translates their source strings with
+`tern translate --keep-placeholders` (ICU MessageFormat messages with `--icu-messages`) and prints the table
+of issue 40:
+
+  - placeholders kept: the share of strings with placeholders whose every placeholder comes back verbatim and
+    as many times as in the source;
+  - ICU structure: the share of ICU messages whose output has the same argument heads and case keys, in order;
+  - inside a word: placeholders of the output glued to a letter on a side where the source had none;
+  - after the final stop: placeholders that had two or more words after them in the source and come after
+    the output's final . ! or ?.
+
+Catalogs (by extension): .po / .pot (msgid and msgid_plural), Android strings.xml (<string>, <item>),
+Fluent .ftl (message values), i18next .json (string values, nested), .txt (a string per line). Strings are
+read from the files given; the script ships none (take real catalogs of real projects, several per syntax).
+
+    /usr/bin/python3 scripts/app_strings_eval.py --tern build/targets/desktop/tern \
+        --model models/en-de/en-de.int8.tern CATALOG...
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from typing import List
+
+# The placeholder syntaxes of tern's default set (runtime/src/markup/placeholder_syntax.h), as the source
+# side of the measurement sees them.
+PLACEHOLDER = re.compile(r"%\([A-Za-z_][\w.]*\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]"  # Python %(name)s
+                         r"|%\{[A-Za-z_]\w*\}"                                          # Ruby %{name}
+                         r"|%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcsp@]"
+                         r"|\{\{[^{}\s]+\}\}|\{\s*[$-][\w.-]+\s*\}|\{[^{}\s]{1,64}\}"    # i18next, Fluent, brace
+                         r"|\$t\([^()\s]+\)")
+ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,")
+
+
+def read_catalog(path: str) -> List[str]:
+    ext = os.path.splitext(path)[1].lower()
+    text = open(path, encoding="utf-8").read()
+    out: List[str] = []
+    if ext in (".po", ".pot"):
+        for m in re.finditer(r'^(msgid|msgid_plural) ((?:"(?:[^"\\]|\\.)*"\s*)+)', text, re.M):
+            s = "".join(json.loads(q) for q in re.findall(r'"(?:[^"\\]|\\.)*"', m.group(2)))
+            if s:
+                out.append(s)
+    elif ext == ".xml":
+        for el in ET.fromstring(text).iter():
+            if el.tag in ("string", "item") and el.text and el.text.strip():
+                out.append(el.text.strip().replace("\\'", "'").replace('\\"', '"'))
+    elif ext == ".ftl":
+        for m in re.finditer(r"^[A-Za-z][\w-]*\s*=\s*(.+)$", text, re.M):
+            out.append(m.group(1).strip())
+    elif ext == ".json":
+        def walk(v):
+            if isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+            elif isinstance(v, str) and v.strip():
+                out.append(v)
+        walk(json.loads(text))
+    else:
+        out = [line for line in text.splitlines() if line.strip()]
+    return [" ".join(s.split()) for s in out]
+
+
+def translate(tern: str, model: str, lines: List[str], extra: List[str]) -> List[str]:
+    if not lines:
+        return []
+    r = subprocess.run([tern, "translate", "-m", model, "--beam", "4"] + extra, input="\n".join(lines) + "\n",
+                       capture_output=True, text=True)
+    out = r.stdout.split("\n")[: len(lines)]
+    return out + [""] * (len(lines) - len(out))
+
+
+def cpu() -> str:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def icu_skeleton(s: str) -> List[str]:
+    """Argument heads and case keys in order: '{name', '{name,plural', 'one{', '=0{', '#'."""
+    heads = re.findall(r"\{\s*([\w.]+)\s*(?:,\s*(\w+)\s*[,}]|\})", s)  # "{name}" or "{name, type," (not a case's text)
+    keys = re.findall(r"(?:,|\})\s*((?:=\d+)|[A-Za-z]+)\s*\{", s)
+    return ["{" + a + ("," + b if b else "") for a, b in heads] + [k + "{" for k in keys]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tern", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--no-icu", action="store_true",
+                    help="ICU messages as plain strings with --keep-placeholders (how tern did before --icu-messages)")
+    ap.add_argument("catalogs", nargs="+")
+    args = ap.parse_args()
+    strings: List[str] = []
+    for c in args.catalogs:
+        strings += read_catalog(c)
+    icu = [s for s in strings if ICU.search(s)]
+    plain = [s for s in strings if not ICU.search(s) and PLACEHOLDER.search(s)]
+    out_plain = translate(args.tern, args.model, plain, ["--keep-placeholders"])
+    out_icu = translate(args.tern, args.model, icu, ["--keep-placeholders"] if args.no_icu else ["--icu-messages"])
+    kept = inside = after = had_words_after = spans = 0
+    for src, out in zip(plain, out_plain):
+        phs = [m.group(0) for m in PLACEHOLDER.finditer(src)]
+        kept += all(out.count(p) == src.count(p) for p in set(phs))
+        final = max(out.rfind("."), out.rfind("!"), out.rfind("?"))
+        for m in PLACEHOLDER.finditer(src):
+            p = m.group(0)
+            spans += 1
+            at = out.find(p)
+            if at < 0:
+                continue
+            before_src = src[m.start() - 1] if m.start() > 0 else " "
+            after_src = src[m.end()] if m.end() < len(src) else " "
+            before_out = out[at - 1] if at > 0 else " "
+            after_out = out[at + len(p)] if at + len(p) < len(out) else " "
+            inside += (before_out.isalpha() and not before_src.isalpha()) or (after_out.isalpha() and not after_src.isalpha())
+            if len(re.findall(r"\w+", src[m.end():])) >= 2:
+                had_words_after += 1
+                after += final >= 0 and at > final
+    same_icu = sum(icu_skeleton(s) == icu_skeleton(o) and o != "" for s, o in zip(icu, out_icu))
+    pct = lambda a, b: "%d / %d (%.0f%%)" % (a, b, 100.0 * a / b) if b else "0 / 0"
+    print("app strings: %d strings from %d catalogs; CPU %s; model %s%s" % (len(strings), len(args.catalogs), cpu(), args.model,
+                                                                            "; ICU messages as plain strings" if args.no_icu else ""))
+    print("| what | tern |")
+    print("|---|---|")
+    print("| strings whose every placeholder comes back verbatim and as often | %s |" % pct(kept, len(plain)))
+    print("| ICU messages with the same arguments and case keys | %s |" % pct(same_icu, len(icu)))
+    print("| placeholders glued to a letter they were not next to | %s |" % pct(inside, spans))
+    print("| placeholders moved after the final . ! ? (of those with 2+ words after them) | %s |" % pct(after, had_words_after))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
