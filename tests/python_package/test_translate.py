@@ -107,3 +107,14 @@ def test_convert_then_translate(checkpoint_dir, tmp_path, model, translator):
     converted = tern.Translator(tern.Model.load(out), threads=1)
     texts = ["A dog runs on the beach.", "Two men are talking."]
     assert [r.text for r in converted.translate_batch(texts)] == [r.text for r in translator.translate_batch(texts)]
+
+
+def test_icu_messages_keep_their_structure(translator):
+    msgs = ["{count, plural, one {A dog runs in the park.} other {# dogs run in the park.}}",
+            "A man sits with {name} on a bench.", "A woman reads {title"]
+    out = translator.translate_icu_messages(msgs, beam_size=1, on_error="keep")
+    assert out[0].startswith("{count, plural, one {") and "} other {# " in out[0] and out[0].endswith("}}")
+    assert out[1].count("{name}") == 1
+    assert out[2] is None
+    with pytest.raises(tern.InvalidArgumentError, match=r"messages\[2\]: ICU MessageFormat: '\{' at byte 14 is not closed"):
+        translator.translate_icu_messages(msgs, beam_size=1)

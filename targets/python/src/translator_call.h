@@ -109,5 +109,7 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
 
 /// Adds score_batch and score_ids to the tern.Translator class (score_py.cc).
 void RegisterScoring(py::class_<PyTranslator>& cls);
+/// Adds translate_icu_messages to the tern.Translator class (icu_py.cc).
+void RegisterIcuMessages(py::class_<PyTranslator>& cls);
 
 }  // namespace tern::python

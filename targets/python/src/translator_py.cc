@@ -149,6 +149,7 @@ void RegisterTranslator(py::module_& m) {
       "Translates token ids: a list of 1-D integer arrays (NumPy or lists), each a source as given, </s> included. "
       "Results carry ids only (Hypothesis.ids: uint32 arrays). No tokenizer runs.");
   RegisterScoring(cls);
+  RegisterIcuMessages(cls);
 #undef TERN_PY_CALL_ARGS
   cls.def_property_readonly("max_batch", [](const PyTranslator& t) { return t.translator->max_batch(); }, "texts per internal call")
       .def_property_readonly("threads", [](const PyTranslator& t) { return t.translator->threads(); })

@@ -163,6 +163,13 @@ class Translator:
                       end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
+    def translate_icu_messages(self, messages: Sequence[_Text], *, beam_size: Optional[int] = None,
+                               max_length: Optional[int] = None, keep_placeholders: bool = False,
+                               placeholder_syntaxes: str = "default", target_lang: str = "",
+                               on_error: str = "raise") -> List[Optional[str]]:
+        """ICU MessageFormat messages (tern/icu_message.h): the text of each message and of every plural /
+        select case translated, arguments and '#' kept, the syntax rebuilt. A malformed message raises
+        InvalidArgumentError naming its index and byte (on_error='raise') or is None (on_error='keep')."""
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:
         """One sentence's steps as an iterator (tern/steps.py; CTranslate2's generate_tokens): a text, or source
         ids with </s>; translate_batch's / translate_ids' keywords. Leaving the loop early cancels the call."""
