@@ -76,6 +76,17 @@ Fake MakeFake(const Parsed& p, const std::string& target, std::vector<int32_t> a
   return f;
 }
 
+// A translation `target` with the given token spans, token k aligned to source word sources[k] of p.
+Fake Tokens(const Parsed& p, const std::string& target, std::vector<TextSpan> spans, std::vector<int32_t> sources) {
+  Fake f;
+  f.text = target;
+  f.token_spans = std::move(spans);
+  f.source_spans = Words(p.text);
+  f.sources = std::move(sources);
+  REQUIRE(f.sources.size() == f.token_spans.size());
+  return f;
+}
+
 std::string Transfer(const Parsed& p, const Fake& f) {
   std::vector<size_t> ob, oe;
   return markup::Transfer(p, f.View(), &ob, &oe);
@@ -313,46 +324,26 @@ TEST_CASE("markup: a kept span goes before the final full stop it preceded, and 
   Parsed p;
   REQUIRE(markup::Protect("A dog runs with {name}.", {TextSpan{16, 22}}, &p).ok());
   CHECK(p.text == "A dog runs with .");
-  Fake f;
-  f.text = "Ein Hund rennt mit.";
-  f.token_spans = {{0, 3}, {4, 8}, {9, 14}, {15, 18}, {18, 19}};
-  f.source_spans = Words(p.text);
-  f.sources = {0, 1, 2, 3, 3};
+  const Fake f = Tokens(p, "Ein Hund rennt mit.", {{0, 3}, {4, 8}, {9, 14}, {15, 18}, {18, 19}}, {0, 1, 2, 3, 3});
   CHECK(Transfer(p, f) == "Ein Hund rennt mit {name}.");
   // After the final mark in the source, it stays after the translation's too.
   Parsed q;
   REQUIRE(markup::Protect("A dog runs. {name}", {TextSpan{12, 18}}, &q).ok());
-  Fake g;
-  g.text = "Ein Hund rennt.";
-  g.token_spans = {{0, 3}, {4, 8}, {9, 14}, {14, 15}};
-  g.source_spans = Words(q.text);
-  g.sources = {0, 1, 2, 2};
+  const Fake g = Tokens(q, "Ein Hund rennt.", {{0, 3}, {4, 8}, {9, 14}, {14, 15}}, {0, 1, 2, 2});
   CHECK(Transfer(q, g) == "Ein Hund rennt. {name}");
   // A mid-sentence span whose alignment lands after the final '.' (aligned to the first word) stays before it.
   Parsed m;
   REQUIRE(markup::Protect("A dog {0} runs.", {TextSpan{6, 9}}, &m).ok());
-  Fake mf;
-  mf.text = "Ein Hund läuft.";
-  mf.token_spans = {{0, 3}, {4, 8}, {9, 15}, {15, 16}};
-  mf.source_spans = Words(m.text);
-  mf.sources = {0, 1, 2, 0};
+  const Fake mf = Tokens(m, "Ein Hund läuft.", {{0, 3}, {4, 8}, {9, 15}, {15, 16}}, {0, 1, 2, 0});
   CHECK(Transfer(m, mf) == "Ein Hund läuft {0}.");
   // "A dog {0} runs.": the alignment says after "Hund", which is inside "Hundchen": the span goes after the word.
   Parsed r;
   REQUIRE(markup::Protect("A dog {0} runs.", {TextSpan{6, 9}}, &r).ok());
   CHECK(r.text == "A dog runs.");
-  Fake h;
-  h.text = "Ein Hundchen läuft.";
-  h.token_spans = {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}};
-  h.source_spans = Words(r.text);
-  h.sources = {0, 1, 2, 2, 2};
+  const Fake h = Tokens(r, "Ein Hundchen läuft.", {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}}, {0, 1, 2, 2, 2});
   CHECK(Transfer(r, h) == "Ein Hundchen {0} läuft.");
   // An empty HTML element, likewise: never between "Hund" and "chen".
   const Parsed e = ParseOk("A dog<br> runs.");
-  Fake k;
-  k.text = "Ein Hundchen läuft.";
-  k.token_spans = {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}};
-  k.source_spans = Words(e.text);
-  k.sources = {0, 1, 2, 2, 2};
+  const Fake k = Tokens(e, "Ein Hundchen läuft.", {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}}, {0, 1, 2, 2, 2});
   CHECK(Transfer(e, k) == "Ein Hundchen<br> läuft.");
 }

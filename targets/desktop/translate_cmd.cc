@@ -1,8 +1,8 @@
 #include "translate_cmd.h"
 
-#include "tern/icu_message.h"
-
 #include "cli_io.h"
+#include "icu_lines.h"
+#include "input_line.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/isa.h"
 #include "profile_report.h"
@@ -32,13 +32,6 @@
 
 namespace tern::cli {
 namespace {
-
-struct Line {
-  size_t number;
-  std::string text;
-  std::vector<uint32_t> ids;
-  std::string parse_error;  // --ids: what was wrong with the line
-};
 
 }  // namespace
 
@@ -163,7 +156,7 @@ int RunTranslate(const TranslateArgs& args) {
   }
   size_t line_no = 0, failed = 0, sentences = 0, tokens = 0;
   double translate_ms = 0;
-  std::vector<Line> lines;
+  std::vector<InputLine> lines;
   auto flush = [&]() {
     if (lines.empty()) return;
     std::vector<std::string_view> texts;
@@ -189,23 +182,8 @@ int RunTranslate(const TranslateArgs& args) {
       opt.target_prefix = Span<const std::string_view>(prefix_texts.data(), prefix_texts.size());
     }
     if (args.icu_messages) {  // each line one ICU message: its text or its error
-      std::vector<IcuTranslation> icu;
-      st = index.empty() ? Status::Ok()
-                         : TranslateIcuMessages(t, Span<const std::string_view>(texts.data(), texts.size()), opt, &icu);
-      size_t k = 0;
-      for (const Line& l : lines) {
-        std::string error = l.parse_error;
-        if (error.empty()) error = !st.ok() ? st.message() : icu[k].ok() ? std::string() : icu[k].error_message;
-        if (l.parse_error.empty()) ++k;
-        if (!error.empty()) {
-          std::cerr << "tern: line " << l.number << ": " << error << "\n";
-          ++failed;
-          *out << "\n";
-        } else {
-          ++sentences;
-          *out << icu[k - 1].text << "\n";
-        }
-      }
+      const size_t bad = TranslateIcuLines(t, lines, texts, opt, *out);
+      failed += bad, sentences += lines.size() - bad;
       out->flush();
       lines.clear();
       return;
@@ -221,7 +199,7 @@ int RunTranslate(const TranslateArgs& args) {
     }
     size_t k = 0;
     for (size_t i = 0; i < lines.size(); ++i) {
-      const Line& l = lines[i];
+      const InputLine& l = lines[i];
       std::string error = l.parse_error;
       const TranslationResult* r = nullptr;
       if (error.empty()) {
@@ -255,7 +233,7 @@ int RunTranslate(const TranslateArgs& args) {
   if (interactive) std::cerr << "> " << std::flush;
   while (!cancelled && !g_interrupted && in.Next(&s, &too_long, &g_interrupted)) {
     ++line_no;
-    Line l{line_no, s, {}, {}};
+    InputLine l{line_no, s, {}, {}};
     if (too_long) l.parse_error = LineTooLong();
     else if (args.ids && !ParseIds(s, &l.ids, &l.parse_error)) {}
     lines.push_back(std::move(l));
