@@ -6,7 +6,8 @@ sentences, each run in its own process (peak RSS per process), the systems inter
         [--max-length 0] [--trials 3] [--load 0.5,0.9] [--arrivals 300]
 
 Throughput (sentences/s, tokens/s of the best hypotheses): tern Engine.translate_iterable (--replicas
-replicas x 1 thread, max_batch_size --batch), tern static (as many Translators in as many threads, each
+replicas x 1 thread, max_batch_size --batch; continuous batching), the same engine with
+continuous_batching=False ("engine static": each call a static batch), tern static (as many Translators in as many threads, each
 taking fixed batches of --batch in turn: what tern offered before the engine), CTranslate2
 translate_iterable (inter_threads --replicas, intra_threads 1, max_batch_size --batch, batch_type examples).
 Latency under load: single sentences arriving as a Poisson process at --load x the engine's measured
@@ -68,7 +69,8 @@ else:
         out["seconds"] = time.perf_counter() - t0
         out["tokens"] = sum(counts)
     else:
-        e = tern.Engine(m, replicas=a["replicas"], threads=1, max_batch=a["batch"])
+        e = tern.Engine(m, replicas=a["replicas"], threads=1, max_batch=a["batch"],
+                        continuous_batching=a.get("continuous", True))
         e.translate_batch(texts[:4], **kw)
         if a["mode"] == "throughput":
             t0 = time.perf_counter()
@@ -144,17 +146,18 @@ def main():
     sys.path.insert(0, os.path.join(args.build, "python"))
     import tern
     print("cpu:", tern.cpu_summary())
-    systems = [("tern engine", "tern", "throughput"), ("tern static", "tern", "static")]
+    systems = [("tern engine", "tern", "throughput", True), ("engine static", "tern", "throughput", False),
+               ("tern static", "tern", "static", True)]
     if args.ct2_model:
-        systems.append(("CTranslate2", "ct2", "throughput"))
+        systems.append(("CTranslate2", "ct2", "throughput", True))
     for beam in [int(b) for b in args.beams.split(",")]:
-        res = {name: [] for name, _, _ in systems}
+        res = {name: [] for name, _, _, _ in systems}
         for _ in range(args.trials):  # interleaved
-            for name, system, mode in systems:
-                res[name].append(run(args, system=system, mode=mode, beam=beam, texts=texts))
+            for name, system, mode, continuous in systems:
+                res[name].append(run(args, system=system, mode=mode, beam=beam, texts=texts, continuous=continuous))
         print(f"\nthroughput, beam {beam}, {len(texts)} sentences, {args.replicas} replicas x 1 thread, batch {args.batch}:")
         eng = [r["tokens"] / r["seconds"] for r in res["tern engine"]]
-        for name, _, _ in systems:
+        for name, _, _, _ in systems:
             tps = [r["tokens"] / r["seconds"] for r in res[name]]
             sps = [len(texts) / r["seconds"] for r in res[name]]
             ratio = [e / t for e, t in zip(eng, tps)]
@@ -162,15 +165,16 @@ def main():
                   f"peak RSS {span([r['peak_rss_mib'] for r in res[name]])} MiB")
         cap = statistics.median([len(texts) / r["seconds"] for r in res["tern engine"]])
         for load in [float(x) for x in args.load.split(",") if x]:
-            lat = {"tern": [], "ct2": []}
+            kinds = [("tern engine", "tern", True), ("engine static", "tern", False)]
+            kinds += [("CTranslate2", "ct2", True)] if args.ct2_model else []
+            lat = {name: [] for name, _, _ in kinds}
             for _ in range(args.trials):
-                for system in (["tern", "ct2"] if args.ct2_model else ["tern"]):
-                    lat[system].append(run(args, system=system, mode="latency", beam=beam, texts=texts[:500], rate=cap * load))
+                for name, system, continuous in kinds:
+                    lat[name].append(run(args, system=system, mode="latency", beam=beam, texts=texts[:500], rate=cap * load,
+                                         continuous=continuous))
             print(f"  latency at {load:.0%} of the engine's capacity ({cap * load:.1f} sentences/s, {args.arrivals} arrivals):")
-            for system, rows in lat.items():
-                if rows:
-                    print(f"    {'tern engine' if system == 'tern' else 'CTranslate2':12s} p50 {span([r['p50_ms'] for r in rows])} ms, "
-                          f"p99 {span([r['p99_ms'] for r in rows])} ms")
+            for name, rows in lat.items():
+                print(f"    {name:13s} p50 {span([r['p50_ms'] for r in rows])} ms, p99 {span([r['p99_ms'] for r in rows])} ms")
 
 
 if __name__ == "__main__":

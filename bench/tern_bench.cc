@@ -6,8 +6,10 @@
 // runs each in its own thread over the whole input (the shared-model case: packed weights exist once);
 // the figures are then totals over all of them, and peak RSS shows what N sessions cost. Also: weight
 // bytes the decoder read per generated token and the mean logits columns per step (the shortlist size).
+// --continuous: one continuous call per Translator over the input (Translator::TranslateContinuous: --batch
+// slots, each refilled as its sentence ends); a sentence's latency is then from the call's start to its result.
 //   tern-bench -m MODEL --input FILE --output FILE [--beam 1] [--batch 1] [--threads 1] [--limit N] [--translators N]
-//              [--max-length 128] [--no-shortlist] [--profile]
+//              [--max-length 128] [--no-shortlist] [--profile] [--continuous]
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -37,6 +39,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-length", max_length);
   app.add_option("--translators", translators, "Translators sharing the Model, one thread each")->check(CLI::Range(1u, 64u));
   bool no_shortlist = false, scores = false, alignment = false, glossary_ignore_case = false, profile = false;
+  bool continuous = false;
+  app.add_flag("--continuous", continuous, "continuous batching: one TranslateContinuous call over the input");
   std::string glossary_path;
   app.add_option("--glossary", glossary_path, "TSV glossary: translate with its terms as constraints");
   app.add_flag("--glossary-ignore-case", glossary_ignore_case, "--glossary: source terms match in any case");
@@ -65,6 +69,7 @@ int main(int argc, char** argv) {
   cfg.max_beam = std::max<uint32_t>(beam, 1);
   cfg.threads = threads;
   cfg.max_target_tokens = max_length;
+  cfg.continuous_batching = continuous;
   std::vector<std::unique_ptr<tern::Translator>> trs;
   for (uint32_t k = 0; k < translators; ++k) {
     auto tr = tern::Translator::Create(model.value(), cfg);
@@ -100,8 +105,46 @@ int main(int argc, char** argv) {
     std::string error;
   };
   std::vector<Totals> totals(translators);
+  // The input as a continuous call's source: in file order; results written in order.
+  struct Source final : tern::SentenceSource {
+    const std::vector<std::string>* lines;
+    Totals* t;
+    std::vector<std::string>* texts;  // nullptr: not written
+    Clock::time_point start;
+    size_t next = 0;
+    bool Next(tern::PendingSentence* p) override {
+      if (next >= lines->size()) return false;
+      p->text = (*lines)[next], p->tag = next++;
+      return true;
+    }
+    std::vector<size_t> several;  // texts of several sentences: translated with Translate afterwards
+    void Done(uint64_t tag, const tern::TranslationResult& x) override {
+      if (x.error == tern::StatusCode::kUnsupported) return several.push_back(tag);
+      t->latency.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      if (!x.ok()) return void(++t->failed);
+      t->tokens += x.best().ids.size() + 1;
+      if (texts) (*texts)[tag] = std::string(x.best().text);
+    }
+  };
+  std::vector<std::string> continuous_texts(lines.size());
   auto run = [&](size_t k) {
     Totals& t = totals[k];
+    if (continuous) {
+      Source src;
+      src.lines = &lines, src.t = &t, src.texts = k == 0 ? &continuous_texts : nullptr, src.start = Clock::now();
+      tern::Status st = trs[k]->TranslateContinuous(src, opt);
+      for (size_t i = 0; st.ok() && i < src.several.size(); ++i) {
+        std::string_view v = lines[src.several[i]];
+        tern::Span<const tern::TranslationResult> r;
+        st = trs[k]->Translate(tern::Span<const std::string_view>(&v, 1), opt, &r);
+        if (st.ok()) src.Done(src.several[i], r[0]);
+      }
+      t.ms = ms(src.start, Clock::now());
+      if (!st.ok()) return void(t.error = st.message());
+      if (k == 0)
+        for (const std::string& x : continuous_texts) out << x << "\n";
+      return;
+    }
     std::vector<std::string_view> views;
     for (size_t s = 0; s < lines.size(); s += batch) {
       views.clear();
@@ -143,7 +186,7 @@ int main(int argc, char** argv) {
   auto pct = [&](double p) { return latency.empty() ? 0.0 : latency[std::min(latency.size() - 1, static_cast<size_t>(p * latency.size()))]; };
   nlohmann::json j = {{"system", std::string("tern ") + tern::DTypeName(model.value()->weight_dtype())},
                       {"cpu", tern::CpuSummary()},
-                      {"beam", beam}, {"batch", batch}, {"scores", scores}, {"alignment", alignment}, {"threads", trs[0]->threads()}, {"translators", translators},
+                      {"beam", beam}, {"batch", batch}, {"continuous", continuous}, {"scores", scores}, {"alignment", alignment}, {"threads", trs[0]->threads()}, {"translators", translators},
                       {"sentences", sentences}, {"failed", failed}, {"target_tokens", tokens},
                       {"seconds", total_ms / 1000}, {"sentences_per_s", sentences / (total_ms / 1000)},
                       {"tokens_per_s", tokens / (total_ms / 1000)}, {"latency_p50_ms", pct(0.50)}, {"latency_p95_ms", pct(0.95)},

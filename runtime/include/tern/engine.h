@@ -14,8 +14,11 @@
 // before it may share a call, and an input that fails fails alone as in Translator::Translate. Results do
 // not depend on which requests shared a call: tern's batches give each sentence what it gives alone (the
 // test "a batch gives exactly what each sentence gives alone"; tests/test_engine.cc checks it through the
-// engine). This is request-level batching: a call runs until its longest sentence ends (rows of finished
-// sentences are not yet given to waiting ones).
+// engine). With continuous_batching (the default) a replica's call is continuous (tern/continuous.h): when a
+// sentence ends, its result goes to its request at once (a request completes with its last input) and its
+// slot takes the next input of the call or of a queued request that may share it, which joins the running
+// decoder; calls whose options a continuous call refuses, and texts of several sentences, run as static
+// calls (a batch that runs until its longest sentence ends).
 //
 // Thread safety: Submit, Ticket's calls and Cancel may be made from any thread at once. Completion
 // callbacks run on a worker thread, outside the engine's locks; one may Submit (not Wait on an engine
@@ -44,6 +47,9 @@ struct EngineConfig {
   TranslatorConfig translator;
   /// Requests waiting at most; Submit beyond it returns kResourceExhausted (back-pressure). 0: 4,096.
   uint32_t max_queued = 0;
+  /// Continuous batching (see the top of this file); plans TranslatorConfig::continuous_batching's buffers.
+  /// false: every call is a static batch.
+  bool continuous_batching = true;
 };
 
 /// A unit of work: the inputs it owns and its options. Exactly one of `texts` (Translate) and `ids`
@@ -68,7 +74,7 @@ struct RequestOutcome {
   double queued_ms = 0;  ///< from Submit until a replica took it (milliseconds)
   double run_ms = 0;     ///< from then until its results were complete (milliseconds)
   uint32_t replica = 0;  ///< the replica that ran it
-  uint32_t shared_with = 0;  ///< other requests its (first) call carried
+  uint32_t shared_with = 0;  ///< other requests its (first) call carried (a continuous call: had taken when it completed)
 };
 
 /// Called once per request when it completes, on a worker thread (or on the thread destroying the engine).

@@ -32,6 +32,8 @@ typedef struct tern_engine_params {
   uint32_t replicas;                 /**< translators serving in parallel; 0: performance cores / threads */
   uint32_t max_queued;               /**< requests that may wait; 0: 4,096; beyond it tern_submit fails */
   tern_translator_params translator; /**< each replica's limits (threads 0 means 1 here) */
+  int continuous_batching;           /**< 1 (default): finished sentences' slots take waiting ones
+                                          (tern::EngineConfig::continuous_batching); 0: static batches */
 } tern_engine_params;
 TERN_API tern_engine_params tern_engine_default_params(void);
 

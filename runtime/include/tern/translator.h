@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tern/continuous.h"
 #include "tern/export.h"
 #include "tern/model.h"
 #include "tern/options.h"
@@ -48,6 +49,9 @@ struct TranslatorConfig {
   /// Plans the buffers of TranslateOptions::return_attention: max_batch x max_n_best x max_target_tokens x
   /// max_source_tokens floats of results, and per decoder row one source row. Off: none (and no cost).
   bool attention = false;
+  /// Plans TranslateContinuous's buffers: one sentence's encoder activations that live through decoding
+  /// (max_source_tokens x (5 d_model + ffn_dim) floats) and two small index arrays. Off: none.
+  bool continuous_batching = false;
 };
 
 /// One output sequence. Views are valid until the Translator's next call.
@@ -177,6 +181,20 @@ class TERN_API Translator {
   /// or `</s>` fails the pair alone). No heap allocation.
   Status ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                   const TranslateOptions& options, Span<const TranslationResult>* results);
+
+  /// Continuous batching (tern/continuous.h): translates every sentence `source` gives, max_batch at a time,
+  /// a finished sentence's slot taken by the next waiting one at the next decoder step, each result handed
+  /// to source.Done as soon as its sentence ends. Returns when none waits and none runs. Needs
+  /// TranslatorConfig::continuous_batching. Takes the options of Translate except those that need the
+  /// whole batch or the text pipeline: markup, placeholders, keep_spans, a glossary, target prefixes,
+  /// alternatives, return_attention, on_token, and a shortlist (use_shortlist on a model that has one) are
+  /// kInvalidArgument. Texts are not split: with split_sentences (and a build that splits) a text of
+  /// several sentences fails alone with kUnsupported ("several sentences: ..."; translate it with
+  /// Translate; tern::Engine does). A sentence fails alone (Done with its error);
+  /// errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
+  /// (XNNPACK: the running sentences are handed over as kCancelled first), kCancelled (the abort callback).
+  /// Allocates only inside SentencePiece's encoder (texts).
+  Status TranslateContinuous(SentenceSource& source, const TranslateOptions& options);
 
   /// Checks a call's options without translating: what Translate and TranslateIds refuse as a whole call
   /// (kInvalidArgument: beam_size beyond max_beam, n_best, a non-finite length_penalty or

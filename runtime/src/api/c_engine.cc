@@ -1,4 +1,5 @@
 // The C API's engine (tern/tern_engine.h): tern::Engine and its tickets behind opaque handles.
+#include <cstddef>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -84,6 +85,7 @@ tern_engine_params tern_engine_default_params(void) {
   tern_engine_params p{};
   p.struct_size = sizeof(tern_engine_params);
   p.translator = tern_translator_default_params();
+  p.continuous_batching = 1;
   return p;
 }
 
@@ -91,7 +93,8 @@ tern_engine* tern_engine_create(const tern_model* model, const tern_engine_param
   return Guarded(err, static_cast<tern_engine*>(nullptr), [&]() -> tern_engine* {
     if (!model) return SetError(err, TERN_INVALID_ARGUMENT, "tern_engine_create: model is NULL"), nullptr;
     tern_engine_params p = tern_engine_default_params();
-    if (params && !tern::c_api::ReadParams(params, sizeof(tern_engine_params), &p))  // the first release's size
+    // The first release's size: up to continuous_batching (later fields keep their defaults).
+    if (params && !tern::c_api::ReadParams(params, offsetof(tern_engine_params, continuous_batching), &p))
       return SetError(err, TERN_INVALID_ARGUMENT,
                       tern::c_api::StructSizeError("tern_engine_create", params->struct_size, "tern_engine_default_params")),
              nullptr;
@@ -101,7 +104,11 @@ tern_engine* tern_engine_create(const tern_model* model, const tern_engine_param
                                                    "tern_engine_default_params")),
              nullptr;
     tern::EngineConfig c;
-    c.replicas = p.replicas, c.max_queued = p.max_queued;
+    if (p.continuous_batching != 0 && p.continuous_batching != 1)
+      return SetError(err, TERN_INVALID_ARGUMENT,
+                      "tern_engine_params.continuous_batching " + std::to_string(p.continuous_batching) + " (0 or 1)"),
+             nullptr;
+    c.replicas = p.replicas, c.max_queued = p.max_queued, c.continuous_batching = p.continuous_batching == 1;
     c.translator = tern::c_api::ConfigOf(p.translator);
     auto e = tern::Engine::Create(model->model, c);
     if (!e.ok()) return Fail(err, e.status()), nullptr;

@@ -4,6 +4,7 @@
 
 #include "base/busy_guard.h"
 #include "session/session.h"
+#include "session/continuous_call.h"
 
 namespace tern {
 namespace {
@@ -51,6 +52,12 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   BusyGuard busy(impl_->busy);
   if (!busy.acquired()) return BusyError();
   return impl_->TranslateIds(sources, options, results);
+}
+
+Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
+  BusyGuard busy(impl_->busy);
+  if (!busy.acquired()) return BusyError();
+  return tern::TranslateContinuous(*impl_, source, options);
 }
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,

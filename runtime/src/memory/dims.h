@@ -16,6 +16,7 @@ struct Dims {
   size_t src_text_bytes = 0;                          // the text a source of `src` ids spells (a glossary on ids), bytes
   bool shortlist = false;                             // the model has a shortlist: VocabBuffers are planned
   bool attention = false;                             // TranslatorConfig::attention: AttentionBuffers are planned
+  bool continuous = false;                            // TranslatorConfig::continuous_batching: ContinuousCallBuffers
 };
 
 }  // namespace tern

@@ -38,4 +38,18 @@ void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* d
   quant(&dec->quant, "decoder.quant.q", "decoder.quant.params", "decoder.quant.chunk_sums", rows, kDec, kDec);
 }
 
+void DeclareSentenceEncoderBuffers(const Dims& d, EncoderBuffers* enc, ArenaPlan* plan) {
+  // Live through the decoder: a sentence is encoded while others are being decoded.
+  constexpr Phase kEnc = Phase::kEncoder, kDec = Phase::kDecoder;
+  const uint64_t S = d.src, D = d.d, F = d.ffn, wide = std::max(D, F);
+  plan->Add(&enc->x, "continuous.encoder.x", S * D, kEnc, kDec);
+  plan->Add(&enc->h, "continuous.encoder.h", S * D, kEnc, kDec);
+  plan->Add(&enc->qkv, "continuous.encoder.qkv", S * 3 * D, kEnc, kDec);
+  plan->Add(&enc->ctx, "continuous.encoder.ctx", S * D, kEnc, kDec);
+  plan->Add(&enc->ffn, "continuous.encoder.ffn", S * F, kEnc, kDec);
+  plan->Add(&enc->quant.q, "continuous.encoder.quant.q", QuantInputBytes(S, wide), kEnc, kDec);
+  plan->Add(&enc->quant.params, "continuous.encoder.quant.params", QuantParamsCount(S), kEnc, kDec);
+  plan->Add(&enc->quant.chunk_sums, "continuous.encoder.quant.chunk_sums", QuantChunkSumsCount(S, wide), kEnc, kDec);
+}
+
 }  // namespace tern

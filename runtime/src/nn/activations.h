@@ -48,4 +48,8 @@ struct DecoderBuffers {
 /// Declares the network's buffers in `plan` (64-bit counts).
 void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* dec, ArenaPlan* plan);
 
+/// Declares encoder buffers for one sentence ([src, ...] rows) that live through the decoder phase
+/// (continuous batching encodes a joining sentence between decoder steps).
+void DeclareSentenceEncoderBuffers(const Dims& d, EncoderBuffers* enc, ArenaPlan* plan);
+
 }  // namespace tern

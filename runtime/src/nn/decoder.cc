@@ -14,10 +14,11 @@ using format::NormOp;
 Status DecodeStep(const Network& net, const Model& model, const Dims& D, const DecodeRows& rows, const SourceRanges& in,
                   const DecoderBuffers& A, Profiler& prof) {
   const Hyperparameters& hp = net.hp();
-  const size_t pos = rows.pos, n = rows.n, d = D.d, dh = D.head_dim, H = D.heads, T = D.tgt;
+  const size_t n = rows.n, d = D.d, dh = D.head_dim, H = D.heads, T = D.tgt;
   float* scores = A.attention;
   const float scale = 1.f / std::sqrt(static_cast<float>(dh));
-  const float* positions = model.impl().positions(true) + pos * d;
+  const float* positions = model.impl().positions(true);
+  auto pos_of = [&](size_t i) -> size_t { return rows.positions ? rows.positions[i] : rows.pos; };
   const size_t head_stride = T * dh, slot_stride = H * T * dh;
   const size_t layer_kv = D.rows * slot_stride;
   const QuantScratch q = A.quant.scratch();
@@ -25,7 +26,7 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
 
   auto t0 = prof.Tick();
   for (size_t i = 0; i < n; ++i)
-    EmbedRow(net.decoder_embedding(), rows.tokens[i], hp.embedding_scale, positions, A.x + i * d);
+    EmbedRow(net.decoder_embedding(), rows.tokens[i], hp.embedding_scale, positions + pos_of(i) * d, A.x + i * d);
   prof.Tock(t0, &P.other_ms);
 
   for (size_t l = 0; l < net.decoder().size(); ++l) {
@@ -39,7 +40,7 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
     prof.Tock(t0, &P.decoder_linear_ms);
     t0 = prof.Tick();
     for (size_t i = 0; i < n; ++i) {
-      const size_t slot = rows.slots[i];
+      const size_t slot = rows.slots[i], pos = pos_of(i);
       const float* qkv = A.qkv + i * 3 * d;
       for (size_t h = 0; h < H; ++h) {
         std::copy(qkv + d + h * dh, qkv + d + (h + 1) * dh, K + slot * slot_stride + h * head_stride + pos * dh);

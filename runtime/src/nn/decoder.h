@@ -25,6 +25,7 @@ struct SourceRanges {
 /// The rows decoded in one step.
 struct DecodeRows {
   size_t pos = 0;                        // the position decoded (0: the decoder start token)
+  const uint32_t* positions = nullptr;   // [n] continuous batching: each row's own position (nullptr: pos)
   size_t n = 0;                          // rows
   const uint32_t* slots = nullptr;       // [n] KV-cache slot of each row
   const uint32_t* sentences = nullptr;   // [n] sentence of each row (its source: SourceRanges)

@@ -11,7 +11,7 @@ using format::LinearOp;
 using format::NormOp;
 
 Status Encode(const Network& net, const Model& model, size_t ns, const uint32_t* ids, const SourceRanges& in,
-              const EncoderBuffers& E, const DecoderBuffers& dec, size_t src_rows, Profiler& prof) {
+              const EncoderBuffers& E, const DecoderBuffers& dec, size_t src_rows, Profiler& prof, size_t cross_row0) {
   float* scores = dec.attention;
   const auto t0 = prof.Tick();
   const Hyperparameters& hp = net.hp();
@@ -54,7 +54,7 @@ Status Encode(const Network& net, const Model& model, size_t ns, const uint32_t*
   const auto t1 = prof.Tick();
   for (size_t l = 0; l < net.decoder().size(); ++l) {
     const Linear& kv = net.decoder()[l].op(LinearOp::kCrossKv);
-    float* out = dec.cross_kv + l * src_rows * 2 * d;
+    float* out = dec.cross_kv + (l * src_rows + cross_row0) * 2 * d;
     if (kv.quantized() && l == 0) TERN_RETURN_IF_ERROR(net.Quantize(E.x, n, d, q));
     TERN_RETURN_IF_ERROR(kv.Run(E.x, q, n, out, net.pool()));
   }

@@ -255,14 +255,14 @@ void StreamBest(SearchContext& c, size_t b) {
 
 }  // namespace
 
-void BeamSearch::Step(SearchContext& c, size_t n, size_t pos) {
+void BeamSearch::Step(SearchContext& c, size_t n, size_t step) {
   SearchBuffers& S = c.s;
   const size_t V = c.vocab.size, B = c.opt.beam;
   auto t0 = c.prof.Tick();
   // Per row: log-probabilities with the token mask, the file's processors, the call's, log_softmax again
   // when renormalize_logits (transformers' _beam_search); the running score is added in TopCandidates.
   for (size_t i = 0; i < n; ++i) {
-    const size_t slot = S.active[i], b = S.active_sentence[i];
+    const size_t slot = S.active[i], b = S.active_sentence[i], pos = c.Pos(b, step);
     float* row = c.logits + i * V;
     ScoreRow(row, c.vocab.mask, LogSumExp(row, V), 0.f, V);
     if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row);
@@ -277,7 +277,7 @@ void BeamSearch::Step(SearchContext& c, size_t n, size_t pos) {
   size_t i0 = 0;
   for (size_t b = 0; b < c.n_sentences; ++b) {
     if (S.done[b]) continue;
-    const size_t live = LiveRows(c, b, pos);
+    const size_t pos = c.Pos(b, step), live = LiveRows(c, b, pos);
     if (uint32_t forced = 0; c.Forced(b, pos, &forced)) {
       ForcedStep(c, b, i0, pos, forced);
       i0 += live;

@@ -7,12 +7,12 @@
 
 namespace tern {
 
-void GreedySearch::Step(SearchContext& c, size_t n, size_t pos) {
+void GreedySearch::Step(SearchContext& c, size_t n, size_t step) {
   const auto t0 = c.prof.Tick();
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, V = c.vocab.size;
   for (size_t i = 0; i < n; ++i) {
-    const size_t slot = S.active[i], b = S.active_sentence[i];
+    const size_t slot = S.active[i], b = S.active_sentence[i], pos = c.Pos(b, step);
     float* row = c.logits + i * V;
     const RowContext ctx = c.Row(slot, b, pos);
     MaskRow(row, c.vocab.mask, V);  // NoBadWords on the logits

@@ -41,6 +41,8 @@ class FinishedSet {
   void Reset(size_t n) {
     for (size_t b = 0; b < n; ++b) s_.count[b] = 0;
   }
+  /// Empties sentence b alone (continuous batching: a new sentence in a freed slot).
+  void ResetSentence(size_t b) { s_.count[b] = 0; }
   /// Offers the hypothesis in row `row` of `from` (entries [0, length), the last one its </s> when
   /// `ended_eos`) with `score` to sentence b. A score that is not finite (-inf: every continuation of it was
   /// banned; NaN) is never taken: no search returns such a hypothesis.

@@ -9,11 +9,11 @@
 namespace tern {
 namespace {
 
-// Writes the n-best hypotheses of every sentence, every track channel, to the result buffers (by input
-// index).
-void Finish(SearchContext& c, size_t ns) {
+}  // namespace
+
+void FinishSentence(SearchContext& c, size_t b) {
   const size_t T = c.dims.tgt;
-  for (size_t b = 0; b < ns; ++b) {
+  {
     const size_t input = c.in.order[b];
     const uint32_t count = c.hyps.count(b);
     uint32_t idx[kMaxBeam];  // count <= beam <= kMaxBeam (ResolveDims)
@@ -56,6 +56,13 @@ void Finish(SearchContext& c, size_t ns) {
       r.error_message = std::string_view(buf, len);
     }
   }
+}
+
+namespace {
+
+// Writes the n-best hypotheses of every sentence to the result buffers.
+void Finish(SearchContext& c, size_t ns) {
+  for (size_t b = 0; b < ns; ++b) FinishSentence(c, b);
 }
 
 }  // namespace

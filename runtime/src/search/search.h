@@ -80,6 +80,7 @@ struct SearchOptions {
 /// The rows the search asks the network to decode at one position.
 struct StepRequest {
   size_t pos = 0;                        // 0: the decoder start token is the input
+  const uint32_t* positions = nullptr;   // [n] continuous batching: each row's own position (nullptr: pos)
   size_t n = 0;                          // rows
   const uint32_t* slots = nullptr;       // [n] KV-cache slot of each row
   const uint32_t* sentences = nullptr;   // [n] sentence (length order) of each row
@@ -130,6 +131,10 @@ struct SearchContext {
   const ConstraintBuffers* constraints = nullptr;  // the call's constraints (nullptr: none)
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
   Span<const uint32_t> end_tokens;       // the call's tokens that end a hypothesis besides eos
+  const uint32_t* start_step = nullptr;  // [batch] continuous batching: the step at which sentence b joined
+
+  /// Sentence b's position at search step `step` (continuous batching: sentences join at different steps).
+  size_t Pos(size_t b, size_t step) const { return start_step ? step - start_step[b] : step; }
 
   /// Whether `token` ends a hypothesis (eos, or one of the call's end tokens).
   bool IsEnd(uint32_t token) const {
@@ -166,6 +171,10 @@ struct SearchContext {
   void ApplyCallProcessors(size_t slot, size_t b, size_t pos, float* row) const;
 };
 
+/// Writes sentence b's (length order) n-best hypotheses, every track channel, to the result buffers at its
+/// input index c.in.order[b]; a sentence every rule banned (no finite hypothesis) gets its error there.
+void FinishSentence(SearchContext& c, size_t b);
+
 /// How a search chooses tokens: greedy or beam (two strategies behind one interface).
 class SearchStrategy {
  public:
@@ -173,9 +182,9 @@ class SearchStrategy {
   /// Hypotheses decoded for unfinished sentence b (length order) at `pos` (greedy 1; beam 1 up to the first
   /// free step, the first or the one after its target prefix, then beam).
   virtual size_t LiveRows(const SearchContext& c, size_t b, size_t pos) const = 0;
-  /// Chooses the next tokens of the n active rows at `pos` from c.logits, writes the track, finishes
-  /// hypotheses and sentences (c.s.done).
-  virtual void Step(SearchContext& c, size_t n, size_t pos) = 0;
+  /// Chooses the next tokens of the n active rows at search step `step` (each sentence at its own position,
+  /// c.Pos(b, step)) from c.logits, writes the track, finishes hypotheses and sentences (c.s.done).
+  virtual void Step(SearchContext& c, size_t n, size_t step) = 0;
 };
 
 /// Greedy search: the file's and the call's processors on the raw logits, argmax; a sentence finishes at
@@ -187,7 +196,7 @@ class SearchStrategy {
 class GreedySearch final : public SearchStrategy {
  public:
   size_t LiveRows(const SearchContext&, size_t, size_t) const override { return 1; }
-  void Step(SearchContext& c, size_t n, size_t pos) override;
+  void Step(SearchContext& c, size_t n, size_t step) override;
 };
 
 /// Beam search: log_softmax, the token mask and the processors (the file's, then the call's; renormalized
@@ -211,7 +220,7 @@ class BeamSearch final : public SearchStrategy {
   size_t LiveRows(const SearchContext& c, size_t b, size_t pos) const override {
     return pos <= c.PrefixLen(b) ? 1 : c.opt.beam;
   }
-  void Step(SearchContext& c, size_t n, size_t pos) override;
+  void Step(SearchContext& c, size_t n, size_t step) override;
 };
 
 /// Searches n_sentences sentences and writes their results (ctx.out, by input index). Errors: those of

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "serving/continuous_run.h"
 #include "serving/request_queue.h"
 #include "serving/sharing.h"
 #include "serving/ticket_state.h"
@@ -83,6 +84,7 @@ struct Engine::Impl {
   std::atomic<uint64_t> next_id{1};
   std::mutex shutdown_mu;
   bool shut_down = false;
+  bool continuous = false;  // EngineConfig::continuous_batching
 
   void Work(uint32_t r) {
     for (;;) {
@@ -103,8 +105,9 @@ struct Engine::Impl {
       else
         live.push_back(std::move(t));
     }
-    if (live.size() == 1) return RunAlone(r, live[0]);
     if (live.empty()) return;
+    if (continuous && live[0]->may_share && serving::RunContinuous(*replicas[r], r, live, *queue, stopping)) return;
+    if (live.size() == 1) return RunAlone(r, live[0]);
     size_t n = 0;
     for (const auto& t : live) n += t->inputs();
     TranslateOptions o = live[0]->request.options;
@@ -169,12 +172,14 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::shared_ptr<const Model> mode
   if (!model) return Status(StatusCode::kInvalidArgument, "Engine: no model");
   TranslatorConfig tc = config.translator;
   if (tc.threads == 0) tc.threads = 1;
+  tc.continuous_batching = tc.continuous_batching || config.continuous_batching;
   const uint64_t replicas = config.replicas ? config.replicas : std::max<uint32_t>(1, DefaultThreadCount() / tc.threads);
   if (replicas * tc.threads > 256)
     return Status(StatusCode::kInvalidArgument, "Engine: " + std::to_string(replicas) + " replicas x " +
                                                     std::to_string(tc.threads) + " threads exceed 256 threads");
   auto impl = std::make_unique<Impl>();
   impl->model = model;
+  impl->continuous = config.continuous_batching;
   impl->queue = std::make_shared<serving::RequestQueue>(config.max_queued ? config.max_queued : 4096);
   for (uint64_t i = 0; i < replicas; ++i) {
     Result<std::unique_ptr<Translator>> t = Translator::Create(model, tc);

@@ -41,6 +41,22 @@ std::vector<std::shared_ptr<TicketState>> RequestQueue::PopCall(size_t max_input
   return call;
 }
 
+std::vector<std::shared_ptr<TicketState>> RequestQueue::TakeSharing(const TicketState& first, size_t max_inputs) {
+  std::vector<std::shared_ptr<TicketState>> taken;
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t inputs = 0;
+  for (auto it = q_.begin(); it != q_.end() && inputs < max_inputs;) {
+    if (inputs + (*it)->inputs() <= max_inputs && SameCall(first, **it)) {
+      inputs += (*it)->inputs();
+      taken.push_back(std::move(*it));
+      it = q_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return taken;
+}
+
 bool RequestQueue::Remove(const TicketState* t) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = std::find_if(q_.begin(), q_.end(), [&](const std::shared_ptr<TicketState>& p) { return p.get() == t; });

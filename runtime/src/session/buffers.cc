@@ -56,6 +56,7 @@ Result<Dims> ResolveDims(const Model& model, const TranslatorConfig& c) {
   d.src_text_bytes = static_cast<size_t>(src_text_bytes);
   d.shortlist = model.impl().shortlist().present();
   d.attention = c.attention;
+  d.continuous = c.continuous_batching;
   return d;
 }
 
@@ -100,6 +101,7 @@ void DeclareBuffers(const Dims& d, SessionBuffers* b, ArenaPlan* plan) {
   DeclareSearchBuffers(d, &b->search, &b->results, plan);
   DeclareAlternativeBuffers(d, &b->alternatives, plan);
   if (d.attention) DeclareAttentionBuffers(d, &b->attention, plan);
+  if (d.continuous) DeclareContinuousBuffers(d, &b->continuous, plan);
   if (d.shortlist) {
     plan->Add(&b->vocab.tokens, "shortlist.tokens", d.vocab, kDec, kDec);
     plan->Add(&b->vocab.index, "shortlist.index", d.vocab, kDec, kDec);

@@ -13,6 +13,7 @@
 #include "search/search.h"
 #include "session/alternatives_call.h"
 #include "session/attention_pass.h"
+#include "session/continuous_call.h"
 #include "search/vocab_map.h"
 #include "tern/translator.h"
 
@@ -48,6 +49,7 @@ struct SessionBuffers {
   ResultBuffers results;
   AlternativeBuffers alternatives;
   AttentionBuffers attention;  // planned only with TranslatorConfig::attention
+  ContinuousCallBuffers continuous;  // planned only with TranslatorConfig::continuous_batching
 };
 
 /// Declares every buffer of `b` for `dims` and places them (counts in 64 bits).

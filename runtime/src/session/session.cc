@@ -58,6 +58,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   net->SetPooled(pooled);
   DecodeRows rows;
   rows.pos = r.pos;
+  rows.positions = r.positions;
   rows.n = r.n;
   rows.slots = r.slots;
   rows.sentences = r.sentences;
@@ -140,27 +141,10 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
                                       Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
-  const uint32_t src_vocab = model->hparams().source_vocab_size;
   origins = nullptr;
   if (options.alternatives && !scored) return TranslateAlternatives({}, sources, false, options, results);
   const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
-    const Span<const uint32_t>& given = sources[i];
-    if (given.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
-    // max_input_length: the first ids and then </s> (the caller's last id, which is its </s>).
-    const size_t cut = options.max_input_length ? std::min<size_t>(options.max_input_length, dims.src) : 0;
-    const Span<const uint32_t> s(given.data(), cut && given.size() > cut ? cut : given.size());
-    if (s.size() > dims.src)
-      return SetSentenceError(out, in, i, StatusCode::kResourceExhausted, "%zu source tokens exceed max_source_tokens %zu",
-                              s.size(), dims.src);
-    for (size_t k = 0; k <= s.size(); ++k) {  // and the last id given, which a cut source ends with
-      const size_t at = k < s.size() ? k : given.size() - 1;
-      if (given[at] >= src_vocab)
-        return SetSentenceError(out, in, i, StatusCode::kInvalidArgument,
-                                "id %u at position %zu is outside the source vocabulary (%u)", given[at], at, src_vocab);
-    }
-    std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
-    if (s.size() < given.size()) in.staged_ids[i * dims.src + s.size() - 1] = given[given.size() - 1];
-    in.in_len[i] = static_cast<uint32_t>(s.size());
+    StageIds(*this, i, sources[i], options);
   }, [&](size_t i) {  // a glossary matches the text the pieces spell
     SourceText src;
     src.spans = in.src_spans + i * dims.src;
@@ -180,16 +164,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
   const size_t n = texts.size();
-  if (!options.target_lang.empty()) {  // a language the model lacks fails the call, not each sentence
-    const std::string code = LanguageCode(options.target_lang);
-    const auto& langs = model->language_tokens();
-    if (std::find(langs.begin(), langs.end(), code) == langs.end()) {
-      std::string have;
-      for (std::string_view l : langs) have += (have.empty() ? "" : ", ") + std::string(l);
-      return Status(StatusCode::kInvalidArgument, "target_lang '" + std::string(options.target_lang) + "': the model has no " +
-                                                      code + " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
-    }
-  }
+  TERN_RETURN_IF_ERROR(CheckTargetLang(*this, options.target_lang));  // a language the model lacks fails the call
   const Status st = RunCall(*this, n, options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
       // Nothing to translate: an empty translation, without running the model.
@@ -218,15 +193,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
     TranslationResult& r = out.results[i];
     if (!r.ok() || !in.sentence_ok[i]) continue;
     r.source_spans = Span<const TextSpan>(in.src_spans + i * dims.src, in.in_len[i]);
-    for (size_t k = 0; k < r.hypotheses.size(); ++k) {
-      Hypothesis& h = const_cast<Hypothesis&>(r.hypotheses[k]);
-      const size_t row = i * dims.n_best + k;
-      char* text = out.out_text + row * dims.text_bytes;
-      TextSpan* spans = out.token_spans + row * dims.tgt;
-      const size_t len = tokenizer->Decode(h.tokens.data(), h.tokens.size(), text, dims.text_bytes, spans, out.decode_scratch);
-      h.text = std::string_view(text, len);
-      h.token_spans = Span<const TextSpan>(spans, h.tokens.size());
-    }
+    DetokenizeResult(*this, i);
   }
   *results = Span<const TranslationResult>(out.results, n);
   return st;

@@ -90,6 +90,14 @@ struct Translator::Impl : public StepDecoder {
   Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
 };
 
+/// Stages source ids `given` as input sentence i (staged_ids, in_len), or records its error in the results
+/// (no ids, more than max_source_tokens after max_input_length, an id outside the source vocabulary).
+void StageIds(Translator::Impl& t, size_t i, Span<const uint32_t> given, const TranslateOptions& options);
+/// Detokenizes every hypothesis of result i into the arena's text slots (text and token_spans).
+void DetokenizeResult(Translator::Impl& t, size_t i);
+/// kInvalidArgument when the model has no language token for `target_lang` (empty: none asked).
+Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang);
+
 /// A status that still leaves *results filled: success, or a call the caller's callback stopped.
 inline bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 

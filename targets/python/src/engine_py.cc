@@ -63,9 +63,9 @@ void OnDone(uint64_t, const RequestOutcome& out, void* user_data) {
 
 std::unique_ptr<PyEngine> MakeEngine(const PyModel& m, uint32_t replicas, uint32_t threads, uint32_t max_batch, uint32_t max_beam,
                                      uint32_t max_n_best, uint32_t max_source_tokens, uint32_t max_target_tokens,
-                                     uint32_t max_queued) {
+                                     uint32_t max_queued, bool continuous_batching) {
   EngineConfig c;
-  c.replicas = replicas, c.max_queued = max_queued;
+  c.replicas = replicas, c.max_queued = max_queued, c.continuous_batching = continuous_batching;
   c.translator.threads = threads, c.translator.max_batch = max_batch, c.translator.max_beam = max_beam;
   c.translator.max_n_best = max_n_best, c.translator.max_source_tokens = max_source_tokens;
   c.translator.max_target_tokens = max_target_tokens;
@@ -121,7 +121,7 @@ void RegisterEngine(py::module_& m) {
   auto cls = py::class_<PyEngine>(m, "_Engine", "tern::Engine (tern/engine.h); use tern.Engine.");
   cls.def(py::init(&MakeEngine), py::arg("model"), py::kw_only(), py::arg("replicas") = 0, py::arg("threads") = 1,
           py::arg("max_batch") = 0, py::arg("max_beam") = 0, py::arg("max_n_best") = 1, py::arg("max_source_tokens") = 0,
-          py::arg("max_target_tokens") = 0, py::arg("max_queued") = 0);
+          py::arg("max_target_tokens") = 0, py::arg("max_queued") = 0, py::arg("continuous_batching") = true);
   cls.def(
       "submit",
       [](PyEngine& self, py::object texts, py::object done, std::optional<uint32_t> beam_size, uint32_t n_best,

@@ -204,7 +204,8 @@ _Done = Callable[[Optional[Exception], Optional[List[TranslationResult]], Dict[s
 class _Engine:
     """tern::Engine (tern/engine.h); the public face is tern.Engine (tern/serving.py)."""
     def __init__(self, model: Model, *, replicas: int = 0, threads: int = 1, max_batch: int = 0, max_beam: int = 0,
-                 max_n_best: int = 1, max_source_tokens: int = 0, max_target_tokens: int = 0, max_queued: int = 0) -> None: ...
+                 max_n_best: int = 1, max_source_tokens: int = 0, max_target_tokens: int = 0, max_queued: int = 0,
+                 continuous_batching: bool = True) -> None: ...
     def submit(self, texts: Sequence[_Text], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
                max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
                length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,

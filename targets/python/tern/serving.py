@@ -48,13 +48,16 @@ class Engine:
     """replicas: Translators serving in parallel (0: the performance cores // threads); threads: each
     replica's threads (1: none of its own). max_batch, max_beam, max_n_best, max_source_tokens,
     max_target_tokens: each replica's limits, as Translator's. max_queued: requests that may wait (0:
-    4,096); submit() beyond it raises ResourceExhaustedError."""
+    4,096); submit() beyond it raises ResourceExhaustedError. continuous_batching (default True): a
+    finished sentence's slot takes the next waiting sentence, which joins the running batch, and a request
+    completes as soon as its sentences end (tern/engine.h); False: static batches."""
 
     def __init__(self, model, *, replicas=0, threads=1, max_batch=0, max_beam=0, max_n_best=1, max_source_tokens=0,
-                 max_target_tokens=0, max_queued=0):
+                 max_target_tokens=0, max_queued=0, continuous_batching=True):
         self._engine = _tern._Engine(model, replicas=replicas, threads=threads, max_batch=max_batch,
                                      max_beam=max_beam, max_n_best=max_n_best, max_source_tokens=max_source_tokens,
-                                     max_target_tokens=max_target_tokens, max_queued=max_queued)
+                                     max_target_tokens=max_target_tokens, max_queued=max_queued,
+                                     continuous_batching=continuous_batching)
         _engines.add(self)
 
     replicas = property(lambda self: self._engine.replicas, doc="replicas serving")

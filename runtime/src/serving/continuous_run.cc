@@ -1,0 +1,145 @@
+#include "serving/continuous_run.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace tern::serving {
+namespace {
+
+// One request of the call: its results so far and what is left.
+struct Entry {
+  std::shared_ptr<TicketState> t;
+  std::vector<OwnedResult> results;  // [inputs]
+  size_t next = 0;                   // the next input to hand out
+  size_t remaining = 0;              // inputs whose results are not in yet
+  std::vector<size_t> deferred;      // inputs to translate statically afterwards (several sentences)
+  bool cancelled = false;            // inputs were cancelled before they ran
+  bool complete = false;
+};
+
+bool StopAll(void* u) { return static_cast<const std::atomic<bool>*>(u)->load(std::memory_order_relaxed); }
+
+class EngineSource final : public SentenceSource {
+ public:
+  EngineSource(Translator& tr, uint32_t replica, RequestQueue& queue) : tr_(tr), replica_(replica), queue_(queue) {}
+
+  void Add(std::shared_ptr<TicketState> t) {
+    Entry e;
+    e.results.resize(t->inputs());
+    e.remaining = t->inputs();
+    e.t = std::move(t);
+    entries_.push_back(std::move(e));
+  }
+
+  bool Next(PendingSentence* p) override {
+    for (;;) {
+      while (cursor_ < entries_.size()) {
+        Entry& e = entries_[cursor_];
+        if (e.next < e.t->inputs() && e.t->cancelled.load()) {  // its inputs not yet begun are not begun
+          for (; e.next < e.t->inputs(); ++e.next, --e.remaining) e.results[e.next] = std::move(CancelledResults(1)[0]);
+          e.cancelled = true;
+          MaybeComplete(e);
+        }
+        if (e.next < e.t->inputs()) {
+          const size_t i = e.next++;
+          p->tag = (uint64_t{cursor_} << 32) | i;
+          p->by_ids = e.t->request.texts.empty();
+          if (p->by_ids) p->ids = Span<const uint32_t>(e.t->request.ids[i].data(), e.t->request.ids[i].size());
+          else p->text = e.t->request.texts[i];
+          return true;
+        }
+        ++cursor_;
+      }
+      std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*entries_[0].t, tr_.max_batch());
+      if (more.empty()) return false;
+      const auto now = std::chrono::steady_clock::now();
+      for (auto& t : more) {
+        t->started = now;
+        Add(std::move(t));
+      }
+    }
+  }
+
+  void Done(uint64_t tag, const TranslationResult& r) override {
+    Entry& e = entries_[tag >> 32];
+    const size_t i = tag & 0xffffffffu;
+    if (r.error == StatusCode::kUnsupported && r.error_message.substr(0, 18) == "several sentences:") {
+      e.deferred.push_back(i);
+      return;
+    }
+    std::vector<OwnedResult> one;
+    CopyResults(Span<const TranslationResult>(&r, 1), &one);
+    e.cancelled |= r.error == StatusCode::kCancelled;
+    e.results[i] = std::move(one[0]);
+    --e.remaining;
+    MaybeComplete(e);
+  }
+
+  // After the continuous call: the deferred inputs as static calls, then every request not yet complete.
+  void Finish(const Status& call, const std::atomic<bool>& stopping) {
+    TranslateOptions o = entries_.empty() ? TranslateOptions() : entries_[0].t->request.options;
+    o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
+    for (Entry& e : entries_) {
+      for (size_t k = 0; k < e.deferred.size(); k += tr_.max_batch()) {
+        std::vector<std::string_view> texts;
+        for (size_t j = k; j < std::min(e.deferred.size(), k + tr_.max_batch()); ++j) texts.emplace_back(e.t->request.texts[e.deferred[j]]);
+        Span<const TranslationResult> results;
+        const Status s = tr_.Translate(Span<const std::string_view>(texts.data(), texts.size()), o, &results);
+        std::vector<OwnedResult> owned;
+        if (results.size() == texts.size()) CopyResults(results, &owned);
+        for (size_t j = 0; j < texts.size(); ++j) {
+          e.results[e.deferred[k + j]] = j < owned.size() ? std::move(owned[j]) : std::move(CancelledResults(1)[0]);
+          e.cancelled |= !s.ok();
+          --e.remaining;
+        }
+      }
+      e.deferred.clear();
+      if (e.complete) continue;
+      // Inputs never handed out (the call stopped or failed first) are cancelled.
+      for (; e.next < e.t->inputs(); ++e.next, --e.remaining) {
+        e.results[e.next] = std::move(CancelledResults(1)[0]);
+        e.cancelled = true;
+      }
+      if (!call.ok() && call.code() != StatusCode::kCancelled) {
+        e.complete = true;
+        serving::Complete(e.t, {call, {}, 0, 0, replica_, Shared()});
+        continue;
+      }
+      MaybeComplete(e);
+    }
+  }
+
+  size_t taken() const { return entries_.size(); }
+  bool began() const { return cursor_ > 0 || (!entries_.empty() && entries_[0].next > 0); }
+
+ private:
+  uint32_t Shared() const { return static_cast<uint32_t>(entries_.size() - 1); }
+  void MaybeComplete(Entry& e) {
+    if (e.complete || e.remaining != 0 || !e.deferred.empty()) return;
+    e.complete = true;
+    const Status s = e.cancelled ? Status(StatusCode::kCancelled, "request cancelled") : Status::Ok();
+    serving::Complete(e.t, {s, std::move(e.results), 0, 0, replica_, Shared()});
+  }
+
+  Translator& tr_;
+  const uint32_t replica_;
+  RequestQueue& queue_;
+  std::vector<Entry> entries_;
+  size_t cursor_ = 0;
+};
+
+}  // namespace
+
+bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shared_ptr<TicketState>>& call,
+                   RequestQueue& queue, const std::atomic<bool>& stopping) {
+  EngineSource source(tr, replica, queue);
+  for (const auto& t : call) source.Add(t);
+  TranslateOptions o = call[0]->request.options;
+  o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
+  const Status s = tr.TranslateContinuous(source, o);
+  if (s.code() == StatusCode::kInvalidArgument && !source.began()) return false;  // refused: a static call
+  source.Finish(s, stopping);
+  return true;
+}
+
+}  // namespace tern::serving

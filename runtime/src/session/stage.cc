@@ -1,0 +1,60 @@
+// Pieces of a call shared by the static and the continuous calls (session.h): staging ids, detokenizing a
+// result, checking target_lang.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "model/model_impl.h"
+#include "session/session.h"
+
+namespace tern {
+
+void StageIds(Translator::Impl& t, size_t i, Span<const uint32_t> given, const TranslateOptions& options) {
+  const BatchBuffers& in = t.buf.batch;
+  const ResultBuffers& out = t.buf.results;
+  const Dims& dims = t.dims;
+  const uint32_t src_vocab = t.model->hparams().source_vocab_size;
+  if (given.size() == 0) return SetSentenceError(out, in, i, StatusCode::kInvalidArgument, "no source ids (at least </s> is needed)");
+  // max_input_length: the first ids and then </s> (the caller's last id, which is its </s>).
+  const size_t cut = options.max_input_length ? std::min<size_t>(options.max_input_length, dims.src) : 0;
+  const Span<const uint32_t> s(given.data(), cut && given.size() > cut ? cut : given.size());
+  if (s.size() > dims.src)
+    return SetSentenceError(out, in, i, StatusCode::kResourceExhausted, "%zu source tokens exceed max_source_tokens %zu",
+                            s.size(), dims.src);
+  for (size_t k = 0; k <= s.size(); ++k) {  // and the last id given, which a cut source ends with
+    const size_t at = k < s.size() ? k : given.size() - 1;
+    if (given[at] >= src_vocab)
+      return SetSentenceError(out, in, i, StatusCode::kInvalidArgument,
+                              "id %u at position %zu is outside the source vocabulary (%u)", given[at], at, src_vocab);
+  }
+  std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
+  if (s.size() < given.size()) in.staged_ids[i * dims.src + s.size() - 1] = given[given.size() - 1];
+  in.in_len[i] = static_cast<uint32_t>(s.size());
+}
+
+void DetokenizeResult(Translator::Impl& t, size_t i) {
+  const ResultBuffers& out = t.buf.results;
+  TranslationResult& r = out.results[i];
+  for (size_t k = 0; k < r.hypotheses.size(); ++k) {
+    Hypothesis& h = const_cast<Hypothesis&>(r.hypotheses[k]);
+    const size_t row = i * t.dims.n_best + k;
+    char* text = out.out_text + row * t.dims.text_bytes;
+    TextSpan* spans = out.token_spans + row * t.dims.tgt;
+    const size_t len = t.tokenizer->Decode(h.tokens.data(), h.tokens.size(), text, t.dims.text_bytes, spans, out.decode_scratch);
+    h.text = std::string_view(text, len);
+    h.token_spans = Span<const TextSpan>(spans, h.tokens.size());
+  }
+}
+
+Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang) {
+  if (target_lang.empty()) return Status::Ok();
+  const std::string code = LanguageCode(target_lang);
+  const auto& langs = t.model->language_tokens();
+  if (std::find(langs.begin(), langs.end(), code) != langs.end()) return Status::Ok();
+  std::string have;
+  for (std::string_view l : langs) have += (have.empty() ? "" : ", ") + std::string(l);
+  return Status(StatusCode::kInvalidArgument, "target_lang '" + std::string(target_lang) + "': the model has no " + code +
+                                                  " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
+}
+
+}  // namespace tern
