@@ -34,7 +34,7 @@ RENAMED = {
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {
     "C": {},
-    "Python": {"logits_processors": "no Python logits processors (a per-token Python call would be slow; issue 38)"},
+    "Python": {},
     "Java": {"logits_processors": "no Java logits processors (issue 38)",
              "target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)"},
     "CLI": {"max_length_ratio": "the file's default only",

@@ -19,6 +19,8 @@
 
 namespace tern {
 
+class PreparedModel;  // nn/prepared_model.h: the model layer holds it without knowing the kernels
+
 struct Model::Impl {
   std::string name;
   LoadOptions options;
@@ -27,9 +29,10 @@ struct Model::Impl {
   std::vector<float> sinusoid;                   // [max_positions, d_model]; empty for learned positions
   std::vector<std::string_view> language_tokens;
   // The weights prepared for the kernels: made by the first Translator, shared by every later one.
-  // Logically const: a cache of derived data (type-erased: the model layer does not know the kernels).
+  // Logically const: a cache of derived data (an incomplete type here: the model layer does not know the
+  // kernels; the shared_ptr's deleter, made where the type is complete, destroys it).
   mutable std::mutex prepared_mu;
-  mutable std::shared_ptr<const void> prepared;
+  mutable std::shared_ptr<const PreparedModel> prepared;
 
   /// The tensor called `name`, or nullptr.
   const TensorView* tensor(std::string_view name) const;

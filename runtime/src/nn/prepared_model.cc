@@ -66,12 +66,12 @@ Result<std::shared_ptr<const PreparedModel>> PreparedModel::Of(const std::shared
   if (!model) return Status(StatusCode::kInvalidArgument, "PreparedModel: no model");
   const Model::Impl& m = model->impl();
   std::lock_guard<std::mutex> lock(m.prepared_mu);
-  std::shared_ptr<const void>& slot = m.prepared;
+  std::shared_ptr<const PreparedModel>& slot = m.prepared;
   if (!slot) {
     TERN_ASSIGN_OR_RETURN(auto prepared, Prepare(*model));
     slot = std::shared_ptr<const PreparedModel>(std::move(prepared));
   }
-  return std::static_pointer_cast<const PreparedModel>(slot);
+  return slot;
 }
 
 }  // namespace tern

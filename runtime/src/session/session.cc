@@ -226,6 +226,10 @@ class SentenceEngine : public Paragraphs::Engine {
 
 }  // namespace
 
+// The text pipeline as stages over the call's texts (no stage calls Translate again):
+//   protect (markup, placeholders and keep_spans out: plain texts) -> split (paragraphs into sentences) ->
+//   translate (tokenize, the model, detokenize: TranslateTexts) -> join (sentences back into texts) ->
+//   restore (markup and spans back into the translations).
 Status Translator::Impl::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                                    Span<const TranslationResult>* results) {
   if (texts.size() > dims.batch)
@@ -237,31 +241,38 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
   if (options.alternatives) return TranslateAlternatives(texts, {}, true, options, results);
   if (prefixed) TERN_RETURN_IF_ERROR(CheckOptions(options));
   if (prefixed) return TranslateTexts(texts, options, results);  // a prefix continues one sentence: no splitting
-  if (options.markup != Markup::kNone || keep) {
+  // Stage 1, protect.
+  const bool marked = options.markup != Markup::kNone || keep;
+  TranslateOptions plain = options;
+  if (marked) {
     TERN_RETURN_IF_ERROR(CheckMarkup(options));
     for (const KeepSpan& k : options.keep_spans)
       if (k.text >= texts.size())
         return Status(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(k.text) + " of " + std::to_string(texts.size()));
     markup.Prepare(texts, options);
-    TranslateOptions plain = options;
+    texts = markup.plain();
     plain.markup = Markup::kNone;
     plain.keep_placeholders = false;
     plain.keep_spans = {};
     plain.return_alignment = true;
-    Span<const TranslationResult> out;
-    const Status st = Translate(markup.plain(), plain, &out);
-    if (!HasResults(st)) return st;
-    *results = markup.Finish(out);
-    return st;
   }
-  if (options.split_sentences && SentenceSplitter::Available()) {
-    TERN_ASSIGN_OR_RETURN(const bool several, paragraphs.Prepare(model->source_lang(), texts));
-    if (several) {
-      SentenceEngine engine(*this, options);
-      return paragraphs.Translate(engine, dims.batch, results);
-    }
+  // Stages 2-4, split, translate, join.
+  Span<const TranslationResult> out;
+  Status st = Status::Ok();
+  bool several = false;
+  if (plain.split_sentences && SentenceSplitter::Available()) {
+    TERN_ASSIGN_OR_RETURN(several, paragraphs.Prepare(model->source_lang(), texts));
   }
-  return TranslateTexts(texts, options, results);
+  if (several) {
+    SentenceEngine engine(*this, plain);
+    st = paragraphs.Translate(engine, dims.batch, &out);
+  } else {
+    st = TranslateTexts(texts, plain, &out);
+  }
+  if (!HasResults(st)) return st;
+  // Stage 5, restore.
+  *results = marked ? markup.Finish(out) : out;
+  return st;
 }
 
 }  // namespace tern

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "binding.h"
+#include "tern/logits_processor.h"
 #include "tern/translator.h"
 
 namespace tern::python {
@@ -31,6 +32,7 @@ struct CallArgs {
   py::object callback = py::none();  // callable(StreamEvent) -> stop (truthy) or not
   std::shared_ptr<CancelToken> cancel;
   std::string on_error = "raise";    // "raise" or "keep"
+  py::object logits_processors = py::none();  // None, or a sequence of callables taking a LogitsRow
 };
 
 /// Arguments of translate_batch only.
@@ -51,7 +53,9 @@ struct CallState {
   std::chrono::steady_clock::time_point last_signal_check{};
   size_t offset = 0;         // the current chunk's first input (TokenEvent.index is relative to it)
   uint32_t per_input = 1;    // sentences an input becomes (alternatives: one per alternative); chunks shrink by it
-  std::optional<py::error_already_set> python_error;  // raised by the callback, or KeyboardInterrupt
+  std::optional<py::error_already_set> python_error;  // raised by a callback or a logits processor, or KeyboardInterrupt
+  std::vector<std::unique_ptr<LogitsProcessor>> processors;  // the call's Python logits processors
+  std::vector<LogitsProcessor*> processor_ptrs;              //   as TranslateOptions::logits_processors sees them
 };
 
 /// Options for a call from `args` with callbacks on `state`. Raises InvalidArgumentError (hf_rules,

@@ -100,7 +100,7 @@ void RegisterTranslator(py::module_& m) {
       py::arg("no_repeat_ngram_size") = py::none(), py::arg("min_length") = py::none(),      \
       py::arg("max_input_length") = 0u, py::arg("alternatives") = 0u, py::arg("min_alternative_expansion_prob") = 0.f, \
       py::arg("suppress_sequences") = py::none(), py::arg("disable_unk") = false, py::arg("return_attention") = false, \
-      py::arg("end_tokens") = std::vector<uint32_t>{}, py::arg("forced_eos") = py::none()
+      py::arg("end_tokens") = std::vector<uint32_t>{}, py::arg("forced_eos") = py::none(), py::arg("logits_processors") = py::none()
   cls.def(
       "translate_batch",
       [](PyTranslator& self, py::object texts, std::optional<uint32_t> beam_size, uint32_t n_best, std::optional<uint32_t> max_length,
@@ -108,12 +108,12 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
          float top_p, uint64_t seed, std::optional<float> repetition_penalty, std::optional<uint32_t> no_repeat_ngram_size,
-         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, bool return_attention, std::vector<uint32_t> end_tokens, std::optional<bool> forced_eos, std::string target_lang, bool split_sentences,
+         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, bool return_attention, std::vector<uint32_t> end_tokens, std::optional<bool> forced_eos, py::object logits_processors, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
          std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, std::string placeholder_syntaxes, py::object target_prefix,
          py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
-                   return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
+                   return_scores, return_alignment, use_shortlist, callback, cancel, on_error, logits_processors};
         TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans, placeholder_syntaxes};
         CallRules rules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
                         no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob, {}, {}, disable_unk, return_attention, std::move(end_tokens)};
@@ -136,9 +136,9 @@ void RegisterTranslator(py::module_& m) {
          bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer, bool use_shortlist, py::object callback,
          std::shared_ptr<CancelToken> cancel, std::string on_error, bool do_sample, float temperature, uint32_t top_k,
          float top_p, uint64_t seed, std::optional<float> repetition_penalty, std::optional<uint32_t> no_repeat_ngram_size,
-         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, bool return_attention, std::vector<uint32_t> end_tokens, std::optional<bool> forced_eos, py::object target_prefix_ids) {
+         std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, bool return_attention, std::vector<uint32_t> end_tokens, std::optional<bool> forced_eos, py::object logits_processors, py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
-                   return_scores, return_alignment, use_shortlist, callback, cancel, on_error};
+                   return_scores, return_alignment, use_shortlist, callback, cancel, on_error, logits_processors};
         CallRules rules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
                         no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob, {}, {}, disable_unk, return_attention, std::move(end_tokens)};
         rules.SetSuppress(suppress);

@@ -88,6 +88,19 @@ class TranslationResult:
     source_ids: npt.NDArray[np.uint32]         # [m]: the source tokens, </s> last
     source_spans: List[Tuple[int, int]]        # [m]: bytes of each in the input
 
+class LogitsRow:
+    """One hypothesis' next-token scores at one step, given to a logits processor (tern::LogitsRow); valid
+    during that call only."""
+    input: int        # the input it translates, as results are indexed
+    part: int         # its sentence within that text (split_sentences)
+    hypothesis: int   # its beam slot, 0..beam-1
+    step: int         # the position being chosen (0: the first token)
+    prefix: np.ndarray   # uint32: the tokens it generated so far (a copy)
+    scores: np.ndarray   # float32 view, rewritten in place; -inf bans a token
+    columns: Optional[np.ndarray]  # uint32 token of each column (a shortlist), or None
+    def column(self, token: int) -> int:
+        """The column of target token `token`, or -1."""
+
 class StreamEvent:
     index: int    # the input it belongs to
     part: int     # its sentence within that text
@@ -127,6 +140,7 @@ class Translator:
                         max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                         suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
                         end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
+                        logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
                         target_lang: str = "", split_sentences: bool = True,
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
@@ -145,6 +159,9 @@ class Translator:
         search, are the N hypotheses (CTranslate2's return_alternatives; n_best 1). suppress_sequences: target id
         lists never generated; disable_unk: never <unk>. end_tokens: more target ids that end a hypothesis as
         </s> does. forced_eos: </s> forced at max_length on (True) or off (False); None: the file's.
+        logits_processors: callables called with a LogitsRow per live hypothesis per step, after the file's rules
+        (transformers' logits_processor=): they rewrite row.scores in place; one that raises stops the call and
+        its exception is raised (a Python call per row: slow, for rules no option covers).
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
@@ -161,6 +178,7 @@ class Translator:
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
                       suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
                       end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
+                      logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
                       target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def translate_icu_messages(self, messages: Sequence[_Text], *, beam_size: Optional[int] = None,
