@@ -347,3 +347,65 @@ TEST_CASE("markup: a kept span goes before the final full stop it preceded, and 
   const Fake k = Tokens(e, "Ein Hundchen läuft.", {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}}, {0, 1, 2, 2, 2});
   CHECK(Transfer(e, k) == "Ein Hundchen<br> läuft.");
 }
+
+TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothing is void, no HTML defaults") {
+  // HTML reads <link> as void: its end tag has nothing to close.
+  Parsed p;
+  CHECK(markup::Parse("Read <link>the terms</link>.", Mode::kStrict, &p).message() ==
+        "markup: </link> at byte 20 has no open <link>");
+  p = ParseOk("Read <link>the terms</link> and <0>unmute</0> <br/>now <code>x</code><script>y</script>.", Mode::kXml);
+  CHECK(p.text == "Read the terms and unmute now xy.");
+  REQUIRE(p.elements.size() == 5);
+  CHECK(p.elements[0].kind == Element::Kind::kPair);
+  CHECK(p.elements[0].open == "<link>");
+  CHECK(p.elements[0].close == "</link>");
+  CHECK(p.text.substr(p.elements[0].begin, p.elements[0].end - p.elements[0].begin) == "the terms");
+  CHECK(p.elements[1].open == "<0>");
+  CHECK(p.text.substr(p.elements[1].begin, p.elements[1].end - p.elements[1].begin) == "unmute");
+  CHECK(p.elements[2].kind == Element::Kind::kVerbatim);  // self-closing
+  CHECK(p.elements[3].kind == Element::Kind::kPair);      // code and script are translated in xml
+  CHECK(p.elements[4].kind == Element::Kind::kPair);
+  // Strict: an element left open fails the line; translate="no" still keeps its element verbatim.
+  CHECK(markup::Parse("Press <0>here", Mode::kXml, &p).message() == "markup: <0> at byte 6 is not closed");
+  p = ParseOk("Open <app translate=\"no\">Tern Files</app> now.", Mode::kXml);
+  CHECK(p.text.find("Tern Files") == std::string::npos);
+}
+
+TEST_CASE("Translate with xml markup: an app string's numbered tag comes back once around its words") {
+  auto t = MakeTranslator(LoadOrFail(BundledModel()));
+  std::string_view in[] = {"A man <0>rides a bike</0> on the street.", "Two dogs play in the <link>snow</link>."};
+  TranslateOptions o;
+  o.beam_size = 1;
+  o.markup = Markup::kXml;
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  for (size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    REQUIRE(r[i].ok());
+    const std::string out(r[i].best().text);
+    const std::string open = i == 0 ? "<0>" : "<link>", close = i == 0 ? "</0>" : "</link>";
+    REQUIRE(out.find(open) != std::string::npos);
+    CHECK(out.find(open, out.find(open) + 1) == std::string::npos);
+    CHECK(out.find(close) != std::string::npos);
+    CHECK(out.find(open) < out.find(close));
+    Parsed again;
+    CHECK(markup::Parse(out, Mode::kXml, &again).ok());
+  }
+  o.markup = static_cast<Markup>(4);
+  CHECK(t->Translate(in, o, &r).message() == "markup 4 (0, 1, 2 or 3)");
+}
+
+TEST_CASE("tag transfer: an element whose words the model dropped wraps the word where it maps, never nothing") {
+  // "big" has no aligned target token (the model dropped it): <b> wraps the next word instead of "<b></b>".
+  Parsed p = ParseOk("A <b>big</b> dog runs.");
+  std::string out = Transfer(p, MakeFake(p, "Ein Hund läuft.", {0, 2, 3}));
+  CHECK(out == "Ein <b>Hund</b> läuft.");
+  // At the end of the translation: the word before.
+  p = ParseOk("Dogs run <i>fast</i>");
+  out = Transfer(p, MakeFake(p, "Hunde rennen", {0, 1}));
+  CHECK(out == "Hunde <i>rennen</i>");
+  // An element of no word (spaces, punctuation) stays a point.
+  p = ParseOk("Dogs run<i> </i>fast");
+  out = Transfer(p, MakeFake(p, "Hunde rennen schnell", {0, 1, 2}));
+  CHECK(out == "Hunde rennen<i></i> schnell");
+}

@@ -89,8 +89,9 @@ static int Run(int argc, char** argv) {
       ->check(kFinite & CLI::Range(-1e6f, 0.f));
   tr->add_flag("--html{strict}", ta.html,
                "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
-               "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired)")
-      ->check(CLI::IsMember({"strict", "lenient"}));
+               "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired; --html=xml: app "
+               "strings' inline XML such as <0>..</0> or <link>..</link>, no element void)")
+      ->check(CLI::IsMember({"strict", "lenient", "xml"}));
   tr->add_flag("--translate-code", ta.translate_code,
                "--html: translate <code>, <kbd>, <samp>, <var>, <pre> and class=\"notranslate\" elements (kept verbatim "
                "by default, as translate=\"no\" ones)");

@@ -31,7 +31,7 @@ struct TranslateArgs {
   bool no_mmap = false;     // read the model into memory instead of mapping it
   bool stream = false;      // print each line's words as they are generated (one line per call)
   bool json = false;        // --format json: one JSON object per line (result_writer.h)
-  std::string html;         // --html: "strict" or "lenient"; empty: plain text
+  std::string html;         // --html: "strict", "lenient" or "xml"; empty: plain text
   std::string glossary;     // --glossary: TSV of source term, target term
   bool glossary_ignore_case = false;
   bool keep_placeholders = false;  // --keep-placeholders

@@ -23,7 +23,8 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   o.use_shortlist = !args.no_shortlist;
   if (args.json) o.return_scores = true, o.return_alignment = true;
   if (args.alignment_layer) o.alignment_layer = *args.alignment_layer;
-  if (!args.html.empty()) o.markup = args.html == "lenient" ? Markup::kHtmlLenient : Markup::kHtml;
+  if (!args.html.empty())
+    o.markup = args.html == "lenient" ? Markup::kHtmlLenient : args.html == "xml" ? Markup::kXml : Markup::kHtml;
   o.keep_placeholders = args.keep_placeholders;
   if (const auto syntaxes = PlaceholderSyntaxesFromNames(args.placeholder_syntaxes); syntaxes.ok())
     o.placeholder_syntaxes = syntaxes.value();  // the option's parser refused anything else (exit 2)

@@ -53,7 +53,7 @@ def test_too_long_text_fails_alone(translator):
 
 def test_bad_options(translator, model):
     for kw, msg in [({"hf_rules": 3}, "hf_rules 3"), ({"early_stopping": "sometimes"}, "early_stopping"),
-                    ({"on_error": "ignore"}, "on_error"), ({"markup": "xml"}, "markup"),
+                    ({"on_error": "ignore"}, "on_error"), ({"markup": "xhtml"}, "markup"),
                     ({"n_best": 5}, "n_best"), ({"target_lang": "xx"}, "xx"),
                     ({"keep_spans": [(3, 0, 1)]}, "keep_spans")]:
         with pytest.raises(tern.InvalidArgumentError, match=msg):

@@ -73,6 +73,11 @@ enum class Markup : uint8_t {
   kHtml = 1,         ///< inline HTML/XML: tags and character references are taken out, translated around, put
                      /// back by alignment; markup that is not well-formed fails its text alone
   kHtmlLenient = 2,  ///< the same, not well-formed markup repaired as a browser would
+  /// App strings' inline XML: react-intl / Lingui numbered tags (`Unmute <0>{name}</0>`), named ones
+  /// (`<link>here</link>`, `<bold>`), Android's `<b>`: as kHtml (strict), but no element is void (`<link>`
+  /// has an end tag), script/style are ordinary elements, no HTML block spacing, and code/kbd/samp/var/pre
+  /// are translated (translate="no" still keeps an element verbatim)
+  kXml = 3,
 };
 
 /// A byte range [begin, end) of a text (UTF-8; begin == end: an empty span at that offset).

@@ -68,7 +68,8 @@ typedef struct tern_translate_params {
   int split_sentences;      /**< nonzero (default): split texts into sentences, join their translations */
   int use_shortlist;        /**< nonzero (default): a model with a lexical shortlist scores only its tokens */
   int markup;               /**< 0 (default): plain text; 1: inline HTML/XML kept through translation (markup not
-                               well-formed fails its sentence); 2: such markup repaired. Not with token_callback */
+                               well-formed fails its sentence); 2: such markup repaired; 3: app strings' inline XML (no void
+                               elements: tern::Markup::kXml). Not with token_callback */
   /** Streaming and cancellation (as whisper.h's callbacks): called on the translating thread; a call they make
    * into the same translator returns TERN_BUSY. A stopped call returns TERN_CANCELLED with results for the sentences that finished
    * (the others report "cancelled by the caller"). NULL: none. */

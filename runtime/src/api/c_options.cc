@@ -47,7 +47,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
   o.split_sentences = p.split_sentences != 0;
   o.use_shortlist = p.use_shortlist != 0;
   // Out of range: a value the session refuses (kInvalidArgument naming it), never a silent wrap to 0.
-  o.markup = p.markup >= 0 && p.markup <= 2 ? static_cast<Markup>(p.markup) : static_cast<Markup>(0xff);
+  o.markup = p.markup >= 0 && p.markup <= 3 ? static_cast<Markup>(p.markup) : static_cast<Markup>(0xff);
   o.glossary = p.glossary ? p.glossary->glossary.get() : nullptr;
   o.keep_placeholders = p.keep_placeholders != 0;
   o.translate_code = p.translate_code != 0;

@@ -48,7 +48,7 @@ class Parser {
   int top() const { return open_.empty() ? -1 : open_.back().element; }
   // An unterminated construct at `from`: the line's error, or (lenient) its '<' is text.
   Status Unterminated(const char* what, size_t from) {
-    if (mode_ == Mode::kStrict) return Error(std::string(what) + " at byte " + std::to_string(from) + " is not terminated");
+    if (mode_ != Mode::kLenient) return Error(std::string(what) + " at byte " + std::to_string(from) + " is not terminated");
     Text(line_.substr(from, 1), from, from + 1);
     return Status::Ok();
   }
@@ -56,6 +56,12 @@ class Parser {
   std::string_view line_;
   Mode mode_;
   bool translate_code_;
+  // XML (Mode::kXml): no void elements, no raw-text script/style, no HTML block elements or defaults.
+  bool xml() const { return mode_ == Mode::kXml; }
+  bool Void(const std::string& name) const { return !xml() && IsVoid(name); }
+  bool Block(const std::string& name) const { return !xml() && IsBlock(name); }
+  // A tag name's first byte: a letter (xml: or a digit, react-intl / Lingui's <0>).
+  bool NameStart(char c) const { return IsAlpha(c) || (xml() && c >= '0' && c <= '9'); }
   Parsed& out_;
   std::vector<Open> open_;
   bool separate_ = false;  // a word-separating tag since the last text
@@ -112,9 +118,9 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
   *next = to;
   const std::string name = TagName(line_, from, to);
   const bool self_closing = to - from >= 2 && line_[to - 2] == '/';
-  const bool script = name == "script" || name == "style";
+  const bool script = !xml() && (name == "script" || name == "style");
   const std::string_view tag = line_.substr(from, to - from);
-  const bool raw = script || ((TranslateNo(tag) || (!translate_code_ && KeptByDefault(name, tag))) && !IsVoid(name));
+  const bool raw = script || ((TranslateNo(tag) || (!xml() && !translate_code_ && KeptByDefault(name, tag))) && !Void(name));
   if (raw && !self_closing) {  // kept verbatim, never translated: script/style to its first end tag (raw
     // text), a translate="no" element to its matching end tag (its own start and end tags nest)
     size_t close = std::string_view::npos, end = std::string_view::npos;
@@ -128,11 +134,11 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
       if (end == std::string_view::npos) close = line_.size();
     } else {
       end = NestedElementEnd(line_, name, to, ends_, enclosing, &close, &unclosed);
-      if (mode_ == Mode::kStrict && !unclosed.empty() && end != std::string_view::npos)
+      if (mode_ != Mode::kLenient && !unclosed.empty() && end != std::string_view::npos)
         return Error("<" + name + "> at byte " + std::to_string(from) + " holds elements that are not closed (" + unclosed + ")");
     }
     if (end == std::string_view::npos) {
-      if (mode_ == Mode::kStrict) return Error("<" + name + "> at byte " + std::to_string(from) + " is not closed");
+      if (mode_ != Mode::kLenient) return Error("<" + name + "> at byte " + std::to_string(from) + " is not closed");
       // Lenient: the contents run to the end of the line (script, style) or of the enclosing element, and
       // the element is closed there, so the output stays well-formed.
       *next = close;
@@ -149,9 +155,9 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
     e.space_after = !script && stop < line_.size() && IsSpace(line_[stop]);
     return Status::Ok();
   }
-  if (self_closing || IsVoid(name)) return Verbatim(from, to, IsVoid(name) || IsBlock(name));
+  if (self_closing || Void(name)) return Verbatim(from, to, Void(name) || Block(name));
   if (open_.size() >= kMaxDepth) return Error("elements nested deeper than " + std::to_string(kMaxDepth));
-  if (IsBlock(name)) separate_ = true;
+  if (Block(name)) separate_ = true;
   Element e;
   e.kind = Element::Kind::kPair;
   e.open = std::string(line_.substr(from, to - from));
@@ -165,15 +171,15 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
 Status Parser::End(size_t from, size_t to) {
   const std::string name = TagName(line_, from, to);
   const std::string tag(line_.substr(from, to - from));
-  if (IsBlock(name)) separate_ = true;
+  if (Block(name)) separate_ = true;
   size_t depth = open_.size();
   while (depth > 0 && open_[depth - 1].name != name) --depth;
   if (depth == 0) {  // no such element is open
-    if (mode_ == Mode::kStrict) return Error(tag + " at byte " + std::to_string(from) + " has no open <" + name + ">");
+    if (mode_ != Mode::kLenient) return Error(tag + " at byte " + std::to_string(from) + " has no open <" + name + ">");
     return Status::Ok();  // lenient: dropped
   }
   if (depth != open_.size()) {
-    if (mode_ == Mode::kStrict) {
+    if (mode_ != Mode::kLenient) {
       const Element& t = out_.elements[static_cast<size_t>(open_.back().element)];
       return Error(tag + " at byte " + std::to_string(from) + " does not close <" + open_.back().name + "> (byte " +
                    std::to_string(t.source_offset) + ")");
@@ -221,8 +227,8 @@ Status Parser::Run() {
         }
         continue;
       }
-      const bool is_end = rest[1] == '/' && rest.size() > 2 && IsAlpha(rest[2]);
-      if (is_end || IsAlpha(rest[1])) {
+      const bool is_end = rest[1] == '/' && rest.size() > 2 && NameStart(rest[2]);
+      if (is_end || NameStart(rest[1])) {
         end = ends_.At(i);
         if (end == std::string_view::npos) {
           TERN_RETURN_IF_ERROR(Unterminated("tag", i));
@@ -239,7 +245,7 @@ Status Parser::Run() {
     ++i;
   }
   if (!open_.empty()) {
-    if (mode_ == Mode::kStrict) {
+    if (mode_ != Mode::kLenient) {
       const Element& e = out_.elements[static_cast<size_t>(open_.back().element)];
       return Error("<" + open_.back().name + "> at byte " + std::to_string(e.source_offset) + " is not closed");
     }

@@ -47,6 +47,8 @@ namespace tern::markup {
 enum class Mode : uint8_t {
   kStrict,   // not well-formed markup fails the line
   kLenient,  // repaired (see above)
+  kXml,      // app strings' inline XML (`<0>..</0>`, `<link>..</link>`, `<b>`): strict, and no element is void,
+             // no script/style raw text, no HTML block spacing or code/kbd/samp/var/pre defaults (translate="no" holds)
 };
 
 /// One element of the markup tree.

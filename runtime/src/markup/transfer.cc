@@ -131,10 +131,7 @@ class Placer {
       }
     }
     close_run();
-    if (!found) {
-      const size_t at = PointPos(e.begin);
-      return {at, at};
-    }
+    if (!found) return Unplaced(e);
     const std::string& src = p_.text;
     const bool whole_words = (e.begin == 0 || !WordByte(src[e.begin - 1])) && (e.end >= src.size() || !WordByte(src[e.end]));
     if (whole_words) {
@@ -142,6 +139,29 @@ class Placer {
       while (hi < t_.text.size() && WordByte(t_.text[hi])) ++hi;
     }
     return {lo, hi};
+  }
+
+  // An element with source text that no target token aligns into (the model dropped, merged or moved its
+  // words): it is not left empty when that text held a word; it wraps the translation's word where its
+  // source position maps (the word after that point; at the end, the word before it).
+  std::pair<size_t, size_t> Unplaced(const Element& e) const {
+    const size_t at = PointPos(e.begin);
+    bool had_word = false;
+    for (size_t j = e.begin; j < e.end && j < p_.text.size() && !had_word; ++j) had_word = WordByte(p_.text[j]);
+    const std::string_view out = t_.text;
+    if (!had_word) return {at, at};
+    size_t b = at;
+    while (b < out.size() && !WordByte(out[b])) ++b;
+    if (b < out.size()) {
+      size_t end = b;
+      while (end < out.size() && WordByte(out[end])) ++end;
+      return {b, end};
+    }
+    size_t end = at;  // none after it: the word before
+    while (end > 0 && !WordByte(out[end - 1])) --end;
+    size_t begin = end;
+    while (begin > 0 && WordByte(out[begin - 1])) --begin;
+    return begin < end ? std::pair<size_t, size_t>{begin, end} : std::pair<size_t, size_t>{at, at};
   }
 
   // Fixes element i's range within [lo, hi], then its children's within it, in order.

@@ -5,7 +5,10 @@
 //    and the run with the most tokens holding a letter or digit (then the most tokens, then the first)
 //    is the element's, so one stray token aligned elsewhere does not stretch the element; when the source
 //    element starts and ends at word boundaries, its target range is widened to whole words;
-//  - an element whose source text has no aligned target token, and every verbatim item (<br>, <img>,
+//  - an element whose source text holds a word but has no aligned target token (the model dropped, merged
+//    or moved its words) is not left empty: it wraps the translation's word where its source position maps
+//    (below: the word after that point; at the end, the word before);
+//  - an empty element, and every verbatim item (<br>, <img>,
 //    comments, script, kept placeholders), goes where its source position maps: after the last target
 //    token (in the translation's order) aligned to source text before that position (at the start when
 //    there is none; at the end for the end of the source); then before the translation's final punctuation

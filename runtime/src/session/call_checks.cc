@@ -39,8 +39,9 @@ Status CheckGlossary(const Translator::Impl& t, const Glossary& g) {
 
 Status CheckMarkup(const TranslateOptions& options) {
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
-  if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient)
-    return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1 or 2)");
+  if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient &&
+      options.markup != Markup::kXml)
+    return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1, 2 or 3)");
   if (options.markup != Markup::kNone && keep)
     return Status(StatusCode::kInvalidArgument, "keep_placeholders and keep_spans are for plain texts (markup: translate=\"no\")");
   if ((options.markup != Markup::kNone || keep) && options.on_token)

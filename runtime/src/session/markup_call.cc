@@ -12,7 +12,9 @@ void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOpti
   parsed_.resize(n);
   errors_.assign(n, {});
   plain_.assign(n, {});
-  const markup::Mode m = options.markup == Markup::kHtmlLenient ? markup::Mode::kLenient : markup::Mode::kStrict;
+  const markup::Mode m = options.markup == Markup::kHtmlLenient ? markup::Mode::kLenient
+                         : options.markup == Markup::kXml      ? markup::Mode::kXml
+                                                               : markup::Mode::kStrict;
   for (size_t i = 0; i < n; ++i) {
     Status s;
     if (options.markup != Markup::kNone) {

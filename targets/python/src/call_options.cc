@@ -134,7 +134,8 @@ void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model
   if (!a.markup) o->markup = Markup::kNone;
   else if (*a.markup == "html") o->markup = Markup::kHtml;
   else if (*a.markup == "html-lenient") o->markup = Markup::kHtmlLenient;
-  else Raise(StatusCode::kInvalidArgument, "markup '" + *a.markup + "': None, 'html' or 'html-lenient'");
+  else if (*a.markup == "xml") o->markup = Markup::kXml;
+  else Raise(StatusCode::kInvalidArgument, "markup '" + *a.markup + "': None, 'html', 'html-lenient' or 'xml'");
   if (a.glossary) o->glossary = a.glossary->glossary.get();  // the Translator refuses one of other vocabularies
   for (const auto& [text, begin, end] : a.keep_spans) {
     if (text >= n_texts)

@@ -39,7 +39,7 @@ struct CallArgs {
 struct TextArgs {
   std::string target_lang;
   bool split_sentences = true, keep_placeholders = false, translate_code = false;
-  std::optional<std::string> markup;  // None, "html", "html-lenient"
+  std::optional<std::string> markup;  // None, "html", "html-lenient", "xml"
   std::optional<PyGlossary> glossary;
   std::vector<std::tuple<size_t, size_t, size_t>> keep_spans;  // (text index, begin byte, end byte)
   std::string placeholder_syntaxes = "default";  // names (PlaceholderSyntaxesFromNames)

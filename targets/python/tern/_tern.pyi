@@ -150,7 +150,7 @@ class Translator:
                         target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
         early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
-        beam rules). markup: None, "html", "html-lenient". keep_spans: (text index, begin byte, end byte).
+        beam rules). markup: None, "html", "html-lenient", "xml" (app strings' <0>..</0>, <link>..</link>). keep_spans: (text index, begin byte, end byte).
         target_prefix: per text, what its translation starts with (None: nothing; target_prefix_ids: as
         target ids); the hypotheses hold it first, their scores count the tokens after it.
         do_sample: sampling (greedy only) with sampling_temperature / topk / topp and seed. repetition_penalty,

@@ -48,7 +48,7 @@ public final class Translator implements AutoCloseable {
     public int alignmentLayer = -1;
     /**
      * Inline HTML/XML in the sentences: "html" (markup that is not well-formed fails its sentence) or
-     * "html-lenient" (repaired); null: plain text. Tags and entities are kept, each tag around the words
+     * "html-lenient" (repaired), "xml" (app strings' inline XML: no void elements); null: plain text. Tags and entities are kept, each tag around the words
      * translated from what it enclosed. Not with a TokenListener.
      */
     public String markup = null;
@@ -361,7 +361,8 @@ public final class Translator implements AutoCloseable {
     switch (s) {
       case "html": return 1;
       case "html-lenient": return 2;
-      default: throw new TernException("markup must be null, \"html\" or \"html-lenient\", is \"" + s + "\"");
+      case "xml": return 3;
+      default: throw new TernException("markup must be null, \"html\", \"html-lenient\" or \"xml\", is \"" + s + "\"");
     }
   }
 
