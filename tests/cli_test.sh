@@ -116,8 +116,10 @@ echo 'x' | tern translate -m "$models/post-swish.int8.tern" --icu-messages --for
 check "icu-messages + json: exit 2" test $rc -eq 2
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --placeholder-syntaxes bogus > /dev/null 2> "$tmp/err"; rc=$?
 check "placeholder-syntaxes bogus: exit 2, named" test $rc -eq 2 -a "$(grep -c "placeholder syntax 'bogus'" "$tmp/err")" -ge 1
-echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --html > /dev/null 2> "$tmp/err"; rc=$?
-check "keep-placeholders + html: exit 2" test $rc -eq 2
+printf 'A <b>man</b> and {count} dogs.\n' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --html=xml > "$tmp/out.kh" 2> "$tmp/err"; rc=$?
+check "keep-placeholders + html: placeholders and tags kept once" test $rc -eq 0 -a "$(grep -o '{count}' "$tmp/out.kh" | wc -l)" -eq 1 -a "$(grep -o '<b>' "$tmp/out.kh" | wc -l)" -eq 1
+echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --keep-placeholders --stream > /dev/null 2> "$tmp/err"; rc=$?
+check "keep-placeholders + stream: exit 2" test $rc -eq 2
 echo 'A man.' | tern translate -m "$models/post-swish.int8.tern" --html --stream > /dev/null 2> "$tmp/err"; rc=$?
 check "html + stream: exit 2" test $rc -eq 2
 check "html + stream: says why" grep -q "cannot be combined with --stream" "$tmp/err"

@@ -409,3 +409,49 @@ TEST_CASE("tag transfer: an element whose words the model dropped wraps the word
   out = Transfer(p, MakeFake(p, "Hunde rennen schnell", {0, 1, 2}));
   CHECK(out == "Hunde rennen<i></i> schnell");
 }
+
+TEST_CASE("markup with placeholders: those in the text are kept verbatim, those inside tags are left alone") {
+  std::string_view line = "Unmute <0>@{username}</0> at <a href=\"https://x.org/{id}\">%s</a> now.";
+  std::vector<TextSpan> keep;
+  markup::FindPlaceholders(line, &keep);
+  Parsed p;
+  REQUIRE(markup::Parse(line, Mode::kXml, &p, false, Span<const TextSpan>(keep.data(), keep.size())).ok());
+  CHECK(p.text.find("{username}") == std::string::npos);
+  CHECK(p.text.find("%s") == std::string::npos);
+  CHECK(p.text.find('@') != std::string::npos);  // "@" is text: only the placeholder is kept
+  size_t verbatim = 0;
+  for (const Element& e : p.elements) verbatim += e.kind == Element::Kind::kVerbatim;
+  CHECK(verbatim == 2);
+  CHECK(p.elements[0].open == "<0>");
+  // Through the translator: every placeholder and tag comes back once.
+  auto t = MakeTranslator(LoadOrFail(BundledModel()));
+  std::string_view in[] = {"A man <0>with {count} dogs</0> rides a bike on the street.",
+                           "Two dogs play in the <b>snow</b> with %s and https://tern.dev/a?b=1&amp;c=2 today."};
+  TranslateOptions o;
+  o.beam_size = 1;
+  o.markup = Markup::kXml;
+  o.keep_placeholders = true;
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  for (size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    REQUIRE(r[i].ok());
+    const std::string out(r[i].best().text);
+    CAPTURE(out);
+    for (const char* x : i == 0 ? std::vector<const char*>{"{count}", "<0>", "</0>"}
+                                : std::vector<const char*>{"%s", "https://tern.dev/a?b=1&amp;c=2", "<b>", "</b>"}) {
+      size_t count = 0;
+      for (size_t at = out.find(x); at != std::string::npos; at = out.find(x, at + 1)) ++count;
+      CHECK_MESSAGE(count == 1, x);
+    }
+    Parsed again;
+    CHECK(markup::Parse(out, Mode::kXml, &again).ok());
+  }
+  // A caller's span that cuts a character fails its text alone.
+  const KeepSpan bad{0, TextSpan{1, 3}};
+  std::string_view umlaut[] = {"\xc3\xbc<b>x</b>"};
+  o.keep_placeholders = false;
+  o.keep_spans = Span<const KeepSpan>(&bad, 1);
+  REQUIRE(t->Translate(umlaut, o, &r).ok());
+  CHECK(r[0].error_message == "do-not-translate span [1, 3) leaves the text or cuts a UTF-8 character");
+}

@@ -101,7 +101,8 @@ static int Run(int argc, char** argv) {
   tr->add_flag("--glossary-ignore-case", ta.glossary_ignore_case,
                "--glossary: source terms also match in lower case, capitalized and in capitals");
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
-               "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment");
+               "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment "
+               "(with --html: those in the text between the tags)");
   tr->add_flag("--icu-messages", ta.icu_messages,
                "each line is an ICU MessageFormat message: the text of the message and of every plural / select "
                "case is translated, arguments and '#' kept, the syntax rebuilt (a malformed line fails alone)");
@@ -201,9 +202,9 @@ static int Run(int argc, char** argv) {
                    "with --stream, --format json, --html, --ids, --target-prefix or --alternatives\n";
       return 2;
     }
-    if (ta.keep_placeholders && (ta.stream || !ta.html.empty())) {
+    if (ta.keep_placeholders && ta.stream) {
       std::cerr << "tern: --keep-placeholders puts the spans back once a line is complete; it cannot be combined with "
-                << (ta.stream ? "--stream" : "--html (there, mark spans with translate=\"no\")") << "\n";
+                   "--stream\n";
       return 2;
     }
     if (ta.json && ta.stream) {

@@ -164,8 +164,9 @@ struct TranslateOptions {
   /// placeholder_syntax.h), URLs, e-mail addresses and numbers with units (runtime/src/markup/protect.h
   /// lists what is found) come out of the text before translation and go back verbatim where the alignment
   /// places them; keep_spans adds the caller's own (sorted per text, not overlapping; a bad one fails its
-  /// text alone). With markup, elements with translate="no" are kept so instead (and these two options are
-  /// kInvalidArgument). Turns alignment on; spans are then bytes of the input and output texts. Not with
+  /// text alone). With markup both apply to the text between the tags (a span that starts inside a tag or a
+  /// translate="no" element is ignored; one that reaches a tag stops before it), besides translate="no"
+  /// elements. Turns alignment on; spans are then bytes of the input and output texts. Not with
   /// on_token. Translate() only.
   bool keep_placeholders = false;
   Span<const KeepSpan> keep_spans;  ///< the caller's own do-not-translate spans (see keep_placeholders)

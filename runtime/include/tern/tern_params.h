@@ -84,7 +84,7 @@ typedef struct tern_translate_params {
    * term (constrained decoding; a sentence with more than 16 occurrences fails alone). NULL: none. */
   const tern_glossary* glossary;
   int keep_placeholders;    /**< nonzero: placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in
-                               plain texts come out verbatim, placed by alignment (not with markup) */
+                               plain texts (with markup: the text between the tags) come out verbatim, placed by alignment */
   int translate_code;       /**< markup: nonzero translates code, kbd, samp, var and pre elements and
                                class="notranslate" ones; 0 (default) keeps them verbatim */
   const char* const* target_prefix; /**< NULL, or per input the UTF-8 text its translation starts with (NULL, "": none) */

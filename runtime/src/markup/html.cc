@@ -13,23 +13,10 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool OneOf(const std::string& name, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (name == n) return true;
-  return false;
-}
-
-// Tags that separate words: their element starts or ends a block of text.
-bool IsBlock(const std::string& name) {
-  return OneOf(name, {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table",
-                      "blockquote", "section", "article", "header", "footer", "nav", "aside", "pre", "dd", "dt", "dl",
-                      "figure", "figcaption", "main", "form", "title", "caption", "address", "option"});
-}
-
 class Parser {
  public:
-  Parser(std::string_view line, Mode mode, bool translate_code, Parsed* out)
-      : line_(line), mode_(mode), translate_code_(translate_code), out_(*out), ends_(line), comment_end_(line, "-->"), cdata_end_(line, "]]>"),
+  Parser(std::string_view line, Mode mode, bool translate_code, Span<const TextSpan> keep, Parsed* out)
+      : line_(line), mode_(mode), translate_code_(translate_code), keep_(keep), out_(*out), ends_(line), comment_end_(line, "-->"), cdata_end_(line, "]]>"),
         script_end_(line, "</script", true), style_end_(line, "</style", true) {}
   Status Run();
 
@@ -56,6 +43,8 @@ class Parser {
   std::string_view line_;
   Mode mode_;
   bool translate_code_;
+  Span<const TextSpan> keep_;  // do-not-translate spans of the line (placeholders), in order
+  size_t next_keep_ = 0;
   // XML (Mode::kXml): no void elements, no raw-text script/style, no HTML block elements or defaults.
   bool xml() const { return mode_ == Mode::kXml; }
   bool Void(const std::string& name) const { return !xml() && IsVoid(name); }
@@ -186,7 +175,12 @@ Status Parser::End(size_t from, size_t to) {
     }
     while (open_.size() > depth) CloseTop("</" + open_.back().name + ">");  // lenient: closed here
   }
+  Element& e = out_.elements[static_cast<size_t>(open_.back().element)];
   CloseTop(tag);
+  // An element with no text of its own between two spaces ("Unmute <0>{user}</0> now"): the output keeps a
+  // space before it too (the one after it stays in the text).
+  if (e.begin == out_.text.size() && !out_.text.empty() && IsSpace(out_.text.back()) && to < line_.size() && IsSpace(line_[to]))
+    e.space_before = true;
   return Status::Ok();
 }
 
@@ -195,6 +189,23 @@ Status Parser::Run() {
   std::string decoded;
   size_t i = 0;
   while (i < n) {
+    // A do-not-translate span starting here, in text (one starting inside a tag or a kept element was
+    // passed over): a verbatim item, cut at the first '<' so that it never swallows a tag.
+    while (next_keep_ < keep_.size() && keep_[next_keep_].begin < i) ++next_keep_;
+    if (next_keep_ < keep_.size() && keep_[next_keep_].begin == i) {
+      size_t end = std::min(keep_[next_keep_].end, n);
+      const size_t lt = line_.find('<', i);
+      if (lt < end) end = lt;
+      ++next_keep_;
+      if (end > i) {
+        TERN_RETURN_IF_ERROR(Verbatim(i, end, false));
+        Element& e = out_.elements.back();  // its spaces come back around it (transfer.h)
+        e.space_before = i > 0 && IsSpace(line_[i - 1]);
+        e.space_after = end < n && IsSpace(line_[end]);
+        i = end;
+        continue;
+      }
+    }
     const char c = line_[i];
     if (c == '&') {
       const size_t len = ReadReference(line_, i, &decoded);
@@ -256,12 +267,12 @@ Status Parser::Run() {
 
 }  // namespace
 
-Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code) {
+Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code, Span<const TextSpan> keep) {
   *out = Parsed();
   if (line.size() >= (size_t{1} << 32) - 2)
     return Status(StatusCode::kInvalidArgument, "markup: a line of " + std::to_string(line.size()) + " bytes (at most 4 GiB)");
   out->text.reserve(line.size());
-  Parser parser(line, mode, translate_code, out);
+  Parser parser(line, mode, translate_code, keep, out);
   return parser.Run();
 }
 

@@ -39,6 +39,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tern/options.h"
+#include "tern/span.h"
 #include "tern/status.h"
 
 namespace tern::markup {
@@ -96,8 +98,10 @@ constexpr size_t kMaxDepth = 1000;
 /// byte 5 is not closed", "markup: </i> at byte 20 does not close <b> (byte 5)", ...); more than
 /// kMaxElements elements or kMaxDepth nesting (both modes). <code>, <kbd>, <samp>, <var>, <pre> and
 /// class="notranslate" elements are kept verbatim as translate="no" ones are (protect.h KeptByDefault)
-/// unless `translate_code`.
-Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code = false);
+/// unless `translate_code`. `keep`: do-not-translate spans of the line (placeholders found in it, a caller's
+/// spans; sorted, not overlapping): one that starts in text becomes a verbatim item (cut at the first '<'),
+/// its surrounding spaces restored on output; one that starts inside a tag or a kept element is ignored.
+Status Parse(std::string_view line, Mode mode, Parsed* out, bool translate_code = false, Span<const TextSpan> keep = {});
 
 /// Writes `text` (UTF-8) as markup text: '&', '<' and '>' escaped, a character that came from a
 /// character reference written with the input's spelling.

@@ -59,6 +59,19 @@ size_t FindNoCase(std::string_view line, std::string_view what, size_t from) {
   return std::string_view::npos;
 }
 
+static bool OneOf(const std::string& name, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+// Tags that separate words: their element starts or ends a block of text.
+bool IsBlock(const std::string& name) {
+  return OneOf(name, {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table",
+                      "blockquote", "section", "article", "header", "footer", "nav", "aside", "pre", "dd", "dt", "dl",
+                      "figure", "figcaption", "main", "form", "title", "caption", "address", "option"});
+}
+
 bool IsVoid(const std::string& name) {
   static const char* const kVoid[] = {"area", "base",  "br",    "col",    "embed", "hr",    "img",
                                       "input", "link", "meta", "param", "source", "track", "wbr"};

@@ -52,6 +52,8 @@ size_t FindNoCase(std::string_view line, std::string_view what, size_t from);
 
 /// HTML's void elements (area, base, br, col, embed, hr, img, input, link, meta, param, source, track, wbr).
 bool IsVoid(const std::string& name);
+/// Tags that separate words: their element starts or ends a block of text (p, div, li, h1, td, ...).
+bool IsBlock(const std::string& name);
 
 /// The end of the element named `name` whose start tag ends at `from`, for an element whose contents are
 /// markup (translate="no"): start and end tags of the same name nest; comments are skipped. Returns one past

@@ -193,10 +193,12 @@ class Placer {
 
   void Emit(size_t i) {
     const Element& e = p_.elements[i];
-    if (e.space_before && !out_.empty() && out_.back() != ' ') out_.push_back(' ');
+    // (Not right after a start tag: "<0>{count}" stays so.)
+    if (e.space_before && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
     out_.append(e.open);
     space_ = e.space_after;
     if (e.kind == Element::Kind::kVerbatim) return;
+    after_open_ = out_.size();
     size_t cursor = tb_[i];
     for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
     WriteText(cursor, te_[i]);
@@ -211,6 +213,7 @@ class Placer {
   std::vector<size_t> tb_, te_;
   std::string out_;
   bool space_ = false;  // a space is owed before the next text
+  size_t after_open_ = std::string::npos;  // where the output stood after the last start tag
 };
 
 }  // namespace

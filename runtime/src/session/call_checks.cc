@@ -42,8 +42,6 @@ Status CheckMarkup(const TranslateOptions& options) {
   if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient &&
       options.markup != Markup::kXml)
     return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1, 2 or 3)");
-  if (options.markup != Markup::kNone && keep)
-    return Status(StatusCode::kInvalidArgument, "keep_placeholders and keep_spans are for plain texts (markup: translate=\"no\")");
   if ((options.markup != Markup::kNone || keep) && options.on_token)
     return Status(StatusCode::kInvalidArgument, keep ? "do-not-translate spans cannot be combined with on_token: they go back in "
                                                        "when a sentence is complete"

@@ -17,11 +17,28 @@ void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOpti
                                                                : markup::Mode::kStrict;
   for (size_t i = 0; i < n; ++i) {
     Status s;
-    if (options.markup != Markup::kNone) {
-      s = markup::Parse(texts[i], m, &parsed_[i], options.translate_code);
+    keep_.clear();
+    if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_, options.placeholder_syntaxes);
+    if (options.markup != Markup::kNone) {  // placeholders in the markup's text (those inside tags are passed over)
+      for (const KeepSpan& k : options.keep_spans) {
+        if (k.text != i) continue;
+        const std::string_view t = texts[i];
+        const bool cuts = (k.span.begin < t.size() && (static_cast<unsigned char>(t[k.span.begin]) & 0xc0) == 0x80) ||
+                          (k.span.end < t.size() && (static_cast<unsigned char>(t[k.span.end]) & 0xc0) == 0x80);
+        if (k.span.end <= k.span.begin || k.span.end > t.size() || cuts)
+          s = Status(StatusCode::kInvalidArgument, "do-not-translate span [" + std::to_string(k.span.begin) + ", " +
+                                                       std::to_string(k.span.end) + ") leaves the text or cuts a UTF-8 character");
+        keep_.push_back(k.span);
+      }
+      std::sort(keep_.begin(), keep_.end(), [](const TextSpan& a, const TextSpan& b) { return a.begin < b.begin; });
+      size_t w = 0;  // overlaps join
+      for (size_t r = 0; r < keep_.size(); ++r) {
+        if (w > 0 && keep_[r].begin < keep_[w - 1].end) keep_[w - 1].end = std::max(keep_[w - 1].end, keep_[r].end);
+        else keep_[w++] = keep_[r];
+      }
+      keep_.resize(w);
+      if (s.ok()) s = markup::Parse(texts[i], m, &parsed_[i], options.translate_code, Span<const TextSpan>(keep_.data(), keep_.size()));
     } else {
-      keep_.clear();
-      if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_, options.placeholder_syntaxes);
       for (const KeepSpan& k : options.keep_spans)
         if (k.text == i) keep_.push_back(k.span);
       if (!options.keep_spans.empty()) {  // the caller's and the found ones together, in order; overlaps join
