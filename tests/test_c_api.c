@@ -522,6 +522,24 @@ int main(int argc, char** argv) {
     CHECK(tern_result_attention(res, 0, 0, &rows, &cols) == NULL && rows == 0);
     tern_translator_free(at);
   }
+  {
+    /* ICU MessageFormat messages: the structure comes back (arguments, case keys, '#'); a malformed message fails
+       alone; markup is refused. */
+    const char* msgs[] = {"{n, plural, one {# dog runs} other {# dogs run}}", "{n, plural, one {A dog", "A dog runs."};
+    tern_translate_params iq = tern_translate_default_params();
+    iq.beam_size = 1;
+    CHECK(tern_translate_icu_messages(tr, msgs, 3, &iq, res, &err) == TERN_OK);
+    CHECK(tern_result_count(res) == 3);
+    const char* m0 = tern_result_text(res, 0, 0, &len);
+    CHECK(m0 != NULL && strncmp(m0, "{n, plural, one {", 17) == 0 && strstr(m0, "} other {") != NULL && strchr(m0, '#') != NULL);
+    CHECK(tern_result_error(res, 0) == NULL);
+    CHECK(tern_result_error(res, 1) != NULL && strstr(tern_result_error(res, 1), "ICU MessageFormat") != NULL);
+    CHECK(tern_result_text(res, 1, 0, &len) == NULL);
+    CHECK(tern_result_text(res, 2, 0, &len) != NULL && len > 0);
+    iq.markup = 1;
+    CHECK(tern_translate_icu_messages(tr, msgs, 3, &iq, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+    CHECK(tern_translate_icu_messages(tr, NULL, 3, &iq, res, &err) == TERN_INVALID_ARGUMENT);
+  }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);

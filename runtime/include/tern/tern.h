@@ -163,6 +163,16 @@ TERN_API tern_status_code tern_score_ids(tern_translator* translator, const uint
                                          const size_t* target_lengths, size_t n, const tern_translate_params* params,
                                          tern_results* results, tern_error* err);
 
+/** ICU MessageFormat messages (tern::TranslateIcuMessages, tern/icu_message.h; UTF-8, NULL: empty): the text of
+ * each message and of every plural / select case is translated, the arguments, case keys and '#' kept, the
+ * exact syntax rebuilt. Result i has one hypothesis whose text is the translated message (no ids or scores),
+ * or fails alone: a malformed message ("ICU MessageFormat: '{' at byte 9 is not closed"). Takes beam_size,
+ * max_length, keep_placeholders, placeholder_syntaxes and target_lang of `params`; markup, target prefixes and
+ * token_callback are TERN_INVALID_ARGUMENT. More messages than max_batch run in chunks. */
+TERN_API tern_status_code tern_translate_icu_messages(tern_translator* translator, const char* const* messages, size_t n,
+                                                      const tern_translate_params* params, tern_results* results,
+                                                      tern_error* err);
+
 /** Reading a result set (any thread; views stay valid until `results` is used again or freed). */
 /** Sentences in the set: the n of the call that filled it (0 after a failed call). */
 TERN_API size_t tern_result_count(const tern_results* results);

@@ -175,6 +175,25 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeScore(JNIEnv* env, jclass 
   FillResults(env, cls, results.r, src, out);
 }
 
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeIcuMessages(JNIEnv* env, jclass cls, jlong handle, jobjectArray messages,
+                                                                  jobject options, jint early_stopping, jint markup,
+                                                                  jobjectArray out) {
+  auto* s = reinterpret_cast<Session*>(handle);
+  if (!s) return Throw(env, "translator is closed");
+  std::vector<std::string> msgs;
+  std::vector<const char*> pointers;
+  ReadBytes(env, messages, &msgs, &pointers);
+  ResultsOwner results;
+  if (!results.r) return Throw(env, "out of memory");
+  tern_translate_params p = tern_translate_default_params();
+  tern_jni::OptionStorage keep;
+  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
+  tern_error err;
+  if (tern_translate_icu_messages(s->translator, pointers.data(), msgs.size(), &p, results.r, &err) != TERN_OK)
+    return Throw(env, err.message);
+  FillResults(env, cls, results.r, msgs, out);
+}
+
 JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeArenaBytes(JNIEnv*, jclass, jlong handle) {
   auto* s = reinterpret_cast<Session*>(handle);
   return s ? static_cast<jlong>(tern_translator_arena_bytes(s->translator)) : 0;

@@ -453,6 +453,11 @@ public class TranslatorTest {
           threw = e.getMessage().contains("pair 1 is null");
         }
         check(threw, "a null target is named");
+        Translator.Result[] icu = t.translateIcuMessages(
+            new String[] {"{n, plural, one {# dog runs} other {# dogs run}}", "{n, plural, one {A dog"}, new Translator.Options());
+        check(icu[0].ok() && icu[0].text.startsWith("{n, plural, one {") && icu[0].text.contains("} other {")
+            && icu[0].text.contains("#"), "ICU message: its structure comes back: " + icu[0].text);
+        check(!icu[1].ok() && icu[1].error.contains("ICU MessageFormat"), "a malformed ICU message fails alone: " + icu[1].error);
       }
       Engine e = new Engine(model, 1, cfg);
       Translator.Options o = new Translator.Options();

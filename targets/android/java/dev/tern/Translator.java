@@ -419,6 +419,38 @@ public final class Translator implements AutoCloseable {
     }
   }
 
+  /**
+   * Translates ICU MessageFormat messages ({@code "{n, plural, one {# file} other {# files}}"}): the text of each
+   * message and of every plural / select case is translated, the arguments, case keys and {@code #} kept and the
+   * exact syntax rebuilt (tern/icu_message.h). Result i's text is the translated message (no ids or scores), or
+   * its error (a malformed message fails alone). Takes beamSize, maxLength, keepPlaceholders,
+   * placeholderSyntaxes and targetLang of {@code options}; markup and target prefixes throw.
+   */
+  public Result[] translateIcuMessages(String[] messages, Options options) throws TernException {
+    lifetime.readLock().lock();
+    try {
+      if (handle == 0) throw new TernException("translator is closed");
+      if (messages == null) throw new TernException("translateIcuMessages: messages is null");
+      if (options == null) options = new Options();
+      checkOptions(options, messages.length);
+      Result[] out = new Result[messages.length];
+      for (int start = 0; start < messages.length; start += maxBatch) {
+        int n = Math.min(maxBatch, messages.length - start);
+        byte[][] in = new byte[n][];
+        for (int i = 0; i < n; ++i) {
+          if (messages[start + i] == null) throw new TernException("message " + (start + i) + " is null");
+          in[i] = messages[start + i].getBytes(StandardCharsets.UTF_8);
+        }
+        Result[] results = new Result[n];
+        nativeIcuMessages(handle, in, options, earlyStoppingCode(options.earlyStopping), markupCode(options.markup), results);
+        System.arraycopy(results, 0, out, start, n);
+      }
+      return out;
+    } finally {
+      lifetime.readLock().unlock();
+    }
+  }
+
   /** Bytes of the translator's arena. */
   public long arenaBytes() {
     lifetime.readLock().lock();
@@ -484,6 +516,8 @@ public final class Translator implements AutoCloseable {
   private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options, int earlyStopping,
       int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
+  private static native void nativeIcuMessages(long handle, byte[][] messages, Options options, int earlyStopping, int markup,
+      Result[] out) throws TernException;
   private static native void nativeScore(long handle, byte[][] sources, byte[][] targets, Options options, int earlyStopping,
       int markup, Result[] out) throws TernException;
 
