@@ -524,7 +524,7 @@ int main(int argc, char** argv) {
   }
   {
     /* ICU MessageFormat messages: the structure comes back (arguments, case keys, '#'); a malformed message fails
-       alone; markup is refused. */
+       alone; target prefixes are refused. */
     const char* msgs[] = {"{n, plural, one {# dog runs} other {# dogs run}}", "{n, plural, one {A dog", "A dog runs."};
     tern_translate_params iq = tern_translate_default_params();
     iq.beam_size = 1;
@@ -536,8 +536,10 @@ int main(int argc, char** argv) {
     CHECK(tern_result_error(res, 1) != NULL && strstr(tern_result_error(res, 1), "ICU MessageFormat") != NULL);
     CHECK(tern_result_text(res, 1, 0, &len) == NULL);
     CHECK(tern_result_text(res, 2, 0, &len) != NULL && len > 0);
-    iq.markup = 1;
-    CHECK(tern_translate_icu_messages(tr, msgs, 3, &iq, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+    const char* prefix[] = {"Ein"};
+    iq.target_prefix = prefix;
+    CHECK(tern_translate_icu_messages(tr, msgs, 1, &iq, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+    iq.target_prefix = NULL;
     CHECK(tern_translate_icu_messages(tr, NULL, 3, &iq, res, &err) == TERN_INVALID_ARGUMENT);
   }
   /* A NULL result set is refused; a failed call leaves the set empty. */

@@ -158,7 +158,17 @@ TEST_CASE("ICU MessageFormat through the bundled model: the same arguments, case
   }
   CHECK(out[5].text == msgs[5]);
   CHECK(out[0].text.find("Hund") != std::string::npos);
-  TranslateOptions html;
-  html.markup = Markup::kHtml;
-  CHECK(TranslateIcuMessages(*t, Span<const std::string_view>(in.data(), 1), html, &out).code() == StatusCode::kInvalidArgument);
+  TranslateOptions prefixed;
+  const std::string_view prefix[] = {"Ein"};
+  prefixed.target_prefix = Span<const std::string_view>(prefix, 1);
+  CHECK(TranslateIcuMessages(*t, Span<const std::string_view>(in.data(), 1), prefixed, &out).code() == StatusCode::kInvalidArgument);
+  // Rich-text tags in the cases (Lingui): with xml markup the tags, the '#' inside them and the spaces come back.
+  const std::string_view rich[] = {"{n, plural, one {<0>#</0> dog runs} other {<0>#</0> dogs run}}"};
+  TranslateOptions xml;
+  xml.markup = Markup::kXml;
+  REQUIRE(TranslateIcuMessages(*t, Span<const std::string_view>(rich, 1), xml, &out).ok());
+  REQUIRE(out[0].ok());
+  CAPTURE(out[0].text);
+  CHECK(out[0].text.rfind("{n, plural, one {<0>#</0> ", 0) == 0);
+  CHECK(out[0].text.find("} other {<0>#</0> ") != std::string::npos);
 }

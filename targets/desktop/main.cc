@@ -197,9 +197,9 @@ static int Run(int argc, char** argv) {
       std::cerr << "tern: --html puts the tags in once a line is complete; it cannot be combined with --stream\n";
       return 2;
     }
-    if (ta.icu_messages && (ta.stream || ta.json || !ta.html.empty() || ta.ids || ta.target_prefix || ta.alternatives > 0)) {
-      std::cerr << "tern: --icu-messages translates each line as one ICU message in plain text; it cannot be combined "
-                   "with --stream, --format json, --html, --ids, --target-prefix or --alternatives\n";
+    if (ta.icu_messages && (ta.stream || ta.json || ta.ids || ta.target_prefix || ta.alternatives > 0)) {
+      std::cerr << "tern: --icu-messages translates each line as one ICU message; it cannot be combined "
+                   "with --stream, --format json, --ids, --target-prefix or --alternatives\n";
       return 2;
     }
     if (ta.keep_placeholders && ta.stream) {

@@ -30,8 +30,9 @@ struct IcuTranslation {
 /// runtime/src/markup/icu_message.h (ICU's MessageFormat, apostrophe mode DOUBLE_OPTIONAL).
 /// A malformed message, or one whose translation lost an argument, fails alone (its IcuTranslation says why);
 /// the others are translated. `options` as for Translate (beam, rules, keep_placeholders for printf-style
-/// placeholders inside the texts, glossary); markup, target prefixes, alternatives, keep_spans and on_token
-/// are kInvalidArgument for the whole call. The texts of all messages go through Translate in batches of
+/// placeholders inside the texts, glossary, markup: Markup::kXml for rich-text tags in the texts, such as
+/// Lingui's "{n, plural, one {<0>#</0> file} other {<0>#</0> files}}"); target prefixes, alternatives,
+/// keep_spans and on_token are kInvalidArgument for the whole call. The texts of all messages go through Translate in batches of
 /// translator.max_batch(). Allocates (strings per message): a text helper, not the zero-heap decoding path.
 TERN_API Status TranslateIcuMessages(Translator& translator, Span<const std::string_view> messages,
                                      const TranslateOptions& options, std::vector<IcuTranslation>* out);

@@ -22,6 +22,8 @@ tern_status_code tern_translate_icu_messages(tern_translator* t, const char* con
     tern::BusyGuard call(t->busy);
     if (!call.acquired())
       return SetError(err, TERN_BUSY, "tern_translate_icu_messages: the translator is busy with another call"), TERN_BUSY;
+    if (params && (params->target_prefix || params->target_prefix_ids))
+      return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_icu_messages: no target prefixes"), TERN_INVALID_ARGUMENT;
     const tern::c_api::CallOptions options(params);
     if (!options.status().ok()) return Fail(err, options.status());
     std::vector<std::string_view> views(n);

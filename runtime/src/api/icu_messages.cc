@@ -32,10 +32,10 @@ Piece MakePiece(size_t m, size_t t, std::string text, std::vector<TextSpan> keep
 
 Status TranslateIcuMessages(Translator& translator, Span<const std::string_view> messages, const TranslateOptions& options,
                             std::vector<IcuTranslation>* out) {
-  if (options.markup != Markup::kNone || !options.target_prefix.empty() || !options.target_prefix_ids.empty() ||
-      options.alternatives || !options.keep_spans.empty() || options.on_token)
+  if (!options.target_prefix.empty() || !options.target_prefix_ids.empty() || options.alternatives ||
+      !options.keep_spans.empty() || options.on_token)
     return Status(StatusCode::kInvalidArgument,
-                  "TranslateIcuMessages: not with markup, target prefixes, alternatives, keep_spans or on_token");
+                  "TranslateIcuMessages: not with target prefixes, alternatives, keep_spans or on_token");
   out->assign(messages.size(), IcuTranslation());
   std::vector<markup::IcuMessage> parsed(messages.size());
   std::vector<std::vector<std::string>> translations(messages.size());

@@ -177,10 +177,12 @@ Status Parser::End(size_t from, size_t to) {
   }
   Element& e = out_.elements[static_cast<size_t>(open_.back().element)];
   CloseTop(tag);
-  // An element with no text of its own between two spaces ("Unmute <0>{user}</0> now"): the output keeps a
-  // space before it too (the one after it stays in the text).
-  if (e.begin == out_.text.size() && !out_.text.empty() && IsSpace(out_.text.back()) && to < line_.size() && IsSpace(line_[to]))
-    e.space_before = true;
+  // An element with no text of its own ("Unmute <0>{user}</0> now", "<0>#</0> files"): the spaces around it
+  // come back around it wherever it is placed.
+  if (e.begin == out_.text.size()) {
+    e.space_before = !out_.text.empty() && IsSpace(out_.text.back());
+    e.space_after = to < line_.size() && IsSpace(line_[to]);
+  }
   return Status::Ok();
 }
 

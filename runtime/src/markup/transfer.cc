@@ -193,16 +193,21 @@ class Placer {
 
   void Emit(size_t i) {
     const Element& e = p_.elements[i];
-    // (Not right after a start tag: "<0>{count}" stays so.)
-    if (e.space_before && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
+    // (Not right after a start tag: "<0>{count}" stays so.) A space still owed goes before a start tag.
+    const bool owed = space_ && e.kind == Element::Kind::kPair;
+    if ((e.space_before || owed) && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
     out_.append(e.open);
-    space_ = e.space_after;
-    if (e.kind == Element::Kind::kVerbatim) return;
+    if (e.kind == Element::Kind::kVerbatim) {
+      space_ = e.space_after;
+      return;
+    }
+    space_ = false;
     after_open_ = out_.size();
     size_t cursor = tb_[i];
     for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
     WriteText(cursor, te_[i]);
     out_.append(e.close);
+    space_ = e.space_after;
   }
 
   const Parsed& p_;
