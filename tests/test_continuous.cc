@@ -267,3 +267,35 @@ TEST_CASE("continuous batching: the engine translates a text of several sentence
     CHECK(out.results[i].best().text == want[0].best().text);
   }
 }
+
+TEST_CASE("continuous batching: the logits rules, alignment and beam rules per sentence as alone") {
+  auto m = LoadOrFail(ModelPath("post-swish", "int8"));
+  std::vector<std::string> texts;
+  for (int rep = 0; rep < 2; ++rep) texts.insert(texts.end(), kTexts.begin(), kTexts.end());
+  const uint32_t end_token = 5;
+  std::vector<TranslateOptions> cases(6);
+  cases[0].beam_size = 1, cases[0].repetition_penalty = 1.5f, cases[0].no_repeat_ngram_size = 2u;
+  cases[1].beam_size = 4, cases[1].min_length = 6u, cases[1].max_length_ratio = 1.5f;
+  cases[2].beam_size = 4, cases[2].hf_rules = HfRules::kTransformers4, cases[2].early_stopping = EarlyStopping::kTrue,
+  cases[2].length_penalty = 0.6f;
+  cases[3].beam_size = 2, cases[3].return_alignment = true, cases[3].max_length = 9u;
+  cases[4].beam_size = 1, cases[4].end_tokens = Span<const uint32_t>(&end_token, 1), cases[4].forced_eos = false;
+  cases[5].beam_size = 4, cases[5].early_stopping = EarlyStopping::kNever, cases[5].disable_unk = true;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(c);
+    const TranslateOptions& o = cases[c];
+    auto alone = MakeTranslator(m, Continuous(1, 4, 1));
+    auto t = MakeTranslator(m, Continuous(3, 4, 1));
+    VectorSource src(texts);
+    REQUIRE(t->TranslateContinuous(src, o).ok());
+    for (size_t i = 0; i < texts.size(); ++i) {
+      CAPTURE(i);
+      std::string_view v = texts[i];
+      Span<const TranslationResult> r;
+      REQUIRE(alone->Translate(Span<const std::string_view>(&v, 1), o, &r).ok());
+      REQUIRE(src.got[i].error == StatusCode::kOk);
+      CHECK(src.got[i].ids[0] == ToVector(r[0].best().ids));
+      CHECK(std::memcmp(&src.got[i].scores[0], &r[0].best().score, sizeof(float)) == 0);
+    }
+  }
+}
