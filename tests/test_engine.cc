@@ -263,3 +263,26 @@ TEST_CASE("engine: a request beyond max_batch runs in chunks, stream indexes are
   std::sort(ev.completed.begin(), ev.completed.end());
   CHECK(ev.completed == std::vector<uint64_t>{t.id(), empty.id()});
 }
+
+TEST_CASE("engine: cancelling a request that runs in a continuous call stops it, its results all there") {
+  auto m = LoadOrFail(ModelPath("post-swish", "int8"));
+  EngineConfig c;
+  c.replicas = 1;
+  c.translator.max_batch = 4;
+  auto e = Engine::Create(m, c).value();
+  for (int rep = 0; rep < 3; ++rep) {
+    Request r;
+    r.texts = {kTexts[0], kTexts[6], kTexts[8], kTexts[2]};
+    r.options.beam_size = 2;
+    Ticket t = e->Submit(std::move(r)).value();
+    if (rep > 0) std::this_thread::sleep_for(std::chrono::milliseconds(rep));  // queued, or running
+    t.Cancel();
+    const RequestOutcome& out = t.Wait();
+    CHECK((out.status.ok() || out.status.code() == StatusCode::kCancelled));
+    REQUIRE(out.results.size() == 4);
+    for (const OwnedResult& x : out.results) CHECK((x.ok() || x.error == StatusCode::kCancelled));
+  }
+  // The engine still serves.
+  const RequestOutcome& after = e->Submit(One(kTexts[1], {})).value().Wait();
+  CHECK(after.status.ok());
+}

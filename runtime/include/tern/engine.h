@@ -96,7 +96,8 @@ class TERN_API Ticket {
   /// Waits at most `timeout_ms` milliseconds; true when the request completed.
   bool WaitFor(uint32_t timeout_ms) const;
   /// Asks the request to stop: a queued one completes at once with kCancelled; a running one stops at its
-  /// next decoder step if it runs alone (a call it shares stops when all of its requests are cancelled).
+  /// next decoder step if it runs alone (a call it shares stops when all of its requests are cancelled; in a
+  /// continuous call its inputs not yet begun are not begun).
   void Cancel() const;
 
  private:

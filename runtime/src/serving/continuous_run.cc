@@ -109,6 +109,17 @@ class EngineSource final : public SentenceSource {
     }
   }
 
+  // Every request the call still works for was cancelled (Ticket::Cancel): the call may stop.
+  bool AllCancelled() const {
+    bool any = false;
+    for (const Entry& e : entries_) {
+      if (e.complete) continue;
+      if (!e.t->cancelled.load(std::memory_order_relaxed)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   size_t taken() const { return entries_.size(); }
   bool began() const { return cursor_ > 0 || (!entries_.empty() && entries_[0].next > 0); }
 
@@ -130,12 +141,27 @@ class EngineSource final : public SentenceSource {
 
 }  // namespace
 
+namespace {
+
+// The continuous call's abort check: the engine stopping, or every request it works for cancelled.
+struct StopContext {
+  const std::atomic<bool>* stopping;
+  const EngineSource* source;
+};
+bool StopCall(void* u) {
+  const auto* c = static_cast<const StopContext*>(u);
+  return c->stopping->load(std::memory_order_relaxed) || c->source->AllCancelled();
+}
+
+}  // namespace
+
 bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shared_ptr<TicketState>>& call,
                    RequestQueue& queue, const std::atomic<bool>& stopping) {
   EngineSource source(tr, replica, queue);
   for (const auto& t : call) source.Add(t);
   TranslateOptions o = call[0]->request.options;
-  o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
+  StopContext stop{&stopping, &source};
+  o.abort = StopCall, o.abort_user_data = &stop;
   const Status s = tr.TranslateContinuous(source, o);
   if (s.code() == StatusCode::kInvalidArgument && !source.began()) return false;  // refused: a static call
   source.Finish(s, stopping);
