@@ -35,8 +35,7 @@ RENAMED = {
 GAPS = {
     "C": {},
     "Python": {},
-    "Java": {"logits_processors": "no Java logits processors (issue 38)",
-             "target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)"},
+    "Java": {"target_prefix_ids": "Translator.Options.targetPrefix takes texts (the Java API translates texts only)"},
     "CLI": {"max_length_ratio": "the file's default only",
             "on_token_user_data": "the CLI's own callback", "abort": "Ctrl-C ends the process",
             "abort_user_data": "the CLI's own callback", "keep_spans": "no way to mark spans in a line of text",

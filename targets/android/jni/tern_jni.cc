@@ -88,6 +88,39 @@ int OnToken(const tern_token_event* e, void* user_data) {
   return go ? 1 : 0;
 }
 
+// Java LogitsProcessors (Options.logitsProcessors) behind the C API's logits callback: per row, the prefix,
+// scores and columns become Java arrays for Translator.dispatchLogits, and the scores are copied back. A
+// Java exception stays pending (the caller sees it); later rows are left to the model.
+struct JavaLogits {
+  JNIEnv* env;
+  jclass translator_class;
+  jmethodID dispatch;
+  jobjectArray processors;
+  jint index_offset;
+};
+
+void OnLogits(tern_logits_row* row, void* user_data) {
+  auto* j = static_cast<JavaLogits*>(user_data);
+  JNIEnv* env = j->env;
+  if (env->ExceptionCheck()) return;
+  const auto n = static_cast<jsize>(row->n_columns), steps = static_cast<jsize>(row->step);
+  jintArray prefix = env->NewIntArray(steps);
+  jfloatArray scores = env->NewFloatArray(n);
+  jintArray columns = row->columns ? env->NewIntArray(n) : nullptr;
+  if (prefix && scores && (columns || !row->columns)) {
+    if (steps) env->SetIntArrayRegion(prefix, 0, steps, reinterpret_cast<const jint*>(row->prefix));
+    env->SetFloatArrayRegion(scores, 0, n, row->scores);
+    if (columns) env->SetIntArrayRegion(columns, 0, n, reinterpret_cast<const jint*>(row->columns));
+    env->CallStaticVoidMethod(j->translator_class, j->dispatch, j->processors, static_cast<jint>(row->input) + j->index_offset,
+                              static_cast<jint>(row->part), static_cast<jint>(row->hypothesis), static_cast<jint>(row->step),
+                              prefix, scores, columns);
+    if (!env->ExceptionCheck()) env->GetFloatArrayRegion(scores, 0, n, row->scores);
+  }
+  if (prefix) env->DeleteLocalRef(prefix);
+  if (scores) env->DeleteLocalRef(scores);
+  if (columns) env->DeleteLocalRef(columns);
+}
+
 }  // namespace
 
 extern "C" {
@@ -140,6 +173,15 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
     ReadBytes(env, prefix_bytes, &prefixes, &prefix_pointers);
     p.target_prefix = prefix_pointers.data();
   }
+  auto processors = static_cast<jobjectArray>(env->GetObjectField(
+      options, env->GetFieldID(env->GetObjectClass(options), "logitsProcessors", "[Ldev/tern/Translator$LogitsProcessor;")));
+  JavaLogits logits{env, cls, nullptr, processors, index_offset};
+  if (processors && env->GetArrayLength(processors) > 0) {
+    logits.dispatch = env->GetStaticMethodID(cls, "dispatchLogits", "([Ldev/tern/Translator$LogitsProcessor;IIII[I[F[I)V");
+    if (!logits.dispatch) return JNI_FALSE;  // NoSuchMethodError pending
+    p.logits_callback = OnLogits;
+    p.logits_user_data = &logits;
+  }
   JavaListener java{env, cls, nullptr, listener, index_offset};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
@@ -149,7 +191,7 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   }
   tern_error err;
   const tern_status_code rc = tern_translate(s->translator, pointers.data(), n, &p, results.r, &err);
-  if (env->ExceptionCheck()) return JNI_FALSE;  // the listener threw: that exception reaches the caller
+  if (env->ExceptionCheck()) return JNI_FALSE;  // a listener or processor threw: that exception reaches the caller
   if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
   if (!FillResults(env, cls, results.r, inputs, out)) return JNI_FALSE;
   return rc == TERN_CANCELLED ? JNI_TRUE : JNI_FALSE;

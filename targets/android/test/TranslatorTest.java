@@ -453,6 +453,33 @@ public class TranslatorTest {
           threw = e.getMessage().contains("pair 1 is null");
         }
         check(threw, "a null target is named");
+        // A Java logits processor banning the greedy first token gives what suppressSequences gives.
+        Translator.Options g1 = new Translator.Options();
+        g1.beamSize = 1;
+        final int first = t.translate(new String[] {in[0]}, g1)[0].tokens[0];
+        Translator.Options banned = new Translator.Options();
+        banned.beamSize = 1;
+        final int[] rows = {0};
+        banned.logitsProcessors = new Translator.LogitsProcessor[] {row -> {
+          rows[0]++;
+          int col = row.column(first);
+          if (col >= 0) row.scores[col] = Float.NEGATIVE_INFINITY;
+        }};
+        Translator.Options suppressed = new Translator.Options();
+        suppressed.beamSize = 1;
+        suppressed.suppressSequences = new int[][] {{first}};
+        Translator.Result viaProcessor = t.translate(new String[] {in[0]}, banned)[0];
+        Translator.Result viaSuppress = t.translate(new String[] {in[0]}, suppressed)[0];
+        check(rows[0] > 0 && java.util.Arrays.equals(viaProcessor.tokens, viaSuppress.tokens)
+            && viaProcessor.tokens[0] != first, "a Java logits processor bans a token as suppressSequences does");
+        banned.logitsProcessors = new Translator.LogitsProcessor[] {row -> { throw new IllegalStateException("processor failed"); }};
+        threw = false;
+        try {
+          t.translate(new String[] {in[0]}, banned);
+        } catch (IllegalStateException ex) {
+          threw = ex.getMessage().equals("processor failed");
+        }
+        check(threw, "a processor's exception reaches the caller");
         Translator.Result[] icu = t.translateIcuMessages(
             new String[] {"{n, plural, one {# dog runs} other {# dogs run}}", "{n, plural, one {A dog"}, new Translator.Options());
         check(icu[0].ok() && icu[0].text.startsWith("{n, plural, one {") && icu[0].text.contains("} other {")

@@ -54,6 +54,8 @@ public final class Engine implements AutoCloseable {
     if (options == null) options = new Translator.Options();
     Translator.checkOptions(options, sentences.length);
     if (options.targetPrefix != null) throw new TernException("targetPrefix: use a Translator (an Engine request takes none)");
+    if (options.logitsProcessors != null)
+      throw new TernException("logitsProcessors: use a Translator (an Engine request takes none)");
     byte[][] in = new byte[sentences.length][];
     for (int i = 0; i < sentences.length; ++i) {
       if (sentences[i] == null) throw new TernException("sentence " + i + " is null");

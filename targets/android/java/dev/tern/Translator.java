@@ -111,6 +111,50 @@ public final class Translator implements AutoCloseable {
     public Boolean forcedEos = null;
     /** Each hypothesis' cross-attention ({@link Hypothesis#attention}); needs the Config's attention. */
     public boolean returnAttention = false;
+    /**
+     * The call's own rules on the next-token scores ({@link LogitsProcessor}), after the file's; null: none.
+     * Translator only (an Engine refuses them). A Java call per hypothesis per step: slow, for rules no option covers.
+     */
+    public LogitsProcessor[] logitsProcessors = null;
+  }
+
+  /**
+   * A per-call logits processor (tern::LogitsProcessor; transformers' LogitsProcessor): rewrites
+   * {@link LogitsRow#scores} in place, called on the translating thread once per live hypothesis per step.
+   * An exception it throws reaches the caller of translate.
+   */
+  public interface LogitsProcessor {
+    void process(LogitsRow row);
+  }
+
+  /** One hypothesis' next-token scores at one step (tern::LogitsRow); valid during process() only. */
+  public static final class LogitsRow {
+    public final int input;        // the input sentence, as results are indexed
+    public final int part;         // its sentence within that text when texts are split, else 0
+    public final int hypothesis;   // its beam slot, 0..beam-1
+    public final int step;         // the position being chosen: 0 = the first generated token
+    public final int[] prefix;     // the tokens this hypothesis generated so far
+    /** Log-probabilities (beam search) or logits (greedy) after the file's rules; NEGATIVE_INFINITY bans a token. */
+    public final float[] scores;
+    public final int[] columns;    // the token of each column; null: column k scores token k
+
+    LogitsRow(int input, int part, int hypothesis, int step, int[] prefix, float[] scores, int[] columns) {
+      this.input = input;
+      this.part = part;
+      this.hypothesis = hypothesis;
+      this.step = step;
+      this.prefix = prefix;
+      this.scores = scores;
+      this.columns = columns;
+    }
+
+    /** The column of target token {@code token}, or -1 when the row has none for it. */
+    public int column(int token) {
+      if (columns == null) return token >= 0 && token < scores.length ? token : -1;
+      for (int k = 0; k < columns.length; ++k)
+        if (columns[k] == token) return k;
+      return -1;
+    }
   }
 
   /** Translator limits (tern_translator_params); 0: the file's default. */
@@ -380,6 +424,14 @@ public final class Translator implements AutoCloseable {
   }
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
+  // Called by the native code for each row when Options.logitsProcessors is set.
+  private static void dispatchLogits(LogitsProcessor[] processors, int input, int part, int hypothesis, int step, int[] prefix,
+                                     float[] scores, int[] columns) {
+    LogitsRow row = new LogitsRow(input, part, hypothesis, step, prefix, scores, columns);
+    for (LogitsProcessor p : processors)
+      if (p != null) p.process(row);
+  }
+
   private static boolean dispatchToken(TokenListener listener, int index, int part, int token, byte[] text, boolean last) {
     return listener.onToken(index, part, token, new String(text, StandardCharsets.UTF_8), last);
   }
