@@ -286,3 +286,42 @@ TEST_CASE("engine: cancelling a request that runs in a continuous call stops it,
   const RequestOutcome& after = e->Submit(One(kTexts[1], {})).value().Wait();
   CHECK(after.status.ok());
 }
+
+// Completion order, from the completion callback (worker thread).
+struct Order {
+  std::mutex mu;
+  std::vector<uint64_t> ids;
+  static void Record(uint64_t id, const RequestOutcome&, void* u) {
+    auto* o = static_cast<Order*>(u);
+    std::lock_guard<std::mutex> lock(o->mu);
+    o->ids.push_back(id);
+  }
+};
+
+TEST_CASE("engine: a continuous call does not take requests queued behind one that cannot share it") {
+  auto m = LoadOrFail(ModelPath("post-swish", "int8"));
+  EngineConfig c;
+  c.replicas = 1;
+  c.translator.max_batch = 4;
+  auto e = Engine::Create(m, c).value();
+  Order order;
+  Gate gate;
+  TranslateOptions held;
+  held.abort = &Gate::Hold, held.abort_user_data = &gate;
+  Ticket first = e->Submit(One(kTexts[0], held), &Order::Record, &order).value();  // holds the worker
+  gate.WaitEntered();
+  TranslateOptions greedy, beam;
+  greedy.beam_size = 1, beam.beam_size = 2;
+  Request four;  // max_batch inputs: its call starts with it alone, then looks at the queue as slots free
+  four.texts = {kTexts[1], kTexts[4], kTexts[5], kTexts[7]};
+  four.options = greedy;
+  Ticket a = e->Submit(std::move(four), &Order::Record, &order).value();
+  Ticket b = e->Submit(One(kTexts[2], beam), &Order::Record, &order).value();   // cannot share a's call
+  Ticket c2 = e->Submit(One(kTexts[3], greedy), &Order::Record, &order).value();  // could, but waits behind b
+  gate.Open();
+  for (Ticket* t : {&first, &a, &b, &c2}) CHECK(t->Wait().status.ok());
+  std::lock_guard<std::mutex> lock(order.mu);
+  REQUIRE(order.ids.size() == 4);
+  CHECK(order.ids == std::vector<uint64_t>{first.id(), a.id(), b.id(), c2.id()});
+  CHECK(a.Wait().shared_with == 0);  // its continuous call took nothing from behind b
+}

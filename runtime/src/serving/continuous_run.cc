@@ -1,6 +1,7 @@
 #include "serving/continuous_run.h"
 
 #include <algorithm>
+#include <deque>
 #include <string_view>
 
 namespace tern::serving {
@@ -21,7 +22,8 @@ bool StopAll(void* u) { return static_cast<const std::atomic<bool>*>(u)->load(st
 
 class EngineSource final : public SentenceSource {
  public:
-  EngineSource(Translator& tr, uint32_t replica, RequestQueue& queue) : tr_(tr), replica_(replica), queue_(queue) {}
+  EngineSource(Translator& tr, uint32_t replica, RequestQueue& queue, std::shared_ptr<TicketState> first)
+      : tr_(tr), replica_(replica), queue_(queue), first_(std::move(first)) {}
 
   void Add(std::shared_ptr<TicketState> t) {
     Entry e;
@@ -29,12 +31,13 @@ class EngineSource final : public SentenceSource {
     e.remaining = t->inputs();
     e.t = std::move(t);
     entries_.push_back(std::move(e));
+    ++taken_;
   }
 
   bool Next(PendingSentence* p) override {
     for (;;) {
-      while (cursor_ < entries_.size()) {
-        Entry& e = entries_[cursor_];
+      while (cursor_ < base_ + entries_.size()) {
+        Entry& e = At(cursor_);
         if (e.next < e.t->inputs() && e.t->cancelled.load()) {  // its inputs not yet begun are not begun
           for (; e.next < e.t->inputs(); ++e.next, --e.remaining) e.results[e.next] = std::move(CancelledResults(1)[0]);
           e.cancelled = true;
@@ -49,8 +52,11 @@ class EngineSource final : public SentenceSource {
           return true;
         }
         ++cursor_;
+        Drop();
       }
-      std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*entries_[0].t, tr_.max_batch());
+      // Inputs put off to static calls after this one (several sentences) wait for it to end: take no more.
+      if (deferred_ > 0) return false;
+      std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*first_, tr_.max_batch());
       if (more.empty()) return false;
       const auto now = std::chrono::steady_clock::now();
       for (auto& t : more) {
@@ -61,10 +67,11 @@ class EngineSource final : public SentenceSource {
   }
 
   void Done(uint64_t tag, const TranslationResult& r) override {
-    Entry& e = entries_[tag >> 32];
+    Entry& e = At(tag >> 32);
     const size_t i = tag & 0xffffffffu;
     if (r.error == StatusCode::kUnsupported && r.error_message.substr(0, 18) == "several sentences:") {
       e.deferred.push_back(i);
+      ++deferred_;
       return;
     }
     std::vector<OwnedResult> one;
@@ -73,11 +80,12 @@ class EngineSource final : public SentenceSource {
     e.results[i] = std::move(one[0]);
     --e.remaining;
     MaybeComplete(e);
+    Drop();
   }
 
   // After the continuous call: the deferred inputs as static calls, then every request not yet complete.
   void Finish(const Status& call, const std::atomic<bool>& stopping) {
-    TranslateOptions o = entries_.empty() ? TranslateOptions() : entries_[0].t->request.options;
+    TranslateOptions o = first_->request.options;
     o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
     for (Entry& e : entries_) {
       for (size_t k = 0; k < e.deferred.size(); k += tr_.max_batch()) {
@@ -120,11 +128,15 @@ class EngineSource final : public SentenceSource {
     return any;
   }
 
-  size_t taken() const { return entries_.size(); }
-  bool began() const { return cursor_ > 0 || (!entries_.empty() && entries_[0].next > 0); }
+  bool began() const { return cursor_ > 0 || base_ > 0 || (!entries_.empty() && entries_[0].next > 0); }
 
  private:
-  uint32_t Shared() const { return static_cast<uint32_t>(entries_.size() - 1); }
+  uint32_t Shared() const { return static_cast<uint32_t>(taken_ - 1); }
+  Entry& At(size_t index) { return entries_[index - base_]; }
+  // Completed requests before the cursor leave the list: a call that runs for hours holds only what is open.
+  void Drop() {
+    while (!entries_.empty() && base_ < cursor_ && entries_.front().complete) entries_.pop_front(), ++base_;
+  }
   void MaybeComplete(Entry& e) {
     if (e.complete || e.remaining != 0 || !e.deferred.empty()) return;
     e.complete = true;
@@ -135,8 +147,10 @@ class EngineSource final : public SentenceSource {
   Translator& tr_;
   const uint32_t replica_;
   RequestQueue& queue_;
-  std::vector<Entry> entries_;
-  size_t cursor_ = 0;
+  std::shared_ptr<TicketState> first_;  // the call's first request: what later ones must share with
+  std::deque<Entry> entries_;           // requests taken and not yet dropped; entries_[k] is number base_ + k
+  size_t base_ = 0, cursor_ = 0;        // numbers: of entries_[0], and of the request handing out inputs
+  size_t taken_ = 0, deferred_ = 0;     // requests taken in all; inputs put off to static calls
 };
 
 }  // namespace
@@ -157,7 +171,7 @@ bool StopCall(void* u) {
 
 bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shared_ptr<TicketState>>& call,
                    RequestQueue& queue, const std::atomic<bool>& stopping) {
-  EngineSource source(tr, replica, queue);
+  EngineSource source(tr, replica, queue, call[0]);
   for (const auto& t : call) source.Add(t);
   TranslateOptions o = call[0]->request.options;
   StopContext stop{&stopping, &source};

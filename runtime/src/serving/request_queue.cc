@@ -45,14 +45,12 @@ std::vector<std::shared_ptr<TicketState>> RequestQueue::TakeSharing(const Ticket
   std::vector<std::shared_ptr<TicketState>> taken;
   std::lock_guard<std::mutex> lock(mu_);
   size_t inputs = 0;
-  for (auto it = q_.begin(); it != q_.end() && inputs < max_inputs;) {
-    if (inputs + (*it)->inputs() <= max_inputs && SameCall(first, **it)) {
-      inputs += (*it)->inputs();
-      taken.push_back(std::move(*it));
-      it = q_.erase(it);
-    } else {
-      ++it;
-    }
+  // From the front only: a waiting request that cannot share stops the taking, so the running call ends and
+  // that request is served next (first come, first served; nothing waits behind a call that never ends).
+  while (!q_.empty() && inputs + q_.front()->inputs() <= max_inputs && SameCall(first, *q_.front())) {
+    inputs += q_.front()->inputs();
+    taken.push_back(std::move(q_.front()));
+    q_.pop_front();
   }
   return taken;
 }

@@ -23,8 +23,9 @@ class RequestQueue {
   /// Blocks until a request waits (or the queue is closed: then returns none). Returns the requests of one
   /// call: the oldest, and when it may share, later ones with the same call, at most `max_inputs` inputs.
   std::vector<std::shared_ptr<TicketState>> PopCall(size_t max_inputs);
-  /// Does not block: takes the oldest waiting requests that may share a call with `first` (sharing.h), at
-  /// most `max_inputs` inputs in all (a running continuous call's next sentences).
+  /// Does not block: takes waiting requests from the front of the queue while they may share a call with
+  /// `first` (sharing.h), at most `max_inputs` inputs in all (a running continuous call's next sentences);
+  /// one that cannot share stops it, so that it is served next.
   std::vector<std::shared_ptr<TicketState>> TakeSharing(const TicketState& first, size_t max_inputs);
   /// Takes `t` out if it still waits (Ticket::Cancel); true when it did.
   bool Remove(const TicketState* t);
