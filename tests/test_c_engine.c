@@ -65,6 +65,14 @@ int main(int argc, char** argv) {
   CHECK(tern_engine_create(m, &p, &err) == NULL && err.code == TERN_INVALID_ARGUMENT);
   CHECK(strstr(err.message, "struct_size 8") != NULL);
   p.struct_size = sizeof p;
+  p.translator.struct_size = 4; /* the nested struct's own size is named as such */
+  CHECK(tern_engine_create(m, &p, &err) == NULL &&
+        strcmp(err.message, "tern_engine_create: params->translator.struct_size 4 (use tern_engine_default_params())") == 0);
+  p.translator.struct_size = sizeof p.translator;
+  p.continuous_batching = 2;
+  CHECK(tern_engine_create(m, &p, &err) == NULL &&
+        strcmp(err.message, "tern_engine_params.continuous_batching 2 (0 or 1)") == 0);
+  p.continuous_batching = 1;
   tern_engine* e = tern_engine_create(m, &p, &err);
   CHECK(e != NULL);
 

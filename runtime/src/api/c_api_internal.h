@@ -101,8 +101,8 @@ bool ReadParams(const T* in, size_t first, T* out) {
 /// TranslatorConfig of C params (max_n_best 0 means 1).
 TranslatorConfig ConfigOf(const tern_translator_params& p);
 
-/// "<fn>: params->struct_size N (use <defaults>())".
-std::string StructSizeError(const char* fn, size_t size, const char* defaults);
+/// "<fn>: params->struct_size N (use <defaults>())" (`field` names a nested struct's size instead).
+std::string StructSizeError(const char* fn, size_t size, const char* defaults, const char* field = "params->struct_size");
 
 class CallOptions {
  public:

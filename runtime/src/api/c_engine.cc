@@ -101,7 +101,7 @@ tern_engine* tern_engine_create(const tern_model* model, const tern_engine_param
     if (p.translator.struct_size < sizeof(tern_translator_params))
       return SetError(err, TERN_INVALID_ARGUMENT,
                       tern::c_api::StructSizeError("tern_engine_create", p.translator.struct_size,
-                                                   "tern_engine_default_params")),
+                                                   "tern_engine_default_params", "params->translator.struct_size")),
              nullptr;
     tern::EngineConfig c;
     if (p.continuous_batching != 0 && p.continuous_batching != 1)

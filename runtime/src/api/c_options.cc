@@ -7,8 +7,8 @@
 
 namespace tern::c_api {
 
-std::string StructSizeError(const char* fn, size_t size, const char* defaults) {
-  return std::string(fn) + ": params->struct_size " + std::to_string(size) + " (use " + defaults + "())";
+std::string StructSizeError(const char* fn, size_t size, const char* defaults, const char* field) {
+  return std::string(fn) + ": " + field + " " + std::to_string(size) + " (use " + defaults + "())";
 }
 
 TranslatorConfig ConfigOf(const tern_translator_params& p) {
