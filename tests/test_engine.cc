@@ -283,8 +283,8 @@ TEST_CASE("engine: cancelling a request that runs in a continuous call stops it,
     for (const OwnedResult& x : out.results) CHECK((x.ok() || x.error == StatusCode::kCancelled));
   }
   // The engine still serves.
-  const RequestOutcome& after = e->Submit(One(kTexts[1], {})).value().Wait();
-  CHECK(after.status.ok());
+  Ticket after = e->Submit(One(kTexts[1], {})).value();  // (the outcome lives as long as the Ticket)
+  CHECK(after.Wait().status.ok());
 }
 
 // Completion order, from the completion callback (worker thread).
@@ -303,8 +303,8 @@ TEST_CASE("engine: a continuous call does not take requests queued behind one th
   EngineConfig c;
   c.replicas = 1;
   c.translator.max_batch = 4;
+  Order order;  // outlives the engine: its callbacks run until the engine has shut down
   auto e = Engine::Create(m, c).value();
-  Order order;
   Gate gate;
   TranslateOptions held;
   held.abort = &Gate::Hold, held.abort_user_data = &gate;
@@ -320,6 +320,7 @@ TEST_CASE("engine: a continuous call does not take requests queued behind one th
   Ticket c2 = e->Submit(One(kTexts[3], greedy), &Order::Record, &order).value();  // could, but waits behind b
   gate.Open();
   for (Ticket* t : {&first, &a, &b, &c2}) CHECK(t->Wait().status.ok());
+  e->Shutdown();  // a request's callback runs after its waiters wake: every callback has run once the workers end
   std::lock_guard<std::mutex> lock(order.mu);
   REQUIRE(order.ids.size() == 4);
   CHECK(order.ids == std::vector<uint64_t>{first.id(), a.id(), b.id(), c2.id()});
