@@ -32,12 +32,6 @@ std::shared_ptr<const Glossary> GlossaryOf(const Model& m, const std::string& ts
   return g.value();
 }
 
-size_t Count(std::string_view text, std::string_view word) {
-  size_t n = 0;
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size())) ++n;
-  return n;
-}
-
 // Whether `needle` occurs in `ids` as a contiguous run.
 bool Contains(Span<const uint32_t> ids, const std::vector<uint32_t>& needle) {
   return std::search(ids.begin(), ids.end(), needle.begin(), needle.end()) != ids.end();

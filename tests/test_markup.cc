@@ -440,9 +440,7 @@ TEST_CASE("markup with placeholders: those in the text are kept verbatim, those 
     CAPTURE(out);
     for (const char* x : i == 0 ? std::vector<const char*>{"{count}", "<0>", "</0>"}
                                 : std::vector<const char*>{"%s", "https://tern.dev/a?b=1&amp;c=2", "<b>", "</b>"}) {
-      size_t count = 0;
-      for (size_t at = out.find(x); at != std::string::npos; at = out.find(x, at + 1)) ++count;
-      CHECK_MESSAGE(count == 1, x);
+      CHECK_MESSAGE(Count(out, x) == 1, x);
     }
     Parsed again;
     CHECK(markup::Parse(out, Mode::kXml, &again).ok());

@@ -29,12 +29,6 @@ std::string ParseError(const Model& m, const std::string& tsv) {
   return g.ok() ? "(no error)" : g.status().message();
 }
 
-size_t Count(std::string_view text, std::string_view word) {
-  size_t n = 0;
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size())) ++n;
-  return n;
-}
-
 // A sentence's constraints, built by hand: `terms` target token sequences over source tokens [b, e).
 struct Fixture {
   std::vector<uint32_t> tokens;

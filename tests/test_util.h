@@ -10,6 +10,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,13 @@ inline const std::vector<std::string>& Variants() {
 
 #ifdef TERN_SOURCE_DIR
 /// The bundled OPUS-MT en-de model, int8 (models/en-de): real translations.
+/// Occurrences of `word` in `text` (not overlapping).
+inline size_t Count(std::string_view text, std::string_view word) {
+  size_t n = 0;
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size())) ++n;
+  return n;
+}
+
 inline std::string BundledModel() { return std::string(TERN_SOURCE_DIR) + "/models/en-de/en-de.int8.tern"; }
 #endif
 

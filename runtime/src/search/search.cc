@@ -83,43 +83,58 @@ void SearchContext::ApplyCallProcessors(size_t slot, size_t b, size_t pos, float
   for (LogitsProcessor* p : call_processors) p->Process(r);
 }
 
-Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder, SearchStrategy& strategy) {
+size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy& strategy, uint32_t* positions) {
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, B = c.opt.beam;
+  size_t n = 0;
+  for (size_t b = 0; b < ns; ++b) {
+    if (S.done[b]) continue;
+    const size_t pos = c.Pos(b, step), live = strategy.LiveRows(c, b, pos);
+    for (size_t j = 0; j < live; ++j) {
+      const size_t slot = b * B + j;
+      S.active[n] = static_cast<uint32_t>(slot);
+      S.active_sentence[n] = static_cast<uint32_t>(b);
+      S.step_tokens[n] = pos == 0 ? c.start : S.track.token[slot * T + pos - 1];
+      if (positions) positions[n] = static_cast<uint32_t>(pos);
+      if (pos == 0) S.beam_scores[slot] = 0.f;
+      ++n;
+    }
+  }
+  return n;
+}
+
+Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decoder, SearchStrategy& strategy,
+                     const uint32_t* positions) {
+  SearchBuffers& S = c.s;
+  StepRequest req;
+  req.pos = step;
+  req.positions = positions;
+  req.n = n;
+  req.slots = S.active;
+  req.sentences = S.active_sentence;
+  req.tokens = S.step_tokens;
+  req.ancestry = S.track.kv_slot;
+  req.columns = &c.vocab;
+  req.want_alignment = c.opt.want_alignment;
+  TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
+  c.logits = out.logits;
+  for (size_t i = 0; i < n; ++i) S.row_source[i] = out.alignment ? out.alignment[i] : -1;
+  strategy.Step(c, n, step);
+  return Status::Ok();
+}
+
+Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder, SearchStrategy& strategy) {
+  SearchBuffers& S = c.s;
   c.n_sentences = ns;
   for (size_t b = 0; b < ns; ++b) S.done[b] = 0;
   c.hyps.Reset(ns);
-  for (size_t pos = 0; pos < T; ++pos) {
+  for (size_t pos = 0; pos < c.dims.tgt; ++pos) {
     // Active rows: every live hypothesis of every unfinished sentence (beam search: only beam 0 at step 0;
     // transformers gives the other beams -1e9, which is the same thing).
-    size_t n = 0;
-    for (size_t b = 0; b < ns; ++b) {
-      if (S.done[b]) continue;
-      const size_t live = strategy.LiveRows(c, b, pos);
-      for (size_t j = 0; j < live; ++j) {
-        const size_t slot = b * B + j;
-        S.active[n] = static_cast<uint32_t>(slot);
-        S.active_sentence[n] = static_cast<uint32_t>(b);
-        S.step_tokens[n] = pos == 0 ? c.start : S.track.token[slot * T + pos - 1];
-        if (pos == 0) S.beam_scores[slot] = 0.f;
-        ++n;
-      }
-    }
+    const size_t n = ActiveRows(c, ns, pos, strategy, nullptr);
     if (n == 0) break;
     if (c.stream && c.stream->Stopped()) break;  // the token callback or the abort callback
-    StepRequest req;
-    req.pos = pos;
-    req.n = n;
-    req.slots = S.active;
-    req.sentences = S.active_sentence;
-    req.tokens = S.step_tokens;
-    req.ancestry = S.track.kv_slot;
-    req.columns = &c.vocab;
-    req.want_alignment = c.opt.want_alignment;
-    TERN_ASSIGN_OR_RETURN(const StepOutput step, decoder.Decode(req));
-    c.logits = step.logits;
-    for (size_t i = 0; i < n; ++i) S.row_source[i] = step.alignment ? step.alignment[i] : -1;
-    strategy.Step(c, n, pos);
+    TERN_RETURN_IF_ERROR(DecodeAndStep(c, n, pos, decoder, strategy, nullptr));
   }
   Finish(c, ns);
   if (c.stream && c.stream->stopped()) return Status(StatusCode::kCancelled, "cancelled");  // short: no allocation

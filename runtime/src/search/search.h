@@ -223,6 +223,16 @@ class BeamSearch final : public SearchStrategy {
   void Step(SearchContext& c, size_t n, size_t step) override;
 };
 
+/// Lists the live rows of the unfinished sentences 0..ns-1 at search step `step` (each sentence at its own
+/// position, c.Pos) in c.s.active / active_sentence / step_tokens (and each row's position in positions[n],
+/// when given); a sentence at its position 0 starts its beams' scores at 0. Returns the rows.
+size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy& strategy, uint32_t* positions);
+
+/// Decodes the n rows ActiveRows listed (at their `positions`, or all at `step` when null), keeps each row's
+/// alignment and runs the strategy's step. Error: the decoder's (kInternal).
+Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decoder, SearchStrategy& strategy,
+                     const uint32_t* positions);
+
 /// Searches n_sentences sentences and writes their results (ctx.out, by input index). Errors: those of
 /// the decoder (kInternal); kCancelled when ctx.stream stopped the call (results are written for the
 /// sentences that finished; ctx.s.done tells which did).

@@ -69,7 +69,7 @@ class EngineSource final : public SentenceSource {
   void Done(uint64_t tag, const TranslationResult& r) override {
     Entry& e = At(tag >> 32);
     const size_t i = tag & 0xffffffffu;
-    if (r.error == StatusCode::kUnsupported && r.error_message.substr(0, 18) == "several sentences:") {
+    if (r.error == StatusCode::kUnsupported) {  // a text of several sentences (tern/continuous.h)
       e.deferred.push_back(i);
       ++deferred_;
       return;

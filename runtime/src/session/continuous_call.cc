@@ -133,32 +133,9 @@ Status TranslateContinuous(Translator::Impl& t, SentenceSource& source, const Tr
   t.origins = nullptr;
   t.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
   t.call_alignment_layer = o.alignment_layer;
-  const Hyperparameters& hp = t.model->hparams();
-  const BatchBuffers& in = t.buf.batch;
-  SearchOptions opt;
-  opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
-  opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
-  opt.hf_rules = o.hf_rules, opt.early_stopping = o.early_stopping;
-  SearchContext ctx{t.dims,
-                    SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
-                    t.buf.search,
-                    t.buf.results,
-                    t.processors,
-                    o.call_processors,
-                    FinishedSet<TrackPlanes>(t.buf.search.finished, o.beam, t.dims.tgt, o.hf_rules),
-                    t.prof,
-                    hp.eos_id,
-                    hp.decoder_start_id,
-                    opt,
-                    /*n_sentences=*/0,
-                    /*logits=*/nullptr,
-                    /*vocab=*/IdentityMap(t.dims.vocab, t.processors.mask()),
-                    /*stream=*/options.abort ? &t.stream : nullptr,
-                    /*origins=*/nullptr};
-  ctx.end_tokens = o.rules.end_tokens;
-  LogitsRules rules = o.rules;  // disable_unk: the model's unk id
-  rules.suppress_token = o.disable_unk ? hp.unk_id : UINT32_MAX;
-  const ScopedRules rules_for(t.processors, rules);
+  SearchContext ctx = CallSearchContext(t, o);
+  ctx.stream = options.abort ? &t.stream : nullptr;
+  const ScopedRules rules_for(t.processors, CallLogitsRules(t, o));
   BeamSearch beam;
   GreedySearch greedy;
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;

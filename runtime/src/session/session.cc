@@ -82,42 +82,20 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   net->SetPooled(threads.pooled());
   TERN_RETURN_IF_ERROR(Encode(*net, *model, n_valid, in.src_ids, Sources(in), buf.enc, buf.dec, dims.src_rows, prof));
   const Hyperparameters& hp = model->hparams();
-  SearchOptions opt;
-  opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
-  opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
   bool constrained = false;
   for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
-  if (constrained) opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
   call_alignment_layer = o.alignment_layer;
-  opt.hf_rules = o.hf_rules;
-  opt.early_stopping = o.early_stopping;
-  opt.sampling = o.sampling;
-  SearchContext ctx{dims,
-                    SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
-                    buf.search,
-                    buf.results,
-                    processors,
-                    o.call_processors,
-                    FinishedSet<TrackPlanes>(buf.search.finished, o.beam, dims.tgt, o.hf_rules),
-                    prof,
-                    hp.eos_id,
-                    hp.decoder_start_id,
-                    opt,
-                    /*n_sentences=*/0,
-                    /*logits=*/nullptr,
-                    /*vocab=*/VocabMap(),
-                    /*stream=*/streaming ? &stream : nullptr,
-                    /*origins=*/origins};
+  SearchContext ctx = CallSearchContext(*this, o);
+  if (constrained) ctx.opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
+  ctx.stream = streaming ? &stream : nullptr;
+  ctx.origins = origins;
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
-  ctx.constraints = constrained ? &in.constraints : nullptr, ctx.end_tokens = o.rules.end_tokens;
+  ctx.constraints = constrained ? &in.constraints : nullptr;
   const ForcedTokens forced{in.forced_ids.data(), in.forced_len.data(), dims.tgt, o.scored};
   ctx.forced = o.forced ? &forced : nullptr;
-  ctx.vocab = dims.shortlist && o.use_shortlist && !constrained
-                  ? BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab)
-                  : IdentityMap(dims.vocab, processors.mask());
-  LogitsRules rules = o.rules;  // disable_unk: the model's unk id
-  rules.suppress_token = o.disable_unk ? hp.unk_id : UINT32_MAX;
-  const ScopedRules rules_for(processors, rules);  // the call's own logits rules, the file's after it
+  if (dims.shortlist && o.use_shortlist && !constrained)
+    ctx.vocab = BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab);
+  const ScopedRules rules_for(processors, CallLogitsRules(*this, o));  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
   ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, expand});

@@ -98,6 +98,13 @@ void DetokenizeResult(Translator::Impl& t, size_t i);
 /// kInvalidArgument when the model has no language token for `target_lang` (empty: none asked).
 Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang);
 
+/// The search's context for a call resolved as `o`: the session's buffers, file rules and profile, the model's
+/// </s> and decoder start tokens, o's search options and end tokens, the identity columns; no stream,
+/// origins, constraints or forced tokens (the call sets what it has).
+SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o);
+/// o's logits rules with disable_unk as the model's unk id (what ScopedRules installs for the call).
+LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o);
+
 /// A status that still leaves *results filled: success, or a call the caller's callback stopped.
 inline bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }
 

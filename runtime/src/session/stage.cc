@@ -57,4 +57,37 @@ Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang) 
                                                   " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
 }
 
+SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o) {
+  const Hyperparameters& hp = t.model->hparams();
+  const BatchBuffers& in = t.buf.batch;
+  SearchOptions opt;
+  opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
+  opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
+  opt.hf_rules = o.hf_rules, opt.early_stopping = o.early_stopping, opt.sampling = o.sampling;
+  SearchContext ctx{t.dims,
+                    SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
+                    t.buf.search,
+                    t.buf.results,
+                    t.processors,
+                    o.call_processors,
+                    FinishedSet<TrackPlanes>(t.buf.search.finished, o.beam, t.dims.tgt, o.hf_rules),
+                    t.prof,
+                    hp.eos_id,
+                    hp.decoder_start_id,
+                    opt,
+                    /*n_sentences=*/0,
+                    /*logits=*/nullptr,
+                    /*vocab=*/IdentityMap(t.dims.vocab, t.processors.mask()),
+                    /*stream=*/nullptr,
+                    /*origins=*/nullptr};
+  ctx.end_tokens = o.rules.end_tokens;
+  return ctx;
+}
+
+LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o) {
+  LogitsRules rules = o.rules;
+  rules.suppress_token = o.disable_unk ? t.model->hparams().unk_id : UINT32_MAX;
+  return rules;
+}
+
 }  // namespace tern

@@ -121,6 +121,21 @@ void OnLogits(tern_logits_row* row, void* user_data) {
   if (columns) env->DeleteLocalRef(columns);
 }
 
+// A call that fills a result set from `inputs` under the Options (scoring, ICU messages): the options read,
+// run(&params, results, &err), the results into `out`; a failed call throws.
+template <typename Run>
+void ResultsCall(JNIEnv* env, jclass cls, jobject options, jint early_stopping, jint markup,
+                 const std::vector<std::string>& inputs, jobjectArray out, Run run) {
+  ResultsOwner results;
+  if (!results.r) return Throw(env, "out of memory");
+  tern_translate_params p = tern_translate_default_params();
+  tern_jni::OptionStorage keep;
+  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
+  tern_error err;
+  if (run(&p, results.r, &err) != TERN_OK) return Throw(env, err.message);
+  FillResults(env, cls, results.r, inputs, out);
+}
+
 }  // namespace
 
 extern "C" {
@@ -206,15 +221,9 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeScore(JNIEnv* env, jclass 
   std::vector<const char*> src_pointers, tgt_pointers;
   ReadBytes(env, sources, &src, &src_pointers);
   ReadBytes(env, targets, &tgt, &tgt_pointers);
-  ResultsOwner results;
-  if (!results.r) return Throw(env, "out of memory");
-  tern_translate_params p = tern_translate_default_params();
-  tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
-  tern_error err;
-  if (tern_score(s->translator, src_pointers.data(), tgt_pointers.data(), src.size(), &p, results.r, &err) != TERN_OK)
-    return Throw(env, err.message);
-  FillResults(env, cls, results.r, src, out);
+  ResultsCall(env, cls, options, early_stopping, markup, src, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
+    return tern_score(s->translator, src_pointers.data(), tgt_pointers.data(), src.size(), p, r, err);
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeIcuMessages(JNIEnv* env, jclass cls, jlong handle, jobjectArray messages,
@@ -225,15 +234,9 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeIcuMessages(JNIEnv* env, j
   std::vector<std::string> msgs;
   std::vector<const char*> pointers;
   ReadBytes(env, messages, &msgs, &pointers);
-  ResultsOwner results;
-  if (!results.r) return Throw(env, "out of memory");
-  tern_translate_params p = tern_translate_default_params();
-  tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
-  tern_error err;
-  if (tern_translate_icu_messages(s->translator, pointers.data(), msgs.size(), &p, results.r, &err) != TERN_OK)
-    return Throw(env, err.message);
-  FillResults(env, cls, results.r, msgs, out);
+  ResultsCall(env, cls, options, early_stopping, markup, msgs, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
+    return tern_translate_icu_messages(s->translator, pointers.data(), msgs.size(), p, r, err);
+  });
 }
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeArenaBytes(JNIEnv*, jclass, jlong handle) {
