@@ -6,7 +6,10 @@ systems alternate, --runs times each; a second process on the same model is star
 alive (--second), to show what each process adds when the model is shared through the page cache.
 
     /usr/bin/python3 bench/cold_start.py --tern-model M.tern [--ct2-model DIR --spm source.spm]
-        [--runs 5] [--max-length 64] [--second] [--drop-caches] [--build build]
+        [--runs 5] [--max-length 64] [--second] [--drop-caches] [--packed-cache DIR] [--build build]
+
+--packed-cache DIR adds "tern+cache": the same model loaded with LoadOptions::packed_cache_dir = DIR, whose
+cache file an unmeasured run writes first, so every measured run maps the packed weights instead of packing.
 
 --drop-caches writes 3 to /proc/sys/vm/drop_caches before every run (root only: otherwise the runs are warm,
 and the table says so). Both systems pay the Python interpreter's start and their module's import (NumPy's
@@ -34,10 +37,10 @@ import json, sys, time
 t_exec = float(sys.argv[2])
 a = json.loads(sys.argv[1])
 t0 = time.time()
-if a["system"] == "tern":
+if a["system"].startswith("tern"):
     import tern
     t1 = time.time()
-    m = tern.Model.load(a["model"], mmap=True)
+    m = tern.Model.load(a["model"], mmap=True, packed_cache_dir=a.get("cache"))
     t = tern.Translator(m, threads=1)
     t2 = time.time()
     text = t.translate_batch([a["sentence"]], max_length=a["max_length"])[0].text
@@ -70,9 +73,11 @@ if a.get("hold"):
 
 def child(args, system, hold=False):
     a = {"system": system, "sentence": SENTENCE, "hold": hold, "max_length": args.max_length,
-         "model": args.tern_model if system == "tern" else args.ct2_model, "spm": args.spm}
+         "model": args.tern_model if system.startswith("tern") else args.ct2_model, "spm": args.spm,
+         "cache": args.packed_cache if system == "tern+cache" else None}
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    if system == "tern":
+    env.pop("TERN_PACKED_CACHE_DIR", None)
+    if system.startswith("tern"):
         env["PYTHONPATH"] = os.path.join(args.build, "python") + os.pathsep + env.get("PYTHONPATH", "")
     p = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(a), repr(time.time())], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True, env=env)
@@ -111,12 +116,16 @@ def main():
                     "weights decode to the cap), tern's count: CTranslate2 gets one less (no </s> position)")
     ap.add_argument("--second", action="store_true", help="also a second process while the first is alive")
     ap.add_argument("--drop-caches", action="store_true")
+    ap.add_argument("--packed-cache", metavar="DIR", help="also 'tern+cache': tern with its packed-weights cache in DIR "
+                    "(written by one unmeasured run first), beside tern packing at load")
     args = ap.parse_args()
     if args.drop_caches and not os.access("/proc/sys/vm/drop_caches", os.W_OK):
         raise SystemExit("--drop-caches: /proc/sys/vm/drop_caches is not writable here (root only)")
     if args.ct2_model and not args.spm:
         raise SystemExit("--ct2-model needs --spm")
-    systems = ["tern"] + (["ctranslate2"] if args.ct2_model else [])
+    systems = ["tern"] + (["tern+cache"] if args.packed_cache else []) + (["ctranslate2"] if args.ct2_model else [])
+    if args.packed_cache:
+        child(args, "tern+cache")[0].wait()  # writes the cache file
     runs = {s: [] for s in systems}
     for _ in range(args.runs):
         for s in systems:

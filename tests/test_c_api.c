@@ -1,14 +1,38 @@
 /* The C API compiles as C and translates: the usage example of tern.h, with assertions; streaming and
  * cancellation through C callbacks; bad input on the device path (NULL handles and pointers, empty
  * batches, an over-long line, invalid UTF-8). */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* rmdir */
 
 #include "tern/tern.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); return 1; } } while (0)
+
+/* Files in `dir` whose name ends in ".ternpack"; each is removed when `remove_them`. */
+static int CountPacked(const char* dir, int remove_them) {
+  int n = 0;
+  DIR* d = opendir(dir);
+  if (!d) return -1;
+  for (struct dirent* e; (e = readdir(d)) != NULL;) {
+    const size_t len = strlen(e->d_name);
+    if (len > 9 && strcmp(e->d_name + len - 9, ".ternpack") == 0) {
+      ++n;
+      if (remove_them) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        remove(path);
+      }
+    }
+  }
+  closedir(d);
+  return n;
+}
 
 /* Streaming: each sentence's texts appended in order; stop after `stop_after` events when > 0. */
 typedef struct {
@@ -127,6 +151,28 @@ int main(int argc, char** argv) {
     mp0.struct_size = 0;
     CHECK(tern_model_load_with_params(argv[1], &mp0, &err) == NULL);
     CHECK(strcmp(err.message, "tern_model_load_with_params: params->struct_size 0 (use tern_model_default_params())") == 0);
+    /* A struct from the release before packed_cache_dir still loads (with no cache). */
+    tern_model_params old_mp = tern_model_default_params();
+    old_mp.struct_size = offsetof(tern_model_params, packed_cache_dir);
+    tern_model* m_old = tern_model_load_with_params(argv[1], &old_mp, &err);
+    CHECK(m_old != NULL);
+    tern_model_free(m_old);
+    /* packed_cache_dir: the first translator writes the cache file, the next load maps it; same output. */
+    char dir[] = "/tmp/tern-c-packed-cache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    tern_model_params cp = tern_model_default_params();
+    cp.packed_cache_dir = dir;
+    for (int round = 0; round < 2; ++round) {
+      tern_model* mc = tern_model_load_with_params(argv[1], &cp, &err);
+      CHECK(mc != NULL);
+      tern_translator* tc = tern_translator_create(mc, NULL, &err);
+      CHECK(tc != NULL);
+      CHECK(CountPacked(dir, 0) == 1);
+      tern_translator_free(tc);
+      tern_model_free(mc);
+    }
+    CHECK(CountPacked(dir, 1) == 1);
+    CHECK(rmdir(dir) == 0);
   }
 
   uint32_t ids[] = {5, 6, 0};

@@ -139,6 +139,8 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
                              " pieces, the target embedding has " + std::to_string(hp.target_vocab_size) + " rows");
   c->source_vocab.clear();
   c->target_vocab.clear();
+  c->source_vocab.reserve(tok->source_vocab()->size());
+  c->target_vocab.reserve(tok->target_vocab()->size());
   for (const auto* s : *tok->source_vocab()) c->source_vocab.push_back(View(s));
   for (const auto* s : *tok->target_vocab()) c->target_vocab.push_back(View(s));
   c->clean_up_tokenization_spaces = tok->clean_up_tokenization_spaces();

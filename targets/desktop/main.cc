@@ -1,6 +1,6 @@
 // tern: the desktop command line.
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
-//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap]
+//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap] [--packed-cache DIR]
 //                  [--no-split] [--no-shortlist] [--target-lang LANG] [--format text|json] [--html[=lenient]]
 //                  [--target-prefix TEXT] [--sample] [--sample-topk K] [--sample-topp P] [--sample-temperature T] [--seed S]
 //   tern score [-m MODEL] [--input F] [--output F] [--ids] [--format text|json]   (lines: source<TAB>target)
@@ -74,6 +74,9 @@ static int Run(int argc, char** argv) {
   tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
   tr->add_flag("--no-shortlist", ta.no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
   tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
+  tr->add_option("--packed-cache", ta.packed_cache,
+                 "directory of the packed-weights cache: the first run writes this CPU's packed weights there, later "
+                 "runs map them instead of packing (default: $TERN_PACKED_CACHE_DIR, else none)");
   std::string format = "text";
   tr->add_option("--format", format,
                  "text (default): one line per translation; json: one JSON object per line with every token's text, "

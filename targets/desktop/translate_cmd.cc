@@ -39,6 +39,7 @@ int RunTranslate(const TranslateArgs& args) {
   const auto t_load = std::chrono::steady_clock::now();
   LoadOptions load;
   load.map_file = !args.no_mmap;
+  load.packed_cache_dir = args.packed_cache;
   auto model = Model::Load(args.model, load);
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";
@@ -70,6 +71,7 @@ int RunTranslate(const TranslateArgs& args) {
               << "tern: own kernels: " << IsaSummary() << "; int8 linear layers: " << Int8GemmSummary() << "\n"
               << "tern: model: " << args.model << " (" << DTypeName(model.value()->weight_dtype()) << ", "
               << model.value()->file_bytes() / 1048576.0 << " MiB), loaded in " << load_ms << " ms\n"
+              << "tern: packed weights: " << model.value()->packed_weights_note() << "\n"
               << "tern: threads " << t.threads() << ", arena " << t.arena_bytes() << " bytes ("
               << t.arena_unshared_bytes() << " without sharing)\n";
   }

@@ -29,6 +29,7 @@ struct TranslateArgs {
   bool no_split = false;    // translate each line as one sentence
   bool no_shortlist = false;  // ignore the model's shortlist
   bool no_mmap = false;     // read the model into memory instead of mapping it
+  std::string packed_cache;  // LoadOptions::packed_cache_dir
   bool stream = false;      // print each line's words as they are generated (one line per call)
   bool json = false;        // --format json: one JSON object per line (result_writer.h)
   std::string html;         // --html: "strict", "lenient" or "xml"; empty: plain text

@@ -118,3 +118,19 @@ def test_icu_messages_keep_their_structure(translator):
     assert out[2] is None
     with pytest.raises(tern.InvalidArgumentError, match=r"messages\[2\]: ICU MessageFormat: '\{' at byte 14 is not closed"):
         translator.translate_icu_messages(msgs, beam_size=1)
+
+
+def test_packed_cache_dir(model_path, tmp_path):
+    """Model.load(packed_cache_dir=): the first Translator writes the cache, the next load maps it; same output."""
+    lines = ["A man in a blue shirt is standing on a ladder.", "Two dogs play in the snow."]
+    outs, notes = [], []
+    for _ in range(2):
+        m = tern.Model.load(model_path, mmap=True, packed_cache_dir=tmp_path)
+        assert m.packed_weights_note == ""
+        t = tern.Translator(m, threads=1)
+        notes.append(m.packed_weights_note)
+        outs.append([(r.text, r.score) for r in t.translate_batch(lines, beam_size=4)])
+    assert notes[0].startswith("packed at load (cache: none yet); wrote " + str(tmp_path))
+    assert notes[1].startswith("mapped from " + str(tmp_path))
+    assert outs[0] == outs[1]
+    assert len(list(tmp_path.glob("*.ternpack"))) == 1

@@ -157,9 +157,21 @@ struct ShortlistInfo {
 /// the mapping keeps the old file. With map_file = false the file is read into memory once (read(2)) and
 /// later changes cannot reach the Model; it costs the file's size in resident memory. The C API and JNI
 /// default to false.
+///
+/// packed_cache_dir: a directory for the packed-weights cache (docs/cold-start.md). The first Translator on
+/// a model packs its weights for this CPU's XNNPACK kernels and writes them to DIR/NAME-HASH.ternpack
+/// (NAME: the model file's name, HASH: 16 hex digits of its real path; written to a temporary, then
+/// renamed into place); every later load of the same file on a CPU that packs the same way maps that file
+/// instead of packing: no work per weight, and the packed weights are file pages that processes share and
+/// the system can reclaim. The cache is keyed by tern's version, the CPU's instruction-set levels, a
+/// fingerprint of XNNPACK's packing and the model file (real path, device, inode, size, mtime); a file
+/// with another key, or one that fails a check, is replaced, never used. Outputs are bit for bit those of
+/// packing at load. Empty: the environment variable TERN_PACKED_CACHE_DIR when it is set, else no cache.
+/// Models made by FromBytes are not cached.
 struct LoadOptions {
   uint64_t memory_budget_bytes = uint64_t{2} << 30;  ///< 2 GiB: half of a 4 GB device
   bool map_file = true;  ///< map the file (see above); false: read it into memory
+  std::string packed_cache_dir;  ///< where packed weights are cached (see above); "" = TERN_PACKED_CACHE_DIR or none
 };
 
 struct ModelFactory;
@@ -219,6 +231,10 @@ class TERN_API Model {
   std::string_view target_lang() const;
   /// The memory budget the model was loaded with (LoadOptions), bytes.
   uint64_t memory_budget_bytes() const;
+  /// Where the packed weights came from, for --verbose: "" before the first Translator, then e.g. "mapped
+  /// from DIR/m.tern-0123456789abcdef.ternpack (37 blocks, no packing)" or "packed at load (cache: none
+  /// yet); wrote DIR/...", with the reason a cache file was not used.
+  std::string packed_weights_note() const;
 
   /// The model's internals (runtime/src/model/model_impl.h): for tern's own code only.
   struct Impl;

@@ -85,6 +85,11 @@ typedef struct tern_model_params {
   int map_file;                 /**< 0 (default): read the file into memory, so an app update that rewrites
                                    or truncates it cannot crash a running model; nonzero: map it (less
                                    memory; the file must then only be replaced by rename) */
+  const char* packed_cache_dir; /**< NULL (default): TERN_PACKED_CACHE_DIR or no cache; else a directory where
+                                   the first translator writes this CPU's packed weights and later loads map
+                                   them instead of packing (tern::LoadOptions::packed_cache_dir; an app's
+                                   cache directory, e.g. Context.getCacheDir() on Android). Added after
+                                   struct_size: older callers' structs stop before it. */
 } tern_model_params;
 TERN_API tern_model_params tern_model_default_params(void);
 /** tern_model_load with params (NULL: the defaults). TERN_RESOURCE_EXHAUSTED when the file needs more. */

@@ -7,6 +7,7 @@
 // while the flag is still held, from the Translator's arena into the caller's tern_results: what a thread
 // reads there is its own call's output, whatever calls other threads make afterwards.
 #include <algorithm>
+#include <cstddef>
 #include <new>
 #include <string>
 
@@ -102,12 +103,14 @@ tern_model* tern_model_load_with_params(const char* path, const tern_model_param
     if (!path) return SetError(err, TERN_INVALID_ARGUMENT, "tern_model_load: path is NULL"), nullptr;
     tern::LoadOptions options;
     tern_model_params p = tern_model_default_params();
-    if (params && !tern::c_api::ReadParams(params, sizeof(tern_model_params), &p))  // the first release with struct_size
+    // The first release with struct_size ended before packed_cache_dir.
+    if (params && !tern::c_api::ReadParams(params, offsetof(tern_model_params, packed_cache_dir), &p))
       return SetError(err, TERN_INVALID_ARGUMENT, tern::c_api::StructSizeError("tern_model_load_with_params", params->struct_size,
                                                                                 "tern_model_default_params")),
              nullptr;
     options.memory_budget_bytes = p.memory_budget_bytes;
     options.map_file = p.map_file != 0;
+    if (p.packed_cache_dir) options.packed_cache_dir = p.packed_cache_dir;
     auto m = tern::Model::Load(path, options);
     if (!m.ok()) return Fail(err, m.status()), nullptr;
     auto* out = new tern_model{m.value(), {}};

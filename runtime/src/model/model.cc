@@ -72,6 +72,11 @@ std::string_view Model::source_lang() const { return impl_->c.source_lang; }
 std::string_view Model::target_lang() const { return impl_->c.target_lang; }
 uint64_t Model::memory_budget_bytes() const { return impl_->options.memory_budget_bytes; }
 
+std::string Model::packed_weights_note() const {
+  std::lock_guard<std::mutex> lock(impl_->prepared_mu);
+  return impl_->packed_note;
+}
+
 ShortlistInfo Model::shortlist() const {
   const ShortlistView& v = impl_->c.shortlist;
   ShortlistInfo i;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -13,6 +14,24 @@
 #include "model_reader.h"
 
 namespace tern::internal {
+
+namespace {
+
+// What names the file's contents for the packed-weights cache: its real path, device, inode, size and
+// modification time (a file replaced by rename gets a new inode; one rewritten in place a new mtime).
+std::string RealPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  std::string id = real ? real : path;
+  std::free(real);
+  return id;
+}
+
+std::string FileIdentity(const std::string& real_path, const struct stat& st) {
+  return real_path + " dev " + std::to_string(st.st_dev) + " ino " + std::to_string(st.st_ino) + " size " +
+         std::to_string(st.st_size) + " mtime " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+}  // namespace
 
 ModelData::~ModelData() {
   if (mapping_) munmap(mapping_, size_);
@@ -45,6 +64,8 @@ Result<std::unique_ptr<ModelData>> ModelData::MapFile(const std::string& path) {
   d->mapping_ = p;
   d->base_ = static_cast<const uint8_t*>(p);
   d->size_ = size;
+  d->real_path_ = RealPath(path);
+  d->identity_ = FileIdentity(d->real_path_, st);
   return d;
 }
 
@@ -87,6 +108,8 @@ Result<std::unique_ptr<ModelData>> ModelData::ReadFile(const std::string& path) 
   close(fd);
   d->base_ = aligned;
   d->size_ = size;
+  d->real_path_ = RealPath(path);
+  d->identity_ = FileIdentity(d->real_path_, st);
   return d;
 }
 

@@ -30,6 +30,11 @@ class ModelData {
 
   const uint8_t* bytes() const { return base_; }
   size_t size() const { return size_; }
+  /// The file's identity (real path, device, inode, size, mtime) for the packed-weights cache key; empty
+  /// for CopyOf (no file).
+  const std::string& identity() const { return identity_; }
+  /// The file's real path (realpath(3), or the path as given when that fails); empty for CopyOf.
+  const std::string& real_path() const { return real_path_; }
 
   /// madvise(MADV_DONTNEED) on the whole pages inside [data, data + bytes) of a file mapping; no effect on
   /// heap copies or outside the image. Never fails.
@@ -41,6 +46,7 @@ class ModelData {
   size_t size_ = 0;
   void* mapping_ = nullptr;              // munmap on destruction (file)
   std::unique_ptr<uint8_t[]> owned_;     // heap copy (over-allocated for alignment)
+  std::string identity_, real_path_;
 };
 
 }  // namespace tern::internal

@@ -33,6 +33,7 @@ struct Model::Impl {
   // kernels; the shared_ptr's deleter, made where the type is complete, destroys it).
   mutable std::mutex prepared_mu;
   mutable std::shared_ptr<const PreparedModel> prepared;
+  mutable std::string packed_note;  // where the prepared weights came from (Model::packed_weights_note)
 
   /// The tensor called `name`, or nullptr.
   const TensorView* tensor(std::string_view name) const;

@@ -12,7 +12,7 @@
 namespace tern {
 
 Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n,
-                                LinearBackends backends) {
+                                LinearBackends backends, const PackedCacheFile* cache, uint32_t ordinal) {
   TERN_RETURN_IF_ERROR(InitXnnpack());
   if (n == 0 || !weights[0] || weights[0]->rank != 2) return Status(StatusCode::kInvalidArgument, "Linear: no 2-D weight");
   PackedLinear p;
@@ -34,35 +34,49 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   // The operator's inputs: weight rows (widened when the kernel needs it), concatenated along out (one
   // weight that needs no change is passed straight from the model), the scales in the format's layout,
   // concatenated the same way, and the bias. Temporaries: XNNPACK packs its own layout into the
-  // PackedBlock and keeps none of these pointers.
+  // PackedBlock and keeps none of these pointers. The weights are staged only when they are packed (not
+  // when the packed-weights cache has them).
   const size_t row_bytes = k.widened_element_bytes ? p.in * k.widened_element_bytes : f.RowBytes(p.in);
   std::vector<uint8_t> wcat, scat;
   std::vector<float> bcat;
   const void* w = weights[0]->data;
   const void* scales = weights[0]->block_scales ? static_cast<const void*>(weights[0]->block_scales)
                                                 : static_cast<const void*>(weights[0]->scales);
+  const bool staged = n > 1 || k.to_kernel_weights || k.create_reads_scales;
   try {
     bcat.assign(p.out, 0.f);
-    if (n > 1 || k.to_kernel_weights || k.create_reads_scales) {
-      wcat.resize(p.out * row_bytes);
+    if (staged) {
       scat.resize(f.ScaleBytes(p.out, p.in, p.block_size));
-      size_t row = 0, scale_at = 0;
+      size_t scale_at = 0;
       for (size_t i = 0; i < n; ++i) {
-        uint8_t* dst = wcat.data() + row * row_bytes;
-        if (k.to_kernel_weights) k.to_kernel_weights(*weights[i], dst);
-        else std::memcpy(dst, weights[i]->data, weights[i]->bytes);
         const size_t sb = f.ScaleBytes(weights[i]->rows(), p.in, p.block_size);
         const void* src = weights[i]->block_scales ? static_cast<const void*>(weights[i]->block_scales)
                                                    : static_cast<const void*>(weights[i]->scales);
         if (sb) std::memcpy(scat.data() + scale_at, src, sb);
-        row += weights[i]->rows(), scale_at += sb;
+        scale_at += sb;
       }
-      w = wcat.data();
       scales = scat.empty() ? nullptr : scat.data();
     }
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory to stage the weights for packing");
+    return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory to stage the scales for packing");
   }
+  auto stage_weights = [&]() -> Status {
+    if (!staged) return Status::Ok();
+    try {
+      wcat.resize(p.out * row_bytes);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kResourceExhausted, "Linear '" + p.name + "': no memory to stage the weights for packing");
+    }
+    size_t row = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t* dst = wcat.data() + row * row_bytes;
+      if (k.to_kernel_weights) k.to_kernel_weights(*weights[i], dst);
+      else std::memcpy(dst, weights[i]->data, weights[i]->bytes);
+      row += weights[i]->rows();
+    }
+    w = wcat.data();
+    return Status::Ok();
+  };
   size_t row = 0;
   for (size_t i = 0; i < n; ++i) {
     if (biases[i])
@@ -106,6 +120,22 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   // One copy of the weights: where tern's GEMM runs the layer, XNNPACK packs nothing (faster loading; the
   // model's pages are file-backed, so the system can reclaim them, unlike a packed copy).
   if (p.reads_model_weights() && backends == LinearBackends::kAuto) return p;
+  p.cache_id = PackedBlockId{ordinal, p.dtype, p.out, p.in, p.block_size};
+  if (const CachedBlock* hit = cache ? cache->Find(p.cache_id) : nullptr) {
+    // XNNPACK finds the mapped bytes when its seed for this layer equals the cached one; otherwise the
+    // sealed block refuses to pack and the layer is packed below as without a cache.
+    p.block = std::make_unique<PackedBlock>();
+    p.block->Adopt(hit->data, hit->size, hit->seed);
+    static const float kUnused[1] = {0.f};
+    xnn_operator_t op = nullptr;
+    const xnn_status s = k.create(p.in, p.out, kUnused, scales, bcat.data(), p.block_size, p.block->cache(), &op);
+    XnnOperator owner(op);
+    if (s == xnn_status_success) {
+      if (k.create_reads_scales) p.bind_scales = std::move(scat);
+      return p;
+    }
+  }
+  TERN_RETURN_IF_ERROR(stage_weights());
   p.block = std::make_unique<PackedBlock>();
   xnn_operator_t op = nullptr;
   const xnn_status s = k.create(p.in, p.out, w, scales, bcat.data(), p.block_size, p.block->cache(), &op);

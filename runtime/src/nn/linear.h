@@ -13,6 +13,7 @@
 
 #include "nn/linear_kernels.h"
 #include "nn/own_int8.h"
+#include "nn/packed_cache.h"
 #include "nn/packed_weights.h"
 #include "tern/model.h"
 #include "views.h"
@@ -29,6 +30,7 @@ struct PackedLinear {
   uint32_t block_size = 0;            // qb4w
   std::vector<uint8_t> bind_scales;   // the scales, kept when binding must pass them (LinearKernel::create_reads_scales)
   std::unique_ptr<PackedBlock> block;  // XNNPACK's packed weights; nullptr when tern's own GEMM runs the layer
+  PackedBlockId cache_id;              // the block's identity in a packed-weights cache file
   /// True when the layer reads the model's weights while translating (tern's own GEMM): their pages stay.
   bool reads_model_weights() const { return own.available() || own4.available(); }
   /// LinearKernel::exact_epilogue: the weight scales [out] and bias [out] tern applies after the operator.
@@ -56,10 +58,13 @@ enum class LinearBackends {
 };
 
 /// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
-/// or nullptr entries for zero). Errors: kInvalidArgument (shapes or formats differ), kResourceExhausted
-/// (no memory for a temporary), kInternal (XNNPACK).
+/// or nullptr entries for zero). With `cache`, the block of `ordinal` (the layer's place in the packing
+/// order) and this shape is mapped instead of packed when XNNPACK accepts it (its seed matches); the weights
+/// are then neither read nor staged. Errors: kInvalidArgument (shapes or formats differ),
+/// kResourceExhausted (no memory for a temporary), kInternal (XNNPACK).
 Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorView* const* biases, size_t n,
-                                LinearBackends backends = LinearBackends::kAuto);
+                                LinearBackends backends = LinearBackends::kAuto, const PackedCacheFile* cache = nullptr,
+                                uint32_t ordinal = 0);
 
 /// A Translator's operator over a PackedLinear.
 class Linear {

@@ -22,7 +22,17 @@ PackedBlock::PackedBlock() {
   provider_.delete_cache = &PackedBlock::DeleteCache;
 }
 
-PackedBlock::~PackedBlock() { std::free(block_); }
+PackedBlock::~PackedBlock() {
+  if (!borrowed_) std::free(block_);
+}
+
+void PackedBlock::Adopt(const void* data, size_t size, uint32_t seed) {
+  if (!borrowed_) std::free(block_);
+  block_ = const_cast<void*>(data);  // never written: XNNPACK only reads a block it finds
+  size_ = size;
+  seed_ = seed;
+  packed_ = sealed_ = borrowed_ = true;
+}
 
 bool PackedBlock::Seal() {
   sealed_ = true;

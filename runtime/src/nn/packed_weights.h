@@ -28,6 +28,16 @@ class PackedBlock {
   bool Seal();
   /// Bytes of packed weights held (0 before packing).
   size_t bytes() const { return packed_ ? size_ : 0; }
+  /// The packed bytes and XNNPACK's seed for them (nullptr before packing): what the packed-weights cache
+  /// file stores (nn/packed_cache.h).
+  const void* data() const { return packed_ ? block_ : nullptr; }
+  uint32_t seed() const { return seed_; }
+  /// Makes a sealed block of packed weights that live elsewhere (a mapped cache file, which must outlive
+  /// the block): operators created with it find them when XNNPACK's seed for the layer equals `seed`, and
+  /// fail (no packing: the block is sealed) when it does not.
+  void Adopt(const void* data, size_t size, uint32_t seed);
+  /// True when the bytes are borrowed (Adopt), not packed into memory of the block's own.
+  bool borrowed() const { return borrowed_; }
 
  private:
   static size_t LookUp(void* context, const xnn_weights_cache_look_up_key* key);
@@ -41,7 +51,7 @@ class PackedBlock {
   void* block_ = nullptr;  // 64-byte aligned, size_ bytes
   size_t size_ = 0;
   uint32_t seed_ = 0;
-  bool packed_ = false, sealed_ = false;
+  bool packed_ = false, sealed_ = false, borrowed_ = false;
 };
 
 }  // namespace tern

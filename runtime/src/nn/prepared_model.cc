@@ -1,15 +1,19 @@
 #include "nn/prepared_model.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "model/model_impl.h"
+#include "nn/packer_key.h"
 
 namespace tern {
 
 namespace {
 
-// Packs operator `l` of layer `layer` of `block`: its parts fused along out, with their biases.
-Result<PackedLinear> Pack(const Model& m, const format::BlockSpec& block, uint32_t layer, const format::LinearSpec& l) {
+// Packs operator `l` of layer `layer` of `block`: its parts fused along out, with their biases (or maps
+// them from `cache`, as layer number `ordinal` of the packing order).
+Result<PackedLinear> Pack(const Model& m, const format::BlockSpec& block, uint32_t layer, const format::LinearSpec& l,
+                          const PackedCacheFile* cache, uint32_t ordinal) {
   std::vector<const TensorView*> w, b;
   for (uint8_t k = 0; k < l.n_parts; ++k) {
     const std::string p = format::LayerTensor(block, layer, l.parts[k]);
@@ -17,16 +21,17 @@ Result<PackedLinear> Pack(const Model& m, const format::BlockSpec& block, uint32
     b.push_back(m.impl().tensor(p + ".bias"));
     if (!w.back()) return Status(StatusCode::kInvalidModel, m.name() + ": tensor '" + p + ".weight' missing");
   }
-  auto packed = PackLinear(w.data(), b.data(), w.size());
+  auto packed = PackLinear(w.data(), b.data(), w.size(), LinearBackends::kAuto, cache, ordinal);
   // The packed copy exists now: the model's pages of these weights leave the process's memory (unless tern's
   // own GEMM reads them: then XNNPACK packed nothing).
-  if (packed.ok() && !packed.value().reads_model_weights())
+  if (packed.ok() && !packed.value().reads_model_weights() && !packed.value().block->borrowed())
     for (const TensorView* t : w) m.impl().ReleasePages(t->data, t->bytes);
   return packed;
 }
 
-Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m) {
+Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m, const PackedCacheFile* cache) {
   auto p = std::make_shared<PreparedModel>();
+  uint32_t ordinal = 0;
   const Hyperparameters& hp = m.hparams();
   for (const format::BlockSpec* block : {&format::EncoderLayerSpec(), &format::DecoderLayerSpec()}) {
     const bool enc = block->stack == format::Stack::kEncoder;
@@ -35,7 +40,7 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m) {
       PreparedLayer layer;
       for (size_t k = 0; k < block->n_linears; ++k) {
         const format::LinearSpec& l = block->linears[k];
-        TERN_ASSIGN_OR_RETURN(layer.linear[static_cast<size_t>(l.op)], Pack(m, *block, i, l));
+        TERN_ASSIGN_OR_RETURN(layer.linear[static_cast<size_t>(l.op)], Pack(m, *block, i, l, cache, ordinal++));
       }
       layers.push_back(std::move(layer));
     }
@@ -46,17 +51,51 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m) {
   const TensorView* proj = m.impl().tensor(proj_name);
   const TensorView* bias = hp.final_logits_bias ? m.impl().tensor("final_logits_bias") : nullptr;
   if (!proj) return Status(StatusCode::kInvalidModel, m.name() + ": tensor '" + proj_name + "' missing");
-  TERN_ASSIGN_OR_RETURN(p->output_projection, PackLinear(&proj, &bias, 1));
+  TERN_ASSIGN_OR_RETURN(p->output_projection, PackLinear(&proj, &bias, 1, LinearBackends::kAuto, cache, ordinal++));
   if (m.impl().shortlist().present()) {
     // Shortlisted logits read the model's own rows: its pages are kept.
     TERN_ASSIGN_OR_RETURN(p->gathered_output, GatheredProjection::Prepare(*proj, bias));
   }
   if (!hp.tied_output_projection && !p->gathered_output.available()) m.impl().ReleasePages(proj->data, proj->bytes);
-  auto add = [&](const PackedLinear& l) { p->packed_bytes += l.block ? l.block->bytes() : 0; };
-  for (const auto* layers : {&p->encoder, &p->decoder})
-    for (const PreparedLayer& l : *layers)
-      for (const PackedLinear& x : l.linear) add(x);
-  add(p->output_projection);
+  p->ForEachBlock([&](const PackedLinear& l) { p->packed_bytes += l.block->bytes(); });
+  return p;
+}
+
+// The packed weights from the cache file in options.packed_cache_dir (or TERN_PACKED_CACHE_DIR) when it is
+// sound and its key matches; packed at load otherwise, then written there for the next load. Never fails
+// because of the cache: every problem with it becomes a note and a load without it.
+Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::string& note) {
+  std::string dir = m.impl().options.packed_cache_dir;
+  if (dir.empty())
+    if (const char* env = std::getenv("TERN_PACKED_CACHE_DIR")) dir = env;
+  const internal::ModelData& data = *m.impl().data;
+  if (dir.empty() || data.identity().empty()) {
+    note = dir.empty() ? "packed at load (no packed-weights cache directory)" : "packed at load (a model from memory is not cached)";
+    return Prepare(m, nullptr);
+  }
+  const std::string path = PackedCachePath(dir, data.real_path()), key = PackedCacheKey(data.identity());
+  auto file = PackedCacheFile::Open(path, key);
+  std::string why;
+  if (file.ok()) {
+    auto p = Prepare(m, file.value().get());
+    if (!p.ok()) return p;
+    size_t mapped = 0, packed = 0;
+    p.value()->ForEachBlock([&](const PackedLinear& l) { ++(l.block->borrowed() ? mapped : packed); });
+    if (packed == 0) {
+      p.value()->cache_file = std::move(file.value());
+      note = "mapped from " + path + " (" + std::to_string(mapped) + " blocks, no packing)";
+      return p;
+    }
+    why = std::to_string(packed) + " of " + std::to_string(mapped + packed) + " blocks were not in it or not accepted by XNNPACK";
+    // Pack everything again (the mapped blocks point into a file about to be replaced) and rewrite it.
+  } else {
+    why = file.status().code() == StatusCode::kNotFound ? "none yet" : file.status().message();
+  }
+  TERN_ASSIGN_OR_RETURN(auto p, Prepare(m, nullptr));
+  std::vector<PackedBlockOut> out;
+  p->ForEachBlock([&](const PackedLinear& l) { out.push_back({l.cache_id, l.block->seed(), l.block->data(), l.block->bytes()}); });
+  const Status written = WritePackedCache(path, key, out);
+  note = "packed at load (cache: " + why + "); " + (written.ok() ? "wrote " + path : "not written: " + written.message());
   return p;
 }
 
@@ -68,8 +107,10 @@ Result<std::shared_ptr<const PreparedModel>> PreparedModel::Of(const std::shared
   std::lock_guard<std::mutex> lock(m.prepared_mu);
   std::shared_ptr<const PreparedModel>& slot = m.prepared;
   if (!slot) {
-    TERN_ASSIGN_OR_RETURN(auto prepared, Prepare(*model));
+    std::string note;
+    TERN_ASSIGN_OR_RETURN(auto prepared, PrepareWithCache(*model, note));
     slot = std::shared_ptr<const PreparedModel>(std::move(prepared));
+    m.packed_note = std::move(note);
   }
   return slot;
 }

@@ -12,6 +12,7 @@
 #include "nn/gathered_projection.h"
 #include "layer_spec.h"
 #include "nn/linear.h"
+#include "nn/packed_cache.h"
 #include "tern/model.h"
 #include "tern/status.h"
 
@@ -30,12 +31,25 @@ class PreparedModel {
   /// kResourceExhausted.
   static Result<std::shared_ptr<const PreparedModel>> Of(const std::shared_ptr<const Model>& model);
 
+  /// The packed-weights cache file the blocks are mapped from (nn/packed_cache.h), or nullptr. First, so it
+  /// is unmapped after the blocks that borrow from it are gone.
+  std::unique_ptr<PackedCacheFile> cache_file;
   std::vector<PreparedLayer> encoder, decoder;
   PackedLinear output_projection;  // [target_vocab_size, d_model]: lm_head or the tied decoder embedding
   /// The output projection over shortlist rows (models with a shortlist and an int8 output projection;
   /// unavailable otherwise).
   GatheredProjection gathered_output;
   size_t packed_bytes = 0;         // sum of the packed weights, bytes
+
+  /// f(const PackedLinear&) for every linear layer XNNPACK packed (block != nullptr), in packing order.
+  template <typename F>
+  void ForEachBlock(F&& f) const {
+    for (const auto* layers : {&encoder, &decoder})
+      for (const PreparedLayer& l : *layers)
+        for (const PackedLinear& x : l.linear)
+          if (x.block) f(x);
+    if (output_projection.block) f(output_projection);
+  }
 };
 
 }  // namespace tern

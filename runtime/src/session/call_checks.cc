@@ -29,6 +29,7 @@ void MatchGlossary(Translator::Impl& t, const Glossary& g, const SourceText& sou
 // A glossary holds the token ids of the model it was made for: another vocabulary fails the call.
 Status CheckGlossary(const Translator::Impl& t, const Glossary& g) {
   const Glossary::Impl& G = g.impl();
+  if (t.vocab_fingerprint == 0) t.vocab_fingerprint = VocabFingerprint(*t.model);  // the first call with a glossary
   if (G.vocab_fingerprint == t.vocab_fingerprint) return Status::Ok();
   return Status(StatusCode::kInvalidArgument,
                 "glossary: made for a model with other vocabularies (" + std::to_string(G.source_vocab_size) + " source and " +

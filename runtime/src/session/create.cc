@@ -3,7 +3,6 @@
 
 #include "model/model_impl.h"
 #include "session/session.h"
-#include "terms/glossary_impl.h"
 #include "tern/cpu.h"
 
 namespace tern {
@@ -43,7 +42,6 @@ Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorCo
   threads = ThreadPolicy(n_threads > 1);
   processors.Init(*model);
   alignment_layer = static_cast<int>(dims.dec_layers) - 1;
-  vocab_fingerprint = VocabFingerprint(*model);
   return Status::Ok();
 }
 

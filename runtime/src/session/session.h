@@ -50,7 +50,8 @@ struct Translator::Impl : public StepDecoder {
   int call_alignment_layer = -1;  // this call's
   float* call_attention = nullptr;  // the attention pass: where Decode writes each row's cross-attention
   uint32_t expand = 0;            // > 0: return_alternatives' first pass (session/alternatives_call.h)
-  uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h): a glossary must match them
+  mutable uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h), computed by the first
+                                          // call with a glossary (0 = not yet): a glossary must match them
 
   /// Plans the arena for `config`, binds it (the caller's, or one allocated here), loads the tokenizer,
   /// packs the weights (shared through the Model), makes the network. Errors: those of Translator::Create.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,11 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   model.impl().ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
   // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
   const auto& vocab = source ? model.source_vocab() : model.target_vocab();
-  t->ids_.reserve(vocab.size());
-  for (size_t i = 0; i < vocab.size(); ++i) t->ids_.emplace(vocab[i], static_cast<uint32_t>(i));
+  try {
+    t->ids_.Build(vocab);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, where + "no memory for the piece index");
+  }
   t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
 }
@@ -125,8 +129,8 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
   if (nul != std::string_view::npos) return Status(StatusCode::kInvalidArgument, "NUL byte at byte " + std::to_string(nul));
   const uint32_t unk = model_->hparams().unk_id;
   auto id_of = [&](std::string_view piece) {
-    auto it = ids_.find(piece);
-    return it == ids_.end() ? unk : it->second;
+    const uint32_t id = ids_.Find(piece);
+    return id == PieceIndex::kNone ? unk : id;
   };
   // MarianTokenizer.remove_language_code: ">>...<<" at the very start, up to the first "<<".
   const std::string_view code = LeadingLanguageCode(text);
@@ -135,10 +139,10 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
   bool has_code = !code.empty();
   if (!target_lang.empty()) {
     const std::string wanted = LanguageCode(target_lang);
-    auto it = ids_.find(wanted);
-    if (it == ids_.end())
+    code_id = ids_.Find(wanted);
+    if (code_id == PieceIndex::kNone)
       return Status(StatusCode::kInvalidArgument, "the model has no target-language token " + wanted);
-    code_id = it->second, has_code = true;
+    has_code = true;
   } else if (has_code) {
     code_id = id_of(code);
   }

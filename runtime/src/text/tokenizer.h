@@ -12,10 +12,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "tern/model.h"
+#include "text/piece_index.h"
 #include "tern/status.h"
 #include "tern/translator.h"
 
@@ -77,7 +77,7 @@ class Tokenizer {
   const Model* model_ = nullptr;
   Side side_ = Side::kSource;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> spm_;
-  std::unordered_map<std::string_view, uint32_t> ids_;  // piece -> id of the side's vocabulary
+  PieceIndex ids_;  // piece -> id of the side's vocabulary
   size_t max_piece_bytes_ = 0;
 };
 

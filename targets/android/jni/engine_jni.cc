@@ -84,13 +84,11 @@ void Completed(tern_request* request, void* user_data) {
 extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls, jstring path, jint replicas, jint threads,
-                                                        jint max_batch, jint max_beam, jint max_n_best, jboolean attention) {
-  const char* p = env->GetStringUTFChars(path, nullptr);
-  if (!p) return 0;
+                                                        jint max_batch, jint max_beam, jint max_n_best, jboolean attention,
+                                                        jstring packed_cache_dir) {
+  tern_model* model = tern_jni::LoadModel(env, path, packed_cache_dir);
+  if (!model) return 0;
   tern_error err;
-  tern_model* model = tern_model_load(p, &err);
-  env->ReleaseStringUTFChars(path, p);
-  if (!model) return tern_jni::Throw(env, err.message), 0;
   tern_engine_params ep = tern_engine_default_params();
   ep.replicas = replicas > 0 ? static_cast<uint32_t>(replicas) : 0;
   ep.translator.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;

@@ -253,4 +253,19 @@ bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m) {
   return m->hypothesis_class != nullptr;
 }
 
+tern_model* LoadModel(JNIEnv* env, jstring path, jstring packed_cache_dir) {
+  const char* p = env->GetStringUTFChars(path, nullptr);
+  if (!p) return nullptr;
+  const char* dir = packed_cache_dir ? env->GetStringUTFChars(packed_cache_dir, nullptr) : nullptr;
+  if (packed_cache_dir && !dir) return env->ReleaseStringUTFChars(path, p), nullptr;
+  tern_model_params mp = tern_model_default_params();
+  mp.packed_cache_dir = dir;
+  tern_error err;
+  tern_model* model = tern_model_load_with_params(p, &mp, &err);
+  env->ReleaseStringUTFChars(path, p);
+  if (dir) env->ReleaseStringUTFChars(packed_cache_dir, dir);
+  if (!model) Throw(env, err.message);
+  return model;
+}
+
 }  // namespace tern_jni

@@ -14,6 +14,10 @@ namespace tern_jni {
 /// Throws dev.tern.TernException(message).
 void Throw(JNIEnv* env, const char* message);
 
+/// tern_model_load_with_params for a Java path and packed-cache directory (null: none): the model, or NULL
+/// with a Java exception thrown (the load's error, or none when a String could not be read).
+tern_model* LoadModel(JNIEnv* env, jstring path, jstring packed_cache_dir);
+
 /// Local references a JNI call makes, deleted when it returns.
 struct LocalRefs {
   JNIEnv* env;

@@ -141,13 +141,11 @@ void ResultsCall(JNIEnv* env, jclass cls, jobject options, jint early_stopping, 
 extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass, jstring path, jint threads, jint max_batch,
-                                                            jint max_beam, jint max_n_best, jboolean attention) {
-  const char* p = env->GetStringUTFChars(path, nullptr);
-  if (!p) return 0;
+                                                            jint max_beam, jint max_n_best, jboolean attention,
+                                                            jstring packed_cache_dir) {
+  tern_model* model = tern_jni::LoadModel(env, path, packed_cache_dir);
+  if (!model) return 0;
   tern_error err;
-  tern_model* model = tern_model_load(p, &err);
-  env->ReleaseStringUTFChars(path, p);
-  if (!model) return Throw(env, err.message), 0;
   tern_translator_params tp = tern_translator_default_params();
   tp.threads = threads > 0 ? static_cast<uint32_t>(threads) : 0;
   tp.max_batch = static_cast<uint32_t>(max_batch);

@@ -334,6 +334,31 @@ public class TranslatorTest {
       }
     }
     {
+      // The packed-weights cache: the first Translator writes it, the second maps it; same output, and an
+      // Engine with the same Config maps it too.
+      java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tern-java-packed-cache");
+      Translator.Config cfg = new Translator.Config();
+      cfg.threads = 1;
+      cfg.packedCacheDir = dir.toString();
+      String[] in = {"A man in a blue shirt is standing on a ladder."};
+      Translator.Result first, second;
+      try (Translator t = new Translator(model, cfg)) {
+        first = t.translate(in, new Translator.Options())[0];
+      }
+      java.io.File[] files = dir.toFile().listFiles((d, name) -> name.endsWith(".ternpack"));
+      check(files != null && files.length == 1, "packedCacheDir: one cache file written");
+      try (Translator t = new Translator(model, cfg)) {
+        second = t.translate(in, new Translator.Options())[0];
+      }
+      check(first.ok() && second.ok() && first.text.equals(second.text) && first.score == second.score,
+          "packedCacheDir: the same translation from mapped weights");
+      try (Engine e = new Engine(model, 1, cfg)) {
+        check(e.submit(in, new Translator.Options()).get()[0].text.equals(first.text), "packedCacheDir: the Engine too");
+      }
+      for (java.io.File f : dir.toFile().listFiles()) f.delete();
+      dir.toFile().delete();
+    }
+    {
       // Issue 41's results and rules: n-best, alternatives (chunked by maxBatch / N), suppress sequences, end
       // tokens, forced </s> per call, attention, scoring; and the Engine with the same limits.
       Translator.Config cfg = new Translator.Config();

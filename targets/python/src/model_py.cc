@@ -4,6 +4,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "binding.h"
@@ -44,10 +45,12 @@ py::dict Generation(const GenerationDefaults& g) {
   return d;
 }
 
-PyModel Load(const std::filesystem::path& path, bool mmap, uint64_t memory_budget) {
+PyModel Load(const std::filesystem::path& path, bool mmap, uint64_t memory_budget,
+             const std::optional<std::filesystem::path>& packed_cache_dir) {
   LoadOptions o;
   o.map_file = mmap;
   o.memory_budget_bytes = memory_budget;
+  if (packed_cache_dir) o.packed_cache_dir = packed_cache_dir->string();
   Result<std::shared_ptr<const Model>> r = Status(StatusCode::kInternal, "not run");
   {
     py::gil_scoped_release unlocked;
@@ -103,14 +106,20 @@ std::string Decode(const PyTokenizer& t, py::array_t<int64_t, py::array::c_style
 void RegisterModel(py::module_& m) {
   py::class_<PyModel>(m, "Model", "A verified .tern file (read-only; shared by any number of Translators and threads).")
       .def_static("load", &Load, py::arg("path"), py::arg("mmap") = false, py::arg("memory_budget") = uint64_t{2} << 30,
+                  py::arg("packed_cache_dir") = py::none(),
                   "Loads and verifies a .tern file. mmap=True maps it (fast, one copy of each weight resident; the file "
                   "must then not be rewritten in place while the Model lives), False reads it into memory. "
-                  "memory_budget: bytes the file's tables and a Translator may make tern allocate. Raises "
+                  "memory_budget: bytes the file's tables and a Translator may make tern allocate. packed_cache_dir: "
+                  "where the first Translator writes this CPU's packed weights and later loads map them instead of "
+                  "packing (LoadOptions::packed_cache_dir; None: $TERN_PACKED_CACHE_DIR or no cache). Raises "
                   "IoError, InvalidModelError (naming the check and the tensor), UnsupportedError, ResourceExhaustedError.")
       .def_static("from_bytes", &FromBytes, py::arg("data"), py::arg("name") = "<bytes>", py::arg("memory_budget") = uint64_t{2} << 30,
                   "Verifies a .tern image held in memory (copied). Errors as load().")
       .def_property_readonly("name", [](const PyModel& p) { return p.model->name(); })
       .def_property_readonly("file_bytes", [](const PyModel& p) { return p.model->file_bytes(); }, "Bytes of the .tern image.")
+      .def_property_readonly("packed_weights_note", [](const PyModel& p) { return p.model->packed_weights_note(); },
+                             "Where the packed weights came from (mapped from a cache file, or packed at load and why); "
+                             "'' before the first Translator.")
       .def_property_readonly("format_version", [](const PyModel& p) { return p.model->format_version(); })
       .def_property_readonly("weight_dtype", [](const PyModel& p) { return DTypeName(p.model->weight_dtype()); },
                              "'f32', 'f16', 'int8', 'qc4w' or 'qb4w' (the first linear layer's; provenance['weights'] names the layout)")

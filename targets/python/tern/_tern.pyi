@@ -24,12 +24,15 @@ def peak_rss_mib() -> float:
 class Model:
     """A verified .tern file, read-only, shared by any number of Translators and threads."""
     @staticmethod
-    def load(path: _Path, mmap: bool = False, memory_budget: int = 2 << 30) -> "Model":
-        """Raises IoError, InvalidModelError (the check and the tensor), UnsupportedError, ResourceExhaustedError."""
+    def load(path: _Path, mmap: bool = False, memory_budget: int = 2 << 30,
+             packed_cache_dir: Optional[_Path] = None) -> "Model":
+        """packed_cache_dir: where packed weights are cached for this CPU (None: $TERN_PACKED_CACHE_DIR or none).
+        Raises IoError, InvalidModelError (the check and the tensor), UnsupportedError, ResourceExhaustedError."""
     @staticmethod
     def from_bytes(data: bytes, name: str = "<bytes>", memory_budget: int = 2 << 30) -> "Model": ...
     name: str
     file_bytes: int
+    packed_weights_note: str  # where the packed weights came from; "" before the first Translator
     format_version: int
     weight_dtype: str  # "f32", "f16", "int8", "qc4w", "qb4w"
     hparams: Dict[str, Union[int, str]]      # d_model, n_heads, head_dim, ffn_dim, layers, vocab sizes, special ids

@@ -33,7 +33,7 @@ public final class Engine implements AutoCloseable {
    * @param maxBatch sentences per call of a replica (0: the file's default)
    */
   public Engine(String modelPath, int replicas, int threads, int maxBatch) throws TernException {
-    this.handle = nativeOpen(modelPath, replicas, threads, maxBatch, 0, 0, false);
+    this.handle = nativeOpen(modelPath, replicas, threads, maxBatch, 0, 0, false, null);
   }
 
   /** The same with every limit of a replica from {@code config} (Config.maxBatch 0: the file's default). */
@@ -41,7 +41,7 @@ public final class Engine implements AutoCloseable {
     if (config == null) config = new Translator.Config();
     if (config.maxBeam < 0 || config.maxNBest < 0) throw new TernException("Config: maxBeam and maxNBest must be >= 0");
     this.handle = nativeOpen(modelPath, replicas, config.threads, config.maxBatch, config.maxBeam, config.maxNBest,
-        config.attention);
+        config.attention, config.packedCacheDir);
   }
 
   /**
@@ -94,7 +94,7 @@ public final class Engine implements AutoCloseable {
   }
 
   private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch, int maxBeam, int maxNBest,
-      boolean attention) throws TernException;
+      boolean attention, String packedCacheDir) throws TernException;
 
   private static native void nativeSubmit(long handle, byte[][] sentences, int[] keepSpans, Translator.Options options, int earlyStopping,
       int markup, CompletableFuture<Translator.Result[]> future) throws TernException;

@@ -164,6 +164,12 @@ public final class Translator implements AutoCloseable {
     public int maxBeam = 0;      // largest beamSize a call may use
     public int maxNBest = 0;     // largest nBest / alternatives a call may ask for (default 1)
     public boolean attention = false;  // plan the buffers Options.returnAttention needs
+    /**
+     * A directory for the packed-weights cache (tern::LoadOptions::packed_cache_dir), e.g. {@code
+     * context.getCacheDir().getPath()}: the first load writes this CPU's packed weights there, later loads
+     * map them instead of packing (faster start, memory the system can reclaim). null: none.
+     */
+    public String packedCacheDir = null;
   }
 
   /**
@@ -283,7 +289,8 @@ public final class Translator implements AutoCloseable {
     if (config == null) config = new Config();
     if (config.maxBeam < 0 || config.maxNBest < 0) throw new TernException("Config: maxBeam and maxNBest must be >= 0");
     this.maxBatch = Math.max(1, config.maxBatch);
-    this.handle = nativeOpen(modelPath, config.threads, this.maxBatch, config.maxBeam, config.maxNBest, config.attention);
+    this.handle = nativeOpen(modelPath, config.threads, this.maxBatch, config.maxBeam, config.maxNBest, config.attention,
+        config.packedCacheDir);
   }
 
   private static Config config(int threads, int maxBatch) {
@@ -562,7 +569,7 @@ public final class Translator implements AutoCloseable {
   }
 
   private static native long nativeOpen(String modelPath, int threads, int maxBatch, int maxBeam, int maxNBest,
-      boolean attention) throws TernException;
+      boolean attention, String packedCacheDir) throws TernException;
 
   // Fills out[0..n) and returns true when the listener stopped the call.
   private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options, int earlyStopping,

@@ -1,0 +1,77 @@
+#include "nn/packer_key.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kernels/int4_gemm.h"
+#include "kernels/int8_gemm.h"
+#include "kernels/isa.h"
+#include "nn/int4_probe.h"
+#include "nn/linear_kernels.h"
+#include "nn/packed_cache.h"
+#include "nn/packed_weights.h"
+#include "nn/xnn_ops.h"
+#include "tern/version.h"
+
+namespace tern {
+namespace {
+
+std::string Hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// Packs a [37, 64] probe layer with the operator of `dtype` and hashes what XNNPACK wrote; "-" when the
+// operator cannot be created here.
+std::string PackingFingerprint(DType dtype) {
+  constexpr size_t kOut = 37, kIn = 64, kBlock = 32;
+  std::vector<uint8_t> w(kOut * kIn * 4);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<uint8_t>((i * 37 + 11) % 251);
+  if (dtype == DType::kF32 || dtype == DType::kF16)  // finite floats
+    for (size_t i = 0; i < kOut * kIn; ++i) {
+      const float v = static_cast<float>(static_cast<int>(i % 13) - 6) / 8.f;
+      std::memcpy(w.data() + i * 4, &v, 4);
+    }
+  std::vector<float> scales(kOut * kIn / kBlock, 1.f), bias(kOut, 0.5f);
+  std::vector<uint16_t> bf16_scales(kOut * kIn / kBlock, 0x3f80);  // bfloat16 1.0
+  const void* s = dtype == DType::kQb4w ? static_cast<const void*>(bf16_scales.data()) : scales.data();
+  PackedBlock block;
+  xnn_operator_t op = nullptr;
+  const LinearKernel& k = KernelFor(dtype);
+  const xnn_status st = k.create(kIn, kOut, w.data(), s, bias.data(), dtype == DType::kQb4w ? kBlock : 0, block.cache(), &op);
+  XnnOperator owner(op);
+  if (st != xnn_status_success || !block.Seal()) return "-";
+  const uint64_t size = block.bytes();
+  return Hex(PackedCacheHash(block.data(), block.bytes(), PackedCacheHash(&size, sizeof size)));
+}
+
+}  // namespace
+
+const std::string& PackerIdentity() {
+  static const std::string id = [] {
+    std::string s = std::string("tern ") + Version() + "\nisa " + IsaName(DetectedIsa()) + " active " + IsaName(ActiveIsa()) +
+                    "\nown int8 " + (OwnInt8GemmActive() ? "1" : "0") + " own int4 " + (OwnInt4GemmActive() ? "1" : "0") +
+                    " xnnpack int4 wrong " + (XnnpackInt4Wrong(DType::kQc4w) ? "1" : "0") +
+                    (XnnpackInt4Wrong(DType::kQb4w) ? "1" : "0") + "\nxnnpack packing";
+    if (!InitXnnpack().ok()) return s + " unavailable";
+    for (DType t : {DType::kF32, DType::kInt8, DType::kQc4w, DType::kQb4w}) s += std::string(" ") + DTypeName(t) + ":" + PackingFingerprint(t);
+    return s;
+  }();
+  return id;
+}
+
+std::string PackedCacheKey(const std::string& file_identity) {
+  if (file_identity.empty()) return "";
+  return "tern-packed-cache 1\n" + PackerIdentity() + "\nmodel " + file_identity + "\n";
+}
+
+std::string PackedCachePath(const std::string& dir, const std::string& real_path) {
+  const size_t slash = real_path.rfind('/');
+  const std::string base = slash == std::string::npos ? real_path : real_path.substr(slash + 1);
+  return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + base + "-" + Hex(PackedCacheHash(real_path.data(), real_path.size())) +
+         ".ternpack";
+}
+
+}  // namespace tern

@@ -1,0 +1,262 @@
+// The packed-weights cache (LoadOptions::packed_cache_dir, nn/packed_cache.h): weights mapped from the cache
+// give the outputs of packing at load bit for bit (ids and scores, every weight format, beam 2); a cache file
+// for another CPU, XNNPACK or model file, or one that fails any check, is not used: the load packs, says
+// why, rewrites it and translates the same. The bad files are made here from a good one.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "nn/packed_cache.h"
+#include "tern/tern.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string_view> kTexts = {"A man in a blue shirt is standing on a ladder.",
+                                              "Two young children are playing in the sand.", "A girl."};
+
+struct Out {
+  std::vector<std::vector<uint32_t>> ids;
+  std::vector<float> scores;
+  bool operator==(const Out& o) const { return ids == o.ids && scores == o.scores; }
+};
+
+// A scratch directory with a copy of `model` (the cache key names the file: tests must not share one).
+struct Scratch {
+  fs::path dir, model, cache;
+  Scratch(const std::string& source, const std::string& tag) {
+    dir = fs::temp_directory_path() / ("tern-packed-cache-" + std::to_string(getpid()) + "-" + tag);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    model = dir / fs::path(source).filename();
+    fs::copy_file(source, model);
+    cache = dir / "cache";
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // The one .ternpack file in the cache directory.
+  fs::path CacheFile() const {
+    for (const auto& e : fs::directory_iterator(cache))
+      if (e.path().extension() == ".ternpack") return e.path();
+    FAIL("no cache file in " << cache);
+    return {};
+  }
+};
+
+// Loads `path` (with the cache in `cache_dir`, "" for none), translates kTexts with beam 2 x 2-best.
+Out Run(const fs::path& path, const std::string& cache_dir, std::string* note = nullptr) {
+  LoadOptions o;
+  o.packed_cache_dir = cache_dir;
+  auto m = Model::Load(path.string(), o);
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  TranslatorConfig c;
+  c.max_beam = 2, c.max_n_best = 2;
+  auto t = MakeTranslator(m.value(), c);
+  if (note) *note = m.value()->packed_weights_note();
+  TranslateOptions opt;
+  opt.beam_size = 2, opt.n_best = 2, opt.max_length = 12;
+  Span<const TranslationResult> rs;
+  REQUIRE(t->Translate(Span<const std::string_view>(kTexts.data(), kTexts.size()), opt, &rs).ok());
+  Out out;
+  for (const TranslationResult& r : rs) {
+    REQUIRE_MESSAGE(r.ok(), r.error_message);
+    for (const Hypothesis& h : r.hypotheses) out.ids.push_back(ToVector(h.ids)), out.scores.push_back(h.score);
+  }
+  return out;
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+uint64_t Get64(const std::vector<uint8_t>& b, size_t at) {
+  uint64_t v = 0;
+  std::memcpy(&v, b.data() + at, 8);  // the test hosts are little-endian, like the format
+  return v;
+}
+void Put64(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
+void Put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
+
+// Recomputes the checksum of a cache file image: header (checksum zero), key, index.
+void Reseal(std::vector<uint8_t>& b) {
+  const uint64_t key_bytes = Get64(b, 16), index_at = Get64(b, 24);
+  uint32_t n;
+  std::memcpy(&n, b.data() + 12, 4);
+  Put64(b, 40, 0);
+  uint64_t h = PackedCacheHash(b.data(), 64);
+  h = PackedCacheHash(b.data() + 64, key_bytes, h);
+  h = PackedCacheHash(b.data() + index_at, n * size_t{48}, h);
+  Put64(b, 40, h);
+}
+
+void WriteBytes(const fs::path& p, const std::vector<uint8_t>& b) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  REQUIRE(f.good());
+}
+
+}  // namespace
+
+TEST_CASE("packed cache: mapped weights translate bit for bit as packing at load in every weight format") {
+  for (const std::string variant : {"post-swish", "pre-relu"})
+    for (const std::string weights : {"f32", "f16", "int8", "qc4w", "int4", "mixed"}) {
+      CAPTURE(variant);
+      CAPTURE(weights);
+      Scratch s(ModelPath(variant, weights), variant + "-" + weights);
+      const Out reference = Run(s.model, "");
+      std::string note;
+      CHECK(Run(s.model, s.cache.string(), &note) == reference);  // packs, writes the cache
+      CHECK_MESSAGE(StartsWith(note, "packed at load (cache: none yet); wrote "), note);
+      CHECK(Run(s.model, s.cache.string(), &note) == reference);  // maps it
+      CHECK_MESSAGE(StartsWith(note, "mapped from " + s.CacheFile().string()), note);
+      CHECK_MESSAGE(note.find("no packing") != std::string::npos, note);
+    }
+}
+
+TEST_CASE("packed cache: a model with a shortlist and the cache directory from TERN_PACKED_CACHE_DIR") {
+  Scratch s(ModelPath("pre-relu", "int8-shortlist"), "env");
+  const Out reference = Run(s.model, "");
+  REQUIRE(setenv("TERN_PACKED_CACHE_DIR", s.cache.c_str(), 1) == 0);
+  std::string note;
+  CHECK(Run(s.model, "", &note) == reference);
+  CHECK_MESSAGE(note.find("wrote " + s.cache.string()) != std::string::npos, note);
+  CHECK(Run(s.model, "", &note) == reference);
+  CHECK_MESSAGE(StartsWith(note, "mapped from "), note);
+  unsetenv("TERN_PACKED_CACHE_DIR");
+  CHECK(Run(s.model, "", &note) == reference);
+  CHECK(note == "packed at load (no packed-weights cache directory)");
+}
+
+TEST_CASE("packed cache: a bad or foreign cache file is refused, the load packs and rewrites it") {
+  Scratch s(ModelPath("post-swish", "f32"), "hostile");
+  const Out reference = Run(s.model, "");
+  std::string note;
+  Run(s.model, s.cache.string(), &note);
+  const fs::path file = s.CacheFile();
+  const std::vector<uint8_t> good = ReadBytes(file.string());
+  const uint64_t index_at = Get64(good, 24);
+  uint32_t n;
+  std::memcpy(&n, good.data() + 12, 4);
+  REQUIRE(n > 0);
+  const size_t last = index_at + (n - 1) * size_t{48};  // the output projection's entry
+
+  struct Case {
+    std::string name, reason;
+    std::function<void(std::vector<uint8_t>&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"truncated", "file_bytes " + std::to_string(good.size()) + " at byte 32, the file has",
+       [](std::vector<uint8_t>& b) { b.resize(b.size() - 100); }},
+      {"identifier", "no TERNPACK identifier at byte 0", [](std::vector<uint8_t>& b) { b[0] = 'X'; }},
+      {"version", "version 9 at byte 8", [](std::vector<uint8_t>& b) { Put32(b, 8, 9), Reseal(b); }},
+      {"checksum", "checksum at byte 40 does not match", [](std::vector<uint8_t>& b) { b[70] ^= 1; }},
+      {"another CPU", "written for another CPU, XNNPACK, tern or model file",
+       [](std::vector<uint8_t>& b) {
+         const std::string key(reinterpret_cast<const char*>(b.data() + 64), Get64(b, 16));
+         const size_t at = key.find("\nisa ");
+         REQUIRE(at != std::string::npos);
+         b[64 + at + 5] ^= 0x20;  // "avx2" -> "AVX2": a key no CPU of this build has
+         Reseal(b);
+       }},
+      {"index outside", "entries is outside the file", [](std::vector<uint8_t>& b) { Put64(b, 24, b.size() - 8), Reseal(b); }},
+      {"block outside", "is outside the file or unaligned",
+       [&](std::vector<uint8_t>& b) { Put64(b, last, uint64_t{1} << 40), Reseal(b); }},
+      {"block unaligned", "is outside the file or unaligned", [&](std::vector<uint8_t>& b) { Put64(b, last, Get64(b, last) + 1), Reseal(b); }},
+      {"size under the layer's", "(XNNPACK packs", [&](std::vector<uint8_t>& b) { Put64(b, last + 8, 64), Reseal(b); }},
+      {"shape", "shape [0,", [&](std::vector<uint8_t>& b) { Put64(b, last + 24, 0), Reseal(b); }},
+      {"dtype", ": dtype 77", [&](std::vector<uint8_t>& b) { Put32(b, last + 20, 77), Reseal(b); }},
+      {"XNNPACK's seed", "1 of " + std::to_string(n) + " blocks were not in it or not accepted by XNNPACK",
+       [&](std::vector<uint8_t>& b) { Put32(b, last + 16, Get64(b, last + 16) ^ 0x5a5a), Reseal(b); }},
+      {"a layer's shape differs", "1 of " + std::to_string(n) + " blocks were not in it",
+       [&](std::vector<uint8_t>& b) {  // the first entry claims one output row less: not this model's layer
+         Put64(b, index_at + 24, Get64(b, index_at + 24) - 1), Reseal(b);
+       }},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::vector<uint8_t> bad = good;
+    c.edit(bad);
+    WriteBytes(file, bad);
+    if (c.name != "XNNPACK's seed" && c.name != "a layer's shape differs") {
+      auto open = PackedCacheFile::Open(file.string(), "any key");
+      CHECK(!open.ok());
+    }
+    CHECK(Run(s.model, s.cache.string(), &note) == reference);
+    CHECK_MESSAGE(StartsWith(note, "packed at load (cache: "), note);
+    CHECK_MESSAGE(note.find(c.reason) != std::string::npos, note);
+    CHECK_MESSAGE(note.find("; wrote " + file.string()) != std::string::npos, note);
+    CHECK(ReadBytes(file.string()) == good);  // rewritten as it was
+    CHECK(Run(s.model, s.cache.string(), &note) == reference);
+    CHECK_MESSAGE(StartsWith(note, "mapped from "), note);
+  }
+}
+
+TEST_CASE("packed cache: a block whose size is understated reads zero pages past the file, never past the mapping") {
+  Scratch s(ModelPath("pre-relu", "f32"), "understated");
+  std::string note;
+  Run(s.model, s.cache.string(), &note);
+  const fs::path file = s.CacheFile();
+  std::vector<uint8_t> b = ReadBytes(file.string());
+  const uint64_t index_at = Get64(b, 24);
+  uint32_t n;
+  std::memcpy(&n, b.data() + 12, 4);
+  const size_t last = index_at + (n - 1) * size_t{48};
+  const uint64_t out = Get64(b, last + 24), in = Get64(b, last + 32);
+  const uint64_t least = PackedBytesLowerBound(DType::kF32, out, in);
+  REQUIRE(least < Get64(b, last + 8));
+  Put64(b, last + 8, least);  // the last block ends early and the file with it
+  b.resize(Get64(b, last) + least);
+  Put64(b, 32, b.size());
+  Reseal(b);
+  WriteBytes(file, b);
+  auto open = PackedCacheFile::Open(file.string(), "any key");
+  CHECK(open.status().code() == StatusCode::kUnsupported);  // sound apart from the key
+  LoadOptions o;
+  o.packed_cache_dir = s.cache.string();
+  auto m = Model::Load(s.model.string(), o);
+  REQUIRE(m.ok());
+  auto t = MakeTranslator(m.value());
+  CHECK_MESSAGE(StartsWith(m.value()->packed_weights_note(), "mapped from "), m.value()->packed_weights_note());
+  Span<const TranslationResult> rs;
+  CHECK(t->Translate(Span<const std::string_view>(kTexts.data(), 1), {}, &rs).ok());  // wrong numbers, no fault
+}
+
+TEST_CASE("packed cache: a model file replaced by rename gets a new cache and an unwritable directory only loses the cache") {
+  Scratch s(ModelPath("post-swish", "f32"), "replaced");
+  const Out reference = Run(s.model, "");
+  std::string note;
+  Run(s.model, s.cache.string(), &note);
+  const fs::path tmp = s.dir / "new.tern";
+  fs::copy_file(s.model, tmp);
+  fs::rename(tmp, s.model);  // same bytes, new inode: the key no longer matches
+  CHECK(Run(s.model, s.cache.string(), &note) == reference);
+  CHECK_MESSAGE(note.find("written for another CPU, XNNPACK, tern or model file") != std::string::npos, note);
+  CHECK(Run(s.model, s.cache.string(), &note) == reference);
+  CHECK_MESSAGE(StartsWith(note, "mapped from "), note);
+
+  const fs::path blocker = s.dir / "a-file";
+  WriteBytes(blocker, {1, 2, 3});
+  CHECK(Run(s.model, (blocker / "cache").string(), &note) == reference);
+  CHECK_MESSAGE(note.find("; not written: ") != std::string::npos, note);
+  CHECK(ReadBytes(blocker.string()) == std::vector<uint8_t>{1, 2, 3});
+
+  const auto bytes = ReadBytes(s.model.string());
+  auto m = Model::FromBytes(bytes.data(), bytes.size(), "in memory", [&] {
+    LoadOptions o;
+    o.packed_cache_dir = s.cache.string();
+    return o;
+  }());
+  REQUIRE(m.ok());
+  auto t = MakeTranslator(m.value());
+  CHECK(m.value()->packed_weights_note() == "packed at load (a model from memory is not cached)");
+}
