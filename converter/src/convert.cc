@@ -61,6 +61,7 @@ Status ConvertCheckpoint(const ConvertOptions& o, ConvertReport* report) {
   WriteOptions opts;
   opts.weights = plan;
   opts.limits = o.limits;
+  opts.weights_segment = o.weights_segment;
   opts.limits.max_source_tokens = std::min(opts.limits.max_source_tokens, ck.hp.max_positions);
   opts.limits.max_target_tokens = std::min(opts.limits.max_target_tokens, ck.hp.max_positions - 1);
   opts.source_checkpoint = DirectoryName(o.checkpoint_dir);

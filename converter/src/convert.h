@@ -25,6 +25,7 @@ struct ConvertOptions {
   bool fit_max_batch = true;    // lower limits.max_batch until the arena fits arena_budget_bytes
   uint64_t arena_budget_bytes = uint64_t{256} << 20;  // 256 MiB: for a 4 GB device
   std::string source_lang;      // overrides tokenizer_config.json's (sentence splitting); empty: keep
+  bool weights_segment = false; // WriteOptions::weights_segment (format 5)
   /// A shortlist from a parallel text (two paths: source, target) or from Marian's lexical table; at most one.
   std::vector<std::string> shortlist_corpus;
   std::string shortlist_marian;

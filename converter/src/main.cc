@@ -1,4 +1,4 @@
-// tern-convert CHECKPOINT_DIR OUTPUT.tern [--weights int8|f16|f32|qc4w|qb4w|int4|mixed] [--int4-block N]
+// tern-convert CHECKPOINT_DIR OUTPUT.tern [--weights int8|f16|f32|qc4w|qb4w|int4|mixed] [--int4-block N] [--weights-segment]
 //              [--shortlist SRC.txt TGT.txt | --shortlist-marian LEX] [--shortlist-frequent K] [--shortlist-best N]
 // converts a Hugging Face MarianMT (OPUS-MT layout) checkpoint directory into a .tern file, optionally with
 // a lexical shortlist (shortlist.h). Prints a one-line error and exits 1 on failure, leaving no partial
@@ -53,6 +53,9 @@ int Convert(int argc, char** argv) {
       ->check(CLI::Range(0.0f, 1.0f));
   app.add_option("--shortlist-iterations", sl_params.iterations, "shortlist: IBM Model 1 EM iterations")
       ->check(CLI::Range(1u, 100u));
+  app.add_flag("--weights-segment", o.weights_segment,
+               "weights in a page-aligned segment after the FlatBuffer (format 5: needs a runtime of this release); "
+               "files whose weights pass 2 GiB always get one");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   CLI11_PARSE(app, argc, argv);
 

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <ctime>
 #include <algorithm>
 
@@ -90,6 +91,7 @@ std::string WeightPlan::Description() const {
 }
 
 Status EncodeTensors(const Checkpoint& ck, const WriteOptions& opts, EncodedTensors* out) {
+  out->date = UtcNow();
   const Hyperparameters& hp = ck.hp;
   if (opts.limits.max_source_tokens > hp.max_positions || uint64_t{opts.limits.max_target_tokens} + 1 > hp.max_positions)
     return Status(StatusCode::kInvalidArgument, "limits: max source/target tokens exceed max_position_embeddings " +
@@ -121,14 +123,22 @@ Status EncodeTensors(const Checkpoint& ck, const WriteOptions& opts, EncodedTens
   return Status::Ok();
 }
 
-Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const EncodedTensors& enc,
-                          std::vector<uint8_t>* image) {
+namespace {
+
+// The FlatBuffer of the file: every table, with the weights inside (`segment_offset` 0) or, for format 5,
+// a DataSegment naming bytes [segment_offset, + the weights' size) of the file.
+Status BuildFlatBuffer(const Checkpoint& ck, const WriteOptions& opts, const EncodedTensors& enc, uint64_t segment_offset,
+                       std::vector<uint8_t>* out) {
   const Hyperparameters& hp = ck.hp;
   const std::vector<uint8_t>& seg = enc.segment;
-  // The weight segment goes in first so that it sits at the end of the file.
-  flatbuffers::FlatBufferBuilder fbb(seg.size() + (size_t{1} << 20));
-  fbb.ForceVectorAlignment(seg.size(), sizeof(uint8_t), format::kTensorAlignment);
-  const auto weights = fbb.CreateVector(seg);
+  const bool inline_weights = segment_offset == 0;
+  // The weight segment goes in first so that it sits at the end of the FlatBuffer.
+  flatbuffers::FlatBufferBuilder fbb((inline_weights ? seg.size() : 0) + (size_t{1} << 20));
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> weights = 0;
+  if (inline_weights) {
+    fbb.ForceVectorAlignment(seg.size(), sizeof(uint8_t), format::kTensorAlignment);
+    weights = fbb.CreateVector(seg);
+  }
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const EncodedTensors::Placement& p : enc.placed) {
     const auto name = fbb.CreateString(p.name);
@@ -153,7 +163,7 @@ Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const 
   prov.converter_version = "tern-convert " TERN_VERSION;
   prov.weights = opts.weights.name;
   prov.quantization = opts.weights.Description();
-  prov.date = UtcNow();
+  prov.date = enc.date;
   prov.max_abs_error = enc.worst;
   prov.notes = ck.notes;
   const auto provenance = format::ToFb(fbb, prov);
@@ -164,10 +174,44 @@ Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const 
     shortlist = fb::CreateShortlist(fbb, fbb.CreateVector(sl->frequent), fbb.CreateVector(sl->offsets),
                                     fbb.CreateVector(sl->candidates), fbb.CreateString(sl->method));
   }
-  const uint32_t version = format::RequiredVersion(ck.gen, ck.clean_up_tokenization_spaces, enc.uses_int4);
-  const auto root = fb::CreateModel(fbb, version, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights, shortlist);
+  const auto segment = inline_weights ? 0 : fb::CreateDataSegment(fbb, segment_offset, seg.size());
+  const uint32_t version = format::RequiredVersion(ck.gen, ck.clean_up_tokenization_spaces, enc.uses_int4, !inline_weights);
+  const auto root =
+      fb::CreateModel(fbb, version, provenance, hparams, tensor_vec, tokenizer, gen, limits, weights, shortlist, segment);
   fb::FinishModelBuffer(fbb, root);
-  image->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  out->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const EncodedTensors& enc,
+                          std::vector<uint8_t>* image) {
+  // Everything but the weights: the tokenizer blobs, the vocabularies (a string and an offset each), the
+  // shortlist, and 1 MiB for the rest.
+  uint64_t tables = ck.source_spm.size() + ck.target_spm.size() + (uint64_t{1} << 20);
+  for (const auto* v : {&ck.source_vocab, &ck.target_vocab})
+    for (const std::string& p : *v) tables += p.size() + 8;
+  if (const ShortlistTables* sl = opts.shortlist) tables += 4 * (sl->frequent.size() + sl->offsets.size() + sl->candidates.size());
+  if (!opts.weights_segment && enc.segment.size() + tables <= format::kMaxImageBytes)
+    return BuildFlatBuffer(ck, opts, enc, 0, image);
+  // Format 5: the FlatBuffer, zeros to the next multiple of 4096, the weights. The offset is a 64-bit field
+  // of a table, stored whatever its value, so the FlatBuffer's size does not depend on it: build once to
+  // learn the size, then again with the offset.
+  std::vector<uint8_t> fbuf;
+  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, format::kSegmentAlignment, &fbuf));
+  const uint64_t base = (fbuf.size() + format::kSegmentAlignment - 1) / format::kSegmentAlignment * format::kSegmentAlignment;
+  const size_t first_size = fbuf.size();
+  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, base, &fbuf));
+  if (fbuf.size() != first_size)
+    return Status(StatusCode::kInternal, "weights segment: the FlatBuffer's size changed with the segment's offset");
+  try {
+    image->assign(fbuf.begin(), fbuf.end());
+    image->resize(base, 0);
+    image->insert(image->end(), enc.segment.begin(), enc.segment.end());
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, "no memory for a " + std::to_string(base + enc.segment.size()) + "-byte image");
+  }
   return Status::Ok();
 }
 

@@ -37,6 +37,9 @@ struct WriteOptions {
   ArenaLimits limits;            // stored as the file's default Translator limits
   std::string source_checkpoint; // recorded in provenance (the directory's name)
   const ShortlistTables* shortlist = nullptr;  // stored as the model's shortlist when given
+  /// Put the weights in a segment after the FlatBuffer (format 5, schema DataSegment) even when they would
+  /// fit inside it; a file whose weights would not fit the FlatBuffer's 2 GiB always gets one.
+  bool weights_segment = false;
 };
 
 /// Per-tensor conversion report (for the converter's summary).
@@ -64,6 +67,7 @@ struct EncodedTensors {
   std::vector<TensorReport> report;
   float worst = 0.f;
   bool uses_int4 = false;
+  std::string date;  // provenance's conversion time (ISO 8601 UTC), taken once
 };
 
 /// Encodes the tensors. Errors: kInvalidArgument (limits beyond max_positions; a block size that does not

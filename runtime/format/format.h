@@ -19,8 +19,13 @@ namespace tern::format {
 constexpr size_t kTensorAlignment = 64;
 /// Smallest image that can hold a root offset, the identifier and a table.
 constexpr uint64_t kMinImageBytes = 16;
-/// FlatBuffers' 32-bit offsets bound an image to 2 GiB - 1.
+/// FlatBuffers' 32-bit offsets bound the FlatBuffer to 2 GiB - 1: an image of format 1-4, and the part of a
+/// format-5 file before its weights segment.
 constexpr uint64_t kMaxImageBytes = (uint64_t{1} << 31) - 1;
+/// A file with a weights segment (format 5) may be this large (1 TiB): what a 64-bit reader maps.
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 40;
+/// Alignment in bytes of a weights segment's offset in the file (a page on every target).
+constexpr uint64_t kSegmentAlignment = 4096;
 
 constexpr uint64_t AlignUp(uint64_t n) { return (n + kTensorAlignment - 1) & ~uint64_t{kTensorAlignment - 1}; }
 
@@ -88,7 +93,8 @@ inline fb::EarlyStopping ToFb(EarlyStopping v) { return static_cast<fb::EarlySto
 /// The lowest format version a file needs (schema/README.md, version history): 4 if early_stopping is not
 /// false, 3 if a tensor uses a 4-bit format, 2 if it sets a format-2 field to anything but its default,
 /// else 1.
-uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4);
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4,
+                         bool weights_segment = false);
 
 // --- tables (schema_io.cc, driven by the field lists of fields.h) --------------------------------------------------------------------------------
 /// Reads the tables into the public structs (every field of fields.h); enum fields are range-checked

@@ -1,5 +1,7 @@
 #include "model_reader.h"
 
+#include <algorithm>
+
 #include "format.h"
 
 namespace tern::format {
@@ -15,8 +17,8 @@ Status CheckImageSize(uint64_t size, const std::string& name) {
   if (size < kMinImageBytes)
     return Invalid(name, "size check: " + std::to_string(size) + " bytes, smaller than the " +
                              std::to_string(kMinImageBytes) + "-byte minimum (truncated?)");
-  if (size > kMaxImageBytes)
-    return Invalid(name, "size check: " + std::to_string(size) + " bytes, above the 2 GiB limit of the format");
+  if (size > kMaxFileBytes)
+    return Invalid(name, "size check: " + std::to_string(size) + " bytes, above the 1 TiB limit of the format");
   return Status::Ok();
 }
 
@@ -35,7 +37,9 @@ Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::str
   flatbuffers::Verifier::Options opts;
   opts.max_size = kMaxImageBytes;
   opts.max_tables = 10'000'000;
-  flatbuffers::Verifier verifier(base, size, opts);
+  // The FlatBuffer lies in the first 2 GiB - 1 bytes; a format-5 file's weights segment may follow beyond.
+  const size_t fb_size = static_cast<size_t>(std::min<uint64_t>(size, kMaxImageBytes));
+  flatbuffers::Verifier verifier(base, fb_size, opts);
   if (!fb::VerifyModelBuffer(verifier))
     return Invalid(name, "FlatBuffers verifier rejected the file (corrupted or truncated; verifier stopped near byte " +
                              std::to_string(verifier.GetComputedSize()) + " of " + std::to_string(size) + ")");
@@ -47,7 +51,7 @@ Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::str
     return Status(StatusCode::kUnsupported, name + ": version check: format_version " + std::to_string(c.format_version) +
                                                 " is newer than this runtime reads (" + std::to_string(kFormatVersion) +
                                                 "); upgrade tern or re-convert the model");
-  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, name, &c, memory_budget));
+  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, size, name, &c, memory_budget));
   return c;
 }
 

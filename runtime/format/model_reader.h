@@ -1,13 +1,15 @@
 // Reading a .tern image: the checks that make a file safe to use, in a fixed order (each failure names
 // the check, and the field or tensor):
-//   1. size: at least kMinImageBytes and at most kMaxImageBytes (CheckImageSize; Model::Load and
-//      Model::FromBytes both call it before touching the bytes);
+//   1. size: at least kMinImageBytes and at most kMaxFileBytes (CheckImageSize; Model::Load and
+//      Model::FromBytes both call it before touching the bytes); the FlatBuffer is its first
+//      kMaxImageBytes at most;
 //   2. identifier "TERN" at bytes 4..7;
 //   3. the FlatBuffers verifier (every offset, vector and string inside the image);
 //   4. format_version: known to this build;
 //   5. semantics (semantic_checks.cc): hyperparameters consistent, generation defaults and limits in
 //      range, exactly the tensors of ExpectedTensors() with their shapes, dtypes known and allowed,
-//      offsets aligned and inside the weight segment, lengths exact, scales finite and positive,
+//      the weight segment (the `weights` vector, or format 5's `weights_segment`: a multiple of 4096
+//      inside the file), offsets aligned and inside the weight segment, lengths exact, scales finite and positive,
 //      vocabularies matching the embeddings, special ids in range.
 // The image is only read; every view in ModelContents points into it.
 #pragma once
@@ -57,8 +59,8 @@ Status CheckImageSize(uint64_t size, const std::string& name);
 Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name,
                                 uint64_t memory_budget = UINT64_MAX);
 
-/// Check 5 alone, on a root table the verifier accepted.
-Status CheckSemantics(const fb::Model& root, const uint8_t* base, const std::string& name, ModelContents* out,
+/// Check 5 alone, on a root table the verifier accepted, of an image of `size` bytes at `base`.
+Status CheckSemantics(const fb::Model& root, const uint8_t* base, uint64_t size, const std::string& name, ModelContents* out,
                       uint64_t memory_budget = UINT64_MAX);
 
 }  // namespace tern::format

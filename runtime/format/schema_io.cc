@@ -107,7 +107,9 @@ flatbuffers::Offset<fb::Provenance> ToFb(flatbuffers::FlatBufferBuilder& fbb, co
   return b.Finish();
 }
 
-uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4) {
+uint32_t RequiredVersion(const GenerationDefaults& g, bool clean_up_tokenization_spaces, bool uses_int4,
+                         bool weights_segment) {
+  if (weights_segment) return 5;
   if (g.early_stopping != EarlyStopping::kFalse) return 4;
   if (uses_int4) return 3;
   const GenerationDefaults format1;

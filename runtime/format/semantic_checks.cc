@@ -184,7 +184,7 @@ Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const s
 
 }  // namespace
 
-Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string& file, ModelContents* c,
+Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, const std::string& file, ModelContents* c,
                       uint64_t memory_budget) {
   const fb::Hyperparameters* h = f.hparams();
   if (!h) return Invalid(file, "hparams missing");
@@ -210,9 +210,23 @@ Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string
   TERN_RETURN_IF_ERROR(CheckLimits(c->limits, c->hp, file));
   if (const fb::Provenance* p = f.provenance()) TERN_RETURN_IF_ERROR(FromFb(*p, file, &c->provenance));
 
-  const auto* weights = f.weights();
-  if (!weights) return Invalid(file, "weight segment missing");
-  const uint8_t* seg = weights->data();
+  const uint8_t* seg = nullptr;
+  uint64_t seg_bytes = 0;
+  if (const fb::DataSegment* ds = f.weights_segment()) {  // format 5: a range of the file after the FlatBuffer
+    if (f.weights()) return Invalid(file, "both a weights vector and a weights_segment");
+    const uint64_t off = ds->offset(), n = ds->size();
+    if (c->format_version < 5) return Invalid(file, "weights_segment in a format-" + std::to_string(c->format_version) + " file");
+    if (off % kSegmentAlignment != 0 || off == 0 || off > size || n > size - off)
+      return Invalid(file, "weights_segment [" + std::to_string(off) + ", +" + std::to_string(n) + ") is not a multiple of " +
+                               std::to_string(kSegmentAlignment) + " inside the file's " + std::to_string(size) + " bytes");
+    seg = base + off;
+    seg_bytes = n;
+  } else {
+    const auto* weights = f.weights();
+    if (!weights) return Invalid(file, "weight segment missing");
+    seg = weights->data();
+    seg_bytes = weights->size();
+  }
   if (reinterpret_cast<uintptr_t>(seg) % kTensorAlignment != 0)
     return Invalid(file, "weight segment at byte " + std::to_string(seg - base) + " is not 64-byte aligned");
   if (!f.tensors()) return Invalid(file, "tensor table missing");
@@ -221,7 +235,7 @@ Status CheckSemantics(const fb::Model& f, const uint8_t* base, const std::string
   c->tensors.reserve(f.tensors()->size());
   for (const fb::Tensor* t : *f.tensors()) {
     TensorView v;
-    TERN_RETURN_IF_ERROR(ReadTensor(*t, seg, weights->size(), file, &v));
+    TERN_RETURN_IF_ERROR(ReadTensor(*t, seg, seg_bytes, file, &v));
     if (!names.insert(v.name).second) return Invalid(file, "tensor '" + std::string(v.name) + "' appears twice");
     c->tensors.push_back(v);
   }

@@ -28,8 +28,9 @@ namespace tern {
 
 /// The newest format version this build reads (schema/README.md, rule 5). The converter writes the lowest
 /// version a file needs (format::RequiredVersion): 1, 2 for the format-2 generation rules, 3 for int4, 4
-/// for an early_stopping other than false.
-constexpr uint32_t kFormatVersion = 4;
+/// for an early_stopping other than false, 5 for weights in a segment after the FlatBuffer (files over
+/// 2 GiB, or `tern-convert --weights-segment`).
+constexpr uint32_t kFormatVersion = 5;
 
 /// The widest beam a file, a Translator or a call may ask for (transformers has no limit; tern keeps a
 /// sentence's 2 x beam candidates and its finished hypotheses in fixed-size arrays).
@@ -139,10 +140,11 @@ struct ShortlistInfo {
 ///  - at load (checked by the verifier before any is allocated): the sinusoid position table
 ///    (max_positions x d_model x 4 bytes), a view per tensor and per vocabulary piece;
 ///  - once per Model: the packed weights (about the weight bytes of the file; f16 is packed as f32, so
-///    twice theirs) and, with a shortlist, 4 bytes per target token of row sums;
-///  - per Translator: its arena (a function of the limits: Translator::RequiredArenaBytes), the
-///    tokenizer's piece -> id map (about 64 bytes per source piece) and the token mask (a byte per target
-///    token). ArenaLimits from the file are bounded by the verifier (max_batch <= kMaxBatch, max_rows <=
+///    twice theirs; none in memory when they are mapped from the packed-weights cache), with a shortlist
+///    4 bytes per target token of row sums, and the tokenizer's piece -> id index (at most 8 bytes per
+///    source piece; counted as 64);
+///  - per Translator: its arena (a function of the limits: Translator::RequiredArenaBytes) and the token
+///    mask (a byte per target token). ArenaLimits from the file are bounded by the verifier (max_batch <= kMaxBatch, max_rows <=
 ///    kMaxBatch x kMaxBeam, token limits <= max_positions).
 /// Every size is computed in 64 bits before anything is allocated; Load refuses tables over the budget,
 /// Translator::Create a Translator that takes the total over it (kResourceExhausted, naming the sizes and

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -31,6 +32,14 @@ std::string FileIdentity(const std::string& real_path, const struct stat& st) {
          std::to_string(st.st_size) + " mtime " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
+// A file larger than half this process's address space cannot be mapped or read (a format-5 file over
+// 2 GiB on a 32-bit target).
+Status CheckAddressable(uint64_t size, const std::string& path) {
+  if (size <= SIZE_MAX / 2) return Status::Ok();
+  return Status(StatusCode::kResourceExhausted, path + ": " + std::to_string(size) + " bytes: larger than a " +
+                                                    std::to_string(sizeof(void*) * 8) + "-bit process can map");
+}
+
 }  // namespace
 
 ModelData::~ModelData() {
@@ -51,6 +60,7 @@ Result<std::unique_ptr<ModelData>> ModelData::MapFile(const std::string& path) {
     return Status(StatusCode::kIoError, path + ": not a regular file");
   }
   Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
+  if (size_ok.ok()) size_ok = CheckAddressable(static_cast<uint64_t>(st.st_size), path);
   if (!size_ok.ok()) {
     close(fd);
     return size_ok;
@@ -79,6 +89,7 @@ Result<std::unique_ptr<ModelData>> ModelData::ReadFile(const std::string& path) 
     return Status(StatusCode::kIoError, path + (e ? ": cannot stat: " + std::string(std::strerror(e)) : ": not a regular file"));
   }
   Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
+  if (size_ok.ok()) size_ok = CheckAddressable(static_cast<uint64_t>(st.st_size), path);
   if (!size_ok.ok()) {
     close(fd);
     return size_ok;

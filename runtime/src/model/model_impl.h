@@ -20,6 +20,7 @@
 namespace tern {
 
 class PreparedModel;  // nn/prepared_model.h: the model layer holds it without knowing the kernels
+class Tokenizer;      // text/tokenizer.h: the same for the tokenizers
 
 struct Model::Impl {
   std::string name;
@@ -34,6 +35,10 @@ struct Model::Impl {
   mutable std::mutex prepared_mu;
   mutable std::shared_ptr<const PreparedModel> prepared;
   mutable std::string packed_note;  // where the prepared weights came from (Model::packed_weights_note)
+  // The source and target tokenizers (SentencePiece and the piece index), made on first use and shared by
+  // every Translator (Tokenizer::Shared).
+  mutable std::mutex tokenizers_mu;
+  mutable std::shared_ptr<const Tokenizer> tokenizers[2];
 
   /// The tensor called `name`, or nullptr.
   const TensorView* tensor(std::string_view name) const;

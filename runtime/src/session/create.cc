@@ -34,7 +34,7 @@ Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorCo
                                       ~uintptr_t{MemoryPlanner::kAlignment - 1});
   }
   plan.Bind(base);
-  TERN_ASSIGN_OR_RETURN(tokenizer, Tokenizer::Create(*model));
+  TERN_ASSIGN_OR_RETURN(tokenizer, Tokenizer::Shared(*model));
   TERN_ASSIGN_OR_RETURN(prepared, PreparedModel::Of(model));
   // More threads than hardware threads only time-slice (1,024 on 2 cores took 415 s for one sentence).
   const uint32_t n_threads = std::min(config.threads ? config.threads : DefaultThreadCount(), DescribeCpu().processors);

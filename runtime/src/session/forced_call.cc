@@ -49,7 +49,7 @@ void StageForced(Translator::Impl& t, const ForcedInput& f, const ResolvedOption
 
 Status Translator::Impl::LoadTargetTokenizer() {
   if (target_tokenizer) return Status::Ok();
-  TERN_ASSIGN_OR_RETURN(target_tokenizer, Tokenizer::Create(*model, Tokenizer::Side::kTarget));
+  TERN_ASSIGN_OR_RETURN(target_tokenizer, Tokenizer::Shared(*model, Tokenizer::Side::kTarget));
   return Status::Ok();
 }
 

@@ -30,8 +30,8 @@ struct Translator::Impl : public StepDecoder {
   std::shared_ptr<const Model> model;
   std::shared_ptr<const PreparedModel> prepared;
   std::unique_ptr<Network> net;
-  std::unique_ptr<Tokenizer> tokenizer;
-  std::unique_ptr<Tokenizer> target_tokenizer;  // target prefixes and scored targets given as text (loaded on first use)
+  std::shared_ptr<const Tokenizer> tokenizer;         // the model's (Tokenizer::Shared)
+  std::shared_ptr<const Tokenizer> target_tokenizer;  // target prefixes and scored targets given as text (loaded on first use)
   TranslatorConfig config;
   Dims dims;
   ArenaPlan plan;

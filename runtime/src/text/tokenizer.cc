@@ -72,6 +72,17 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   return t;
 }
 
+Result<std::shared_ptr<const Tokenizer>> Tokenizer::Shared(const Model& model, Side side) {
+  const Model::Impl& m = model.impl();
+  std::lock_guard<std::mutex> lock(m.tokenizers_mu);
+  std::shared_ptr<const Tokenizer>& slot = m.tokenizers[side == Side::kSource ? 0 : 1];
+  if (!slot) {
+    TERN_ASSIGN_OR_RETURN(auto t, Create(model, side));
+    slot = std::shared_ptr<const Tokenizer>(std::move(t));
+  }
+  return slot;
+}
+
 size_t MaxPieceBytes(const Model& model) {
   size_t n = 6;  // " ⁇ " for unknown pieces
   for (std::string_view p : model.target_vocab()) n = std::max(n, p.size());

@@ -31,6 +31,10 @@ class Tokenizer {
   /// Loads the SentencePiece proto of `side` (the source one translates; the target one is for
   /// `tern tokenize --target`). Error: kInvalidModel (naming the proto) when SentencePiece rejects it.
   static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side = Side::kSource);
+  /// The model's one tokenizer of `side`, made by the first call and shared by every Translator on the model
+  /// (thread-safe: every method is const, and SentencePiece's encoder is thread-safe). Errors as Create (from
+  /// each call until one succeeds).
+  static Result<std::shared_ptr<const Tokenizer>> Shared(const Model& model, Side side = Side::kSource);
   ~Tokenizer();
 
   /// Checks `text` (valid UTF-8, no NUL byte), takes off a leading language code, splits the rest into
