@@ -95,7 +95,8 @@ void Reseal(std::vector<uint8_t>& b) {
   Put64(b, 40, 0);
   uint64_t h = PackedCacheHash(b.data(), 64);
   h = PackedCacheHash(b.data() + 64, key_bytes, h);
-  h = PackedCacheHash(b.data() + index_at, n * size_t{48}, h);
+  if (index_at <= b.size() && n * uint64_t{48} <= b.size() - index_at)  // else the reader refuses it before the checksum
+    h = PackedCacheHash(b.data() + index_at, n * size_t{48}, h);
   Put64(b, 40, h);
 }
 
@@ -168,7 +169,10 @@ TEST_CASE("packed cache: a bad or foreign cache file is refused, the load packs 
          b[64 + at + 5] ^= 0x20;  // "avx2" -> "AVX2": a key no CPU of this build has
          Reseal(b);
        }},
-      {"index outside", "entries is outside the file", [](std::vector<uint8_t>& b) { Put64(b, 24, b.size() - 8), Reseal(b); }},
+      {"index outside", "entries is not right after the key or is outside the file", [](std::vector<uint8_t>& b) { Put64(b, 24, b.size() - 8), Reseal(b); }},
+      {"index past the key", "entries is not right after the key", [](std::vector<uint8_t>& b) { Put64(b, 24, Get64(b, 24) + 64), Reseal(b); }},
+      {"too many blocks for the file", "entries is not right after the key or is outside the file",
+       [](std::vector<uint8_t>& b) { Put32(b, 12, 65536), Reseal(b); }},
       {"block outside", "is outside the file or unaligned",
        [&](std::vector<uint8_t>& b) { Put64(b, last, uint64_t{1} << 40), Reseal(b); }},
       {"block unaligned", "is outside the file or unaligned", [&](std::vector<uint8_t>& b) { Put64(b, last, Get64(b, last) + 1), Reseal(b); }},

@@ -112,8 +112,11 @@ Result<std::unique_ptr<PackedCacheFile>> PackedCacheFile::Open(const std::string
   if (n > kMaxBlocks) return fail("n_blocks " + std::to_string(n) + " at byte 12 over " + std::to_string(kMaxBlocks));
   if (key_bytes > kMaxKeyBytes) return fail("key_bytes " + std::to_string(key_bytes) + " at byte 16 over " + std::to_string(kMaxKeyBytes));
   if (Get64(header + 32) != size) return fail("file_bytes " + std::to_string(Get64(header + 32)) + " at byte 32, the file has " + std::to_string(size));
-  if (index_at % kAlign || index_at < kHeaderBytes + key_bytes || index_at > size || n * kEntryBytes > size - index_at)
-    return fail("index at byte " + std::to_string(index_at) + " with " + std::to_string(n) + " entries is outside the file");
+  // The index follows the key at the next multiple of 64: what the table read below allocates is bounded
+  // (at most 64 + 4,096 + 64 + 65,536 x 48 bytes), whatever the file's size.
+  if (index_at != RoundUp(kHeaderBytes + key_bytes, kAlign) || index_at > size || n * kEntryBytes > size - index_at)
+    return fail("index at byte " + std::to_string(index_at) + " with " + std::to_string(n) +
+                " entries is not right after the key or is outside the file");
   // Map with room behind the file: zero pages as long as the largest packing a block's shape allows.
   std::vector<uint8_t> table(static_cast<size_t>(index_at + n * kEntryBytes));
   if (pread(fd, table.data(), table.size(), 0) != static_cast<ssize_t>(table.size())) {
