@@ -106,6 +106,10 @@ check "glossary: a bad file exits 2" test $rc -eq 2
 check "glossary: the error names file and line" grep -q "^tern: glossary: $tmp/bad.tsv:2: no tab" "$tmp/err"
 echo 'A man runs {0} km.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders > "$tmp/out.keep"
 check "keep-placeholders: {0} verbatim" grep -q '{0}' "$tmp/out.keep"
+echo 'A man runs {0} km to https://example.com/run.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 > "$tmp/out.auto"
+check "auto_protect: {0} and the URL verbatim without --keep-placeholders" grep -q '{0}.*https://example.com/run\|https://example.com/run.*{0}' "$tmp/out.auto"
+echo 'A man runs {0} km to https://example.com/run.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --no-auto-protect > "$tmp/out.noauto"
+check "--no-auto-protect: the line is translated as it is" test -s "$tmp/out.noauto"
 echo 'A man runs to $HOME.' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --keep-placeholders --placeholder-syntaxes default,shell > "$tmp/out.shell"
 check "placeholder-syntaxes shell: \$HOME verbatim" grep -qF '$HOME' "$tmp/out.shell"
 printf '%s\n' '{n, plural, one {A man runs.} other {# men run.}}' 'A man {x' | tern translate -m "$models/post-swish.int8.tern" --beam 1 --icu-messages > "$tmp/out.icu" 2> "$tmp/err.icu"; rc=$?

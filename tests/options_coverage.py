@@ -29,7 +29,7 @@ RENAMED = {
     "CLI": {"beam_size": "beam", "return_scores": "scores", "return_alignment": "format", "hf_rules": "hf-rules",
             "split_sentences": "no-split", "use_shortlist": "no-shortlist", "markup": "html", "on_token": "stream",
             "target_lang": "target-lang", "target_prefix_ids": "target-prefix", "sampling": "sample",
-            "suppress_sequences": "suppress"},
+            "suppress_sequences": "suppress", "auto_protect": "no-auto-protect"},
 }
 # What a binding does not take yet, and why. Closing a gap means removing its line.
 GAPS = {

@@ -133,8 +133,10 @@ int main(int argc, char** argv) {
     old_p.struct_size = 0;
     CHECK(tern_translate(tr, four, 1, &old_p, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strcmp(err.message, "tern_translate: params->struct_size 0 (use tern_translate_default_params())") == 0);
-    old_p.struct_size = sizeof(tern_translate_params) - 4;
+    old_p.struct_size = offsetof(tern_translate_params, auto_protect) - 4;
     CHECK(tern_translate(tr, four, 1, &old_p, res, &err) == TERN_INVALID_ARGUMENT);
+    old_p.struct_size = offsetof(tern_translate_params, auto_protect);  /* the release before auto_protect */
+    CHECK(tern_translate(tr, four, 1, &old_p, res, &err) == TERN_OK);
     struct {
       tern_translate_params p;
       uint64_t newer_field;
@@ -288,6 +290,16 @@ int main(int argc, char** argv) {
   p.return_alignment = 0;
   /* Spans, source tokens and confidence; markup (a tag kept, an unclosed one failing its sentence alone). */
   p.beam_size = 1;
+  {
+    /* auto_protect (default 1): a URL and a {0} come out verbatim without keep_placeholders; 0 turns it off. */
+    const char* url[] = {"A man runs {0} km to https://example.com/run."};
+    CHECK(tern_translate(tr, url, 1, &p, res, &err) == TERN_OK);
+    const char* text = tern_result_text(res, 0, 0, &len);
+    CHECK(text != NULL && strstr(text, "https://example.com/run") != NULL && strstr(text, "{0}") != NULL);
+    p.auto_protect = 0;
+    CHECK(tern_translate(tr, url, 1, &p, res, &err) == TERN_OK);
+    p.auto_protect = 1;
+  }
   {
     const char* tagged[] = {"A man in <b>a</b> blue shirt.", "A <i>man."};
     p.markup = 1;

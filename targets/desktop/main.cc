@@ -106,6 +106,9 @@ static int Run(int argc, char** argv) {
   tr->add_flag("--keep-placeholders", ta.keep_placeholders,
                "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment "
                "(with --html: those in the text between the tags)");
+  tr->add_flag("--no-auto-protect", ta.no_auto_protect,
+               "translate URLs, e-mail addresses and printf / brace placeholders as they are (by default a plain line "
+               "keeps them verbatim without --keep-placeholders)");
   tr->add_flag("--icu-messages", ta.icu_messages,
                "each line is an ICU MessageFormat message: the text of the message and of every plural / select "
                "case is translated, arguments and '#' kept, the syntax rebuilt (a malformed line fails alone)");

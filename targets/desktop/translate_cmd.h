@@ -36,6 +36,7 @@ struct TranslateArgs {
   std::string glossary;     // --glossary: TSV of source term, target term
   bool glossary_ignore_case = false;
   bool keep_placeholders = false;  // --keep-placeholders
+  bool no_auto_protect = false;    // --no-auto-protect (TranslateOptions::auto_protect off)
   std::string placeholder_syntaxes = "default";
   bool icu_messages = false;  // --icu-messages: each line one ICU MessageFormat message (tern/icu_message.h)  // --placeholder-syntaxes (checked by the parser)
   bool translate_code = false;     // --translate-code

@@ -26,6 +26,7 @@ Status MakeTranslateOptions(const TranslateArgs& args, const Model& model, Trans
   if (!args.html.empty())
     o.markup = args.html == "lenient" ? Markup::kHtmlLenient : args.html == "xml" ? Markup::kXml : Markup::kHtml;
   o.keep_placeholders = args.keep_placeholders;
+  o.auto_protect = !args.no_auto_protect;
   if (const auto syntaxes = PlaceholderSyntaxesFromNames(args.placeholder_syntaxes); syntaxes.ok())
     o.placeholder_syntaxes = syntaxes.value();  // the option's parser refused anything else (exit 2)
   o.translate_code = args.translate_code;

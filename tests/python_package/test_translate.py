@@ -134,3 +134,16 @@ def test_packed_cache_dir(model_path, tmp_path):
     assert notes[1].startswith("mapped from " + str(tmp_path))
     assert outs[0] == outs[1]
     assert len(list(tmp_path.glob("*.ternpack"))) == 1
+
+
+def test_auto_protect(translator):
+    """URLs and {name} / %d placeholders come out verbatim by default; auto_protect=False translates them as they are."""
+    text = "Delete {count} files and %d folders from https://example.com/files?"
+    out = translator.translate_batch([text], beam_size=4)[0].text
+    for span in ("{count}", "%d", "https://example.com/files"):
+        assert out.count(span) == 1, out
+    assert translator.translate_batch([text], beam_size=4, auto_protect=False)[0].text != ""
+    plain = ["A man in a blue shirt is standing on a ladder."]
+    a = translator.translate_batch(plain, beam_size=4)[0]
+    b = translator.translate_batch(plain, beam_size=4, auto_protect=False)[0]
+    assert (a.text, a.score) == (b.text, b.score)

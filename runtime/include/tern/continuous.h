@@ -38,8 +38,9 @@ class SentenceSource {
   /// (asked again at the next decoder step; the call returns once none waits and none runs).
   virtual bool Next(PendingSentence* next) = 0;
   /// The result of the sentence `tag`: translated, failed alone (its error), kCancelled (the call's abort
-  /// callback stopped it first), or kUnsupported, which only a text of several sentences gets (with
-  /// split_sentences: translate it with Translate). Its views are valid during this call only.
+  /// callback stopped it first), or kUnsupported, which only a text Translate would take apart gets: several
+  /// sentences (with split_sentences), or spans auto_protect keeps (TranslateOptions::auto_protect): translate
+  /// it with Translate. Its views are valid during this call only.
   virtual void Done(uint64_t tag, const TranslationResult& result) = 0;
 };
 

@@ -61,6 +61,9 @@ constexpr uint32_t kEmail = 1u << 8;           ///< e-mail addresses
 constexpr uint32_t kNumberUnit = 1u << 9;      ///< numbers with units (5 km, 20 %, 3.5 GB)
 constexpr uint32_t kAll = (1u << 10) - 1;     ///< every syntax above
 constexpr uint32_t kDefault = kAll & ~kShell;  ///< every syntax but the shell's
+/// What TranslateOptions::auto_protect keeps without being asked: URLs, e-mail addresses, printf and brace
+/// placeholders (issue 40: a sentence with an address or a {name} must not lose it unless the caller asks).
+constexpr uint32_t kAutoProtect = kPrintf | kBrace | kUrl | kEmail;
 }  // namespace placeholder_syntax
 
 /// The placeholder_syntax bits of a comma-separated list of names: printf, python-named, ruby-named, brace,
@@ -169,6 +172,14 @@ struct TranslateOptions {
   /// elements. Turns alignment on; spans are then bytes of the input and output texts. Not with
   /// on_token. Translate() only.
   bool keep_placeholders = false;
+  /// On by default: a plain text (keep_placeholders off, no markup, no keep_spans) that holds a URL, an
+  /// e-mail address or a printf or brace placeholder (placeholder_syntax::kAutoProtect, within
+  /// placeholder_syntaxes) gets them kept verbatim as keep_placeholders keeps them; a text without any is
+  /// translated exactly as with it off. Only where a call can keep spans: not with on_token, target
+  /// prefixes or alternatives (those translate such a text as it is), nor in Score or TranslateIds.
+  /// TranslateContinuous hands such a text back with kUnsupported (tern::Engine then translates it with
+  /// Translate). false: every text is translated as it is (an address may come out translated).
+  bool auto_protect = true;
   Span<const KeepSpan> keep_spans;  ///< the caller's own do-not-translate spans (see keep_placeholders)
   /// The syntaxes keep_placeholders finds (placeholder_syntax bits; PlaceholderSyntaxesFromNames reads a
   /// list of names). Bits beyond placeholder_syntax::kAll: kInvalidArgument.

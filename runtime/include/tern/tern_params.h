@@ -119,6 +119,10 @@ typedef struct tern_translate_params {
   /** The syntaxes keep_placeholders finds: tern::placeholder_syntax bits (TERN_PLACEHOLDER_*; default
    * TERN_PLACEHOLDER_DEFAULT, every one but the shell's); tern_placeholder_syntaxes reads a list of names. */
   uint32_t placeholder_syntaxes;
+  /** 1 (default): URLs, e-mail addresses and printf / brace placeholders in a plain text are kept verbatim
+   * without keep_placeholders (TranslateOptions::auto_protect); 0: translated as they are. Added after
+   * placeholder_syntaxes. */
+  int auto_protect;
 } tern_translate_params;
 
 #define TERN_PLACEHOLDER_PRINTF 0x1u

@@ -190,7 +190,8 @@ class TERN_API Translator {
   /// alternatives, return_attention, on_token, and a shortlist (use_shortlist on a model that has one) are
   /// kInvalidArgument. Texts are not split: with split_sentences (and a build that splits) a text of
   /// several sentences fails alone with kUnsupported ("several sentences: ..."; translate it with
-  /// Translate; tern::Engine does). A sentence fails alone (Done with its error);
+  /// Translate; tern::Engine does), and so does a text with spans auto_protect keeps (a URL, an e-mail
+  /// address, a printf or brace placeholder; TranslateOptions::auto_protect). A sentence fails alone (Done with its error);
   /// errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
   /// (XNNPACK: the running sentences are handed over as kCancelled first), kCancelled (the abort callback).
   /// Allocates only inside SentencePiece's encoder (texts).

@@ -2,6 +2,8 @@
 // abort, logits) behind the C++ ones.
 #include <cmath>
 
+#include <cstddef>
+
 #include "api/c_api_internal.h"
 #include "tern/logits_processor.h"
 
@@ -21,7 +23,8 @@ TranslatorConfig ConfigOf(const tern_translator_params& p) {
 
 CallOptions::CallOptions(const tern_translate_params* params) {
   tern_translate_params p = tern_translate_default_params();
-  if (params && !ReadParams(params, sizeof(tern_translate_params), &p)) {  // the first release with struct_size
+  // The first release with struct_size ended before auto_protect.
+  if (params && !ReadParams(params, offsetof(tern_translate_params, auto_protect), &p)) {
     status_ = Status(StatusCode::kInvalidArgument, StructSizeError("tern_translate", params->struct_size, "tern_translate_default_params"));
     return;
   }
@@ -86,6 +89,7 @@ CallOptions::CallOptions(const tern_translate_params* params) {
                                  : KeepSpan{SIZE_MAX, TextSpan{0, 0}});
   o.keep_spans = Span<const KeepSpan>(keep_.data(), keep_.size());
   o.placeholder_syntaxes = p.placeholder_syntaxes;
+  o.auto_protect = p.auto_protect != 0;
 }
 
 void CallOptions::Refuse(const char* field, int value, const char* allowed) {
@@ -159,6 +163,7 @@ extern "C" tern_translate_params tern_translate_default_params(void) {
   p.forced_eos = -1;
   p.alignment_layer = -1;
   p.placeholder_syntaxes = TERN_PLACEHOLDER_DEFAULT;
+  p.auto_protect = 1;
   return p;
 }
 

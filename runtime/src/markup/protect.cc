@@ -108,6 +108,14 @@ void FindPlaceholders(std::string_view t, std::vector<TextSpan>* out, uint32_t s
     out->push_back(s);
 }
 
+uint32_t AutoProtectSyntaxes(const TranslateOptions& o, std::string_view text) {
+  if (!o.auto_protect || o.keep_placeholders || o.markup != Markup::kNone || !o.keep_spans.empty() || o.on_token ||
+      !o.target_prefix.empty() || !o.target_prefix_ids.empty() || o.alternatives)
+    return 0;
+  const uint32_t syntaxes = o.placeholder_syntaxes & placeholder_syntax::kAutoProtect;
+  return syntaxes && NextPlaceholder(text, 0, syntaxes).begin < text.size() ? syntaxes : 0;
+}
+
 Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed* out) {
   *out = Parsed();
   out->plain = true;

@@ -30,6 +30,12 @@ void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out, uint32_
 /// none). No allocation (the glossary matcher skips these spans while it translates).
 TextSpan NextPlaceholder(std::string_view text, size_t from, uint32_t syntaxes = placeholder_syntax::kDefault);
 
+/// The syntaxes TranslateOptions::auto_protect keeps in `text` for a call with `options`: the auto_protect
+/// syntaxes within options.placeholder_syntaxes when auto_protect applies to the call (plain text,
+/// keep_placeholders off, no keep_spans, no on_token, no target prefix, no alternatives) and `text` holds
+/// at least one span of them; 0 otherwise. No allocation.
+uint32_t AutoProtectSyntaxes(const TranslateOptions& options, std::string_view text);
+
 /// `text` as a Parsed whose plain text leaves the spans out (sorted, not overlapping, within the text; one
 /// of the spaces around a span goes with it) and whose elements are the spans, verbatim, written back
 /// unescaped (Parsed::plain). Error (kInvalidArgument): spans that overlap, are out of order or leave the

@@ -13,7 +13,7 @@ struct Entry {
   std::vector<OwnedResult> results;  // [inputs]
   size_t next = 0;                   // the next input to hand out
   size_t remaining = 0;              // inputs whose results are not in yet
-  std::vector<size_t> deferred;      // inputs to translate statically afterwards (several sentences)
+  std::vector<size_t> deferred;      // inputs to translate statically afterwards (several sentences, auto_protect's spans)
   bool cancelled = false;            // inputs were cancelled before they ran
   bool complete = false;
 };
@@ -54,7 +54,7 @@ class EngineSource final : public SentenceSource {
         ++cursor_;
         Drop();
       }
-      // Inputs put off to static calls after this one (several sentences) wait for it to end: take no more.
+      // Inputs put off to static calls after this one (several sentences, auto_protect's spans) wait for it to end: take no more.
       if (deferred_ > 0) return false;
       std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*first_, tr_.max_batch());
       if (more.empty()) return false;
@@ -69,7 +69,7 @@ class EngineSource final : public SentenceSource {
   void Done(uint64_t tag, const TranslationResult& r) override {
     Entry& e = At(tag >> 32);
     const size_t i = tag & 0xffffffffu;
-    if (r.error == StatusCode::kUnsupported) {  // a text of several sentences (tern/continuous.h)
+    if (r.error == StatusCode::kUnsupported) {  // a text Translate takes apart (tern/continuous.h)
       e.deferred.push_back(i);
       ++deferred_;
       return;

@@ -28,7 +28,8 @@ bool SameCall(const TicketState& a, const TicketState& b) {
          x.max_length_ratio == y.max_length_ratio && x.n_best == y.n_best && x.return_scores == y.return_scores &&
          x.return_alignment == y.return_alignment && x.alignment_layer == y.alignment_layer && x.hf_rules == y.hf_rules &&
          x.early_stopping == y.early_stopping && x.target_lang == y.target_lang && x.split_sentences == y.split_sentences &&
-         x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders && x.placeholder_syntaxes == y.placeholder_syntaxes &&
+         x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders && x.auto_protect == y.auto_protect &&
+         x.placeholder_syntaxes == y.placeholder_syntaxes &&
          x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
          x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length && x.forced_eos == y.forced_eos &&
          x.max_input_length == y.max_input_length && x.alternatives == y.alternatives && x.disable_unk == y.disable_unk && x.return_attention == y.return_attention &&

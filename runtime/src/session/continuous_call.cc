@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "markup/protect.h"
 #include "model/model_impl.h"
 #include "nn/encoder.h"
 #include "search/continuous.h"
@@ -57,6 +58,8 @@ class Feed final : public SentenceSlots {
       } else if (Result<bool> several = SeveralSentences(p.text); !several.ok() || several.value()) {
         const Status why = several.ok() ? Status(StatusCode::kUnsupported, kSeveral) : several.status();
         SetSentenceError(out, in, b, why.code(), "%s", why.message().c_str());
+      } else if (markup::AutoProtectSyntaxes(options_, p.text)) {
+        SetSentenceError(out, in, b, StatusCode::kUnsupported, "%s", kProtected);
       } else {
         size_t len = 0;
         const Status s = t_.tokenizer->Encode(p.text, options_.target_lang, in.staged_ids + b * S, S, &len,
@@ -98,6 +101,9 @@ class Feed final : public SentenceSlots {
   }
 
  private:
+  static constexpr char kProtected[] =
+      "a URL, an e-mail address or a placeholder that auto_protect keeps: a continuous call does not take texts apart "
+      "(translate it with Translate)";
   static constexpr char kSeveral[] = "several sentences: a continuous call does not split texts (translate it with Translate)";
 
   // With split_sentences (and ICU), whether `text` holds more than one sentence (Translate would split it).

@@ -8,6 +8,7 @@
 #include "nn/decoder.h"
 #include "nn/encoder.h"
 #include "search/expand.h"
+#include "markup/protect.h"
 #include "session/call_checks.h"
 #include "terms/glossary_impl.h"
 
@@ -208,12 +209,24 @@ class SentenceEngine : public Paragraphs::Engine {
 //   protect (markup, placeholders and keep_spans out: plain texts) -> split (paragraphs into sentences) ->
 //   translate (tokenize, the model, detokenize: TranslateTexts) -> join (sentences back into texts) ->
 //   restore (markup and spans back into the translations).
-Status Translator::Impl::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+Status Translator::Impl::Translate(Span<const std::string_view> texts, const TranslateOptions& options_in,
                                    Span<const TranslationResult>* results) {
   if (texts.size() > dims.batch)
     return Status(StatusCode::kInvalidArgument,
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   origins = nullptr;
+  // auto_protect: a call whose texts hold a URL, an e-mail address or a printf or brace placeholder keeps
+  // them as keep_placeholders would (texts without one come out as without it: the protect stage leaves
+  // them as they are).
+  uint32_t auto_syntaxes = 0;
+  for (std::string_view t : texts) auto_syntaxes |= markup::AutoProtectSyntaxes(options_in, t);
+  TranslateOptions protected_options;
+  if (auto_syntaxes) {
+    protected_options = options_in;
+    protected_options.keep_placeholders = true;
+    protected_options.placeholder_syntaxes = auto_syntaxes;
+  }
+  const TranslateOptions& options = auto_syntaxes ? protected_options : options_in;
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
   const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
   if (options.alternatives) return TranslateAlternatives(texts, {}, true, options, results);

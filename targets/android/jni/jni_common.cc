@@ -133,6 +133,7 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   p->return_scores = z("returnScores") ? 1 : 0;
   p->return_alignment = z("returnAlignment") ? 1 : 0;
   p->keep_placeholders = z("keepPlaceholders") ? 1 : 0;
+  p->auto_protect = z("autoProtect") ? 1 : 0;
   p->translate_code = z("translateCode") ? 1 : 0;
   const bool use_glossary = z("useGlossary");
   auto f = [&](const char* name) { return env->GetFloatField(options, env->GetFieldID(c, name, "F")); };

@@ -334,6 +334,16 @@ public class TranslatorTest {
       }
     }
     {
+      // auto_protect (default true): a URL and a {0} come out verbatim without keepPlaceholders.
+      try (Translator t = new Translator(model, 1, 2)) {
+        Translator.Options o = new Translator.Options();
+        Translator.Result r = t.translate(new String[] {"A man runs {0} km to https://example.com/run."}, o)[0];
+        check(r.ok() && r.text.contains("https://example.com/run") && r.text.contains("{0}"), "autoProtect: verbatim by default");
+        o.autoProtect = false;
+        check(t.translate(new String[] {"A man runs {0} km to https://example.com/run."}, o)[0].ok(), "autoProtect false");
+      }
+    }
+    {
       // The packed-weights cache: the first Translator writes it, the second maps it; same output, and an
       // Engine with the same Config maps it too.
       java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tern-java-packed-cache");

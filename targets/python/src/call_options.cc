@@ -127,6 +127,7 @@ void AddTextOptions(const TextArgs& a, const std::shared_ptr<const Model>& model
   o->target_lang = a.target_lang;
   o->split_sentences = a.split_sentences;
   o->keep_placeholders = a.keep_placeholders;
+  o->auto_protect = a.auto_protect;
   o->translate_code = a.translate_code;
   const Result<uint32_t> syntaxes = PlaceholderSyntaxesFromNames(a.placeholder_syntaxes);
   if (!syntaxes.ok()) Raise(syntaxes.status());

@@ -43,6 +43,7 @@ struct TextArgs {
   std::optional<PyGlossary> glossary;
   std::vector<std::tuple<size_t, size_t, size_t>> keep_spans;  // (text index, begin byte, end byte)
   std::string placeholder_syntaxes = "default";  // names (PlaceholderSyntaxesFromNames)
+  bool auto_protect = true;                       // TranslateOptions::auto_protect
 };
 
 /// What the callbacks of one call share (lives in the calling frame; GIL held when it is made and destroyed).

@@ -128,10 +128,11 @@ void RegisterEngine(py::module_& m) {
          std::optional<uint32_t> max_length, std::optional<float> max_length_ratio, std::optional<float> length_penalty,
          py::object early_stopping, int hf_rules, bool return_scores, bool return_alignment, std::optional<uint32_t> alignment_layer,
          bool use_shortlist, py::object callback, std::string target_lang, bool split_sentences, std::optional<std::string> markup,
-         std::optional<PyGlossary> glossary, bool keep_placeholders, std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, std::string placeholder_syntaxes, py::kwargs rules) {
+         std::optional<PyGlossary> glossary, bool keep_placeholders, std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, std::string placeholder_syntaxes, bool auto_protect, py::kwargs rules) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, nullptr, "keep"};
-        TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans, placeholder_syntaxes};
+        TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans, placeholder_syntaxes,
+                   auto_protect};
         if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts) || !py::isinstance<py::sequence>(texts))
           throw py::type_error("texts: expected a list of str (or bytes)");
         auto seq = py::reinterpret_borrow<py::sequence>(texts);
@@ -146,7 +147,8 @@ void RegisterEngine(py::module_& m) {
       py::arg("return_alignment") = false, py::arg("alignment_layer") = py::none(), py::arg("use_shortlist") = true,
       py::arg("callback") = py::none(), py::arg("target_lang") = "", py::arg("split_sentences") = true, py::arg("markup") = py::none(),
       py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
-      py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{}, py::arg("translate_code") = false, py::arg("placeholder_syntaxes") = "default");
+      py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{}, py::arg("translate_code") = false, py::arg("placeholder_syntaxes") = "default",
+      py::arg("auto_protect") = true);
   cls.def(
       "submit_ids",
       [](PyEngine& self, py::object sources, py::object done, std::optional<uint32_t> beam_size, uint32_t n_best,

@@ -110,11 +110,12 @@ void RegisterTranslator(py::module_& m) {
          float top_p, uint64_t seed, std::optional<float> repetition_penalty, std::optional<uint32_t> no_repeat_ngram_size,
          std::optional<uint32_t> min_length, uint32_t max_input_length, uint32_t alternatives, float min_prob, py::object suppress, bool disable_unk, bool return_attention, std::vector<uint32_t> end_tokens, std::optional<bool> forced_eos, py::object logits_processors, std::string target_lang, bool split_sentences,
          std::optional<std::string> markup, std::optional<PyGlossary> glossary, bool keep_placeholders,
-         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, std::string placeholder_syntaxes, py::object target_prefix,
+         std::vector<std::tuple<size_t, size_t, size_t>> keep_spans, bool translate_code, std::string placeholder_syntaxes, bool auto_protect, py::object target_prefix,
          py::object target_prefix_ids) {
         CallArgs a{beam_size, max_length, alignment_layer, n_best, max_length_ratio, length_penalty, early_stopping, hf_rules,
                    return_scores, return_alignment, use_shortlist, callback, cancel, on_error, logits_processors};
-        TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans, placeholder_syntaxes};
+        TextArgs t{target_lang, split_sentences, keep_placeholders, translate_code, markup, glossary, keep_spans, placeholder_syntaxes,
+                   auto_protect};
         CallRules rules{SamplingOptions{do_sample, temperature, top_k, top_p, 1, seed}, repetition_penalty,
                         no_repeat_ngram_size, min_length, max_input_length, alternatives, min_prob, {}, {}, disable_unk, return_attention, std::move(end_tokens)};
         rules.SetSuppress(suppress);
@@ -124,7 +125,7 @@ void RegisterTranslator(py::module_& m) {
       py::arg("texts"), TERN_PY_CALL_ARGS, py::arg("target_lang") = "", py::arg("split_sentences") = true,
       py::arg("markup") = py::none(), py::arg("glossary") = py::none(), py::arg("keep_placeholders") = false,
       py::arg("keep_spans") = std::vector<std::tuple<size_t, size_t, size_t>>{}, py::arg("translate_code") = false, py::arg("placeholder_syntaxes") = "default",
-      py::arg("target_prefix") = py::none(), py::arg("target_prefix_ids") = py::none(),
+      py::arg("auto_protect") = true, py::arg("target_prefix") = py::none(), py::arg("target_prefix_ids") = py::none(),
       "Translates a list of texts (str, or bytes of UTF-8); more than max_batch run in chunks. Returns a "
       "TranslationResult per text, in order. A text that fails (invalid UTF-8, too many tokens) fails alone: with "
       "on_error='raise' its error is raised after the call (with .index and .results), with 'keep' it is that "

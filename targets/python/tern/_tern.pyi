@@ -148,12 +148,14 @@ class Translator:
                         markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                         keep_placeholders: bool = False,
                         keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
-                        placeholder_syntaxes: str = "default",
+                        placeholder_syntaxes: str = "default", auto_protect: bool = True,
                         target_prefix: Optional[Sequence[Optional[_Text]]] = None,
                         target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
         early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
         beam rules). markup: None, "html", "html-lenient", "xml" (app strings' <0>..</0>, <link>..</link>). keep_spans: (text index, begin byte, end byte).
+        auto_protect (default): URLs, e-mail addresses, printf and brace placeholders in plain texts are kept
+        verbatim without keep_placeholders; False translates them as they are.
         target_prefix: per text, what its translation starts with (None: nothing; target_prefix_ids: as
         target ids); the hypotheses hold it first, their scores count the tokens after it.
         do_sample: sampling (greedy only) with sampling_temperature / topk / topp and seed. repetition_penalty,
@@ -235,7 +237,7 @@ class _Engine:
                callback: Optional[_Callback] = None, target_lang: str = "",
                split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
                keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
-               placeholder_syntaxes: str = "default", **rules: Any) -> _Ticket:
+               placeholder_syntaxes: str = "default", auto_protect: bool = True, **rules: Any) -> _Ticket:
         """rules: translate_batch's sampling and logits-rule keywords (do_sample ... seed, repetition_penalty,
         no_repeat_ngram_size, min_length, max_input_length, alternatives, min_alternative_expansion_prob,
         suppress_sequences, disable_unk, return_attention, end_tokens, forced_eos); TypeError for another."""

@@ -58,6 +58,11 @@ public final class Translator implements AutoCloseable {
      */
     public boolean keepPlaceholders = false;
     /**
+     * On by default: URLs, e-mail addresses and printf / brace placeholders in a plain text are kept verbatim
+     * without keepPlaceholders (tern::TranslateOptions::auto_protect); false translates them as they are.
+     */
+    public boolean autoProtect = true;
+    /**
      * The caller's own do-not-translate spans, as triples (sentence index, begin, end) of String offsets
      * (tern::KeepSpan): kept verbatim and placed by alignment, as keepPlaceholders does; sorted per sentence,
      * not overlapping (a bad one fails its sentence alone). Not with a TokenListener.
