@@ -57,6 +57,11 @@ enum class LinearBackends {
   kXnnpackOnly,
 };
 
+/// What PackLinear hands XNNPACK (the staging, the scales and bias it passes, the fusion): part of the
+/// packed-weights cache's key (nn/packer_key.h). Raise it with any change to them, so that a cache file
+/// packed from other inputs is never mapped.
+constexpr uint32_t kPackingScheme = 1;
+
 /// Packs `weights` (n >= 1 tensors [out_i, in] of one format, fused along out) with `biases` (f32 [out_i],
 /// or nullptr entries for zero). With `cache`, the block of `ordinal` (the layer's place in the packing
 /// order) and this shape is mapped instead of packed when XNNPACK accepts it (its seed matches); the weights

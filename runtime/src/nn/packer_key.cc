@@ -8,6 +8,7 @@
 #include "kernels/int8_gemm.h"
 #include "kernels/isa.h"
 #include "nn/int4_probe.h"
+#include "nn/linear.h"
 #include "nn/linear_kernels.h"
 #include "nn/packed_cache.h"
 #include "nn/packed_weights.h"
@@ -54,7 +55,14 @@ const std::string& PackerIdentity() {
     std::string s = std::string("tern ") + Version() + "\nisa " + IsaName(DetectedIsa()) + " active " + IsaName(ActiveIsa()) +
                     "\nown int8 " + (OwnInt8GemmActive() ? "1" : "0") + " own int4 " + (OwnInt4GemmActive() ? "1" : "0") +
                     " xnnpack int4 wrong " + (XnnpackInt4Wrong(DType::kQc4w) ? "1" : "0") +
-                    (XnnpackInt4Wrong(DType::kQb4w) ? "1" : "0") + "\nxnnpack packing";
+                    (XnnpackInt4Wrong(DType::kQb4w) ? "1" : "0") + "\npacking scheme " + std::to_string(kPackingScheme) +
+                    " kernels";
+    for (DType t : {DType::kF32, DType::kF16, DType::kInt8, DType::kQc4w, DType::kQb4w}) {
+      const LinearKernel& k = KernelFor(t);
+      s += std::string(" ") + DTypeName(t) + ":" + std::to_string(k.widened_element_bytes) + (k.exact_epilogue ? "e" : "") +
+           (k.create_reads_scales ? "s" : "");
+    }
+    s += "\nxnnpack packing";
     if (!InitXnnpack().ok()) return s + " unavailable";
     for (DType t : {DType::kF32, DType::kInt8, DType::kQc4w, DType::kQb4w}) s += std::string(" ") + DTypeName(t) + ":" + PackingFingerprint(t);
     return s;

@@ -8,7 +8,8 @@ namespace tern {
 
 /// The packer's identity on this CPU, computed once per process (thread-safe): tern's version, the CPU's
 /// and the active instruction-set levels, which layers tern's own GEMMs run (they change what XNNPACK
-/// packs), and a fingerprint of XNNPACK's packing: a 37 x 64 probe layer packed by the operator of every
+/// packs), what tern hands XNNPACK (kPackingScheme, nn/linear.h, and each format's kernel entry), and a
+/// fingerprint of XNNPACK's packing: a 37 x 64 probe layer packed by the operator of every
 /// weight format, its packed bytes and size hashed. Another XNNPACK version, another kernel choice
 /// (nr, kr, sr, a packing routine) or another CPU family changes the fingerprint.
 const std::string& PackerIdentity();
