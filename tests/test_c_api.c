@@ -1,7 +1,8 @@
 /* The C API compiles as C and translates: the usage example of tern.h, with assertions; streaming and
  * cancellation through C callbacks; bad input on the device path (NULL handles and pointers, empty
  * batches, an over-long line, invalid UTF-8). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define _DEFAULT_SOURCE     /* mkdtemp */
+#define _FILE_OFFSET_BITS 64 /* readdir on filesystems with 64-bit inode numbers, on 32-bit targets too */
 #include <dirent.h>
 #include <math.h>
 #include <stddef.h>

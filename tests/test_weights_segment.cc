@@ -3,6 +3,7 @@
 // outside the file, unaligned or in an older format version is refused naming it; a file over 2 GiB (made
 // sparse here: the segment moved past 2.5 GiB) loads and translates on 64-bit targets and is refused with
 // a clear message on 32-bit ones.
+#define _FILE_OFFSET_BITS 64  // ftruncate / pwrite past 2 GiB on 32-bit targets too (before any header)
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,3 +1,6 @@
+// 64-bit file offsets on 32-bit targets (armhf): a model file over 2 GiB (format 5) is opened and measured, then
+// refused by its size (CheckAddressable) instead of failing to open with EOVERFLOW. Before any header.
+#define _FILE_OFFSET_BITS 64
 #include "model/model_data.h"
 
 #include <fcntl.h>
