@@ -25,11 +25,7 @@ namespace {
 const std::vector<std::string_view> kTexts = {"A man in a blue shirt is standing on a ladder.",
                                               "Two young children are playing in the sand.", "A girl."};
 
-struct Out {
-  std::vector<std::vector<uint32_t>> ids;
-  std::vector<float> scores;
-  bool operator==(const Out& o) const { return ids == o.ids && scores == o.scores; }
-};
+using Out = HypothesisOutputs;
 
 // A scratch directory with a copy of `model` (the cache key names the file: tests must not share one).
 struct Scratch {
@@ -61,19 +57,8 @@ Out Run(const fs::path& path, const std::string& cache_dir, std::string* note = 
   o.packed_cache_dir = cache_dir;
   auto m = Model::Load(path.string(), o);
   REQUIRE_MESSAGE(m.ok(), m.status().message());
-  TranslatorConfig c;
-  c.max_beam = 2, c.max_n_best = 2;
-  auto t = MakeTranslator(m.value(), c);
+  Out out = TranslateTwoBest(m.value(), kTexts);  // makes the first Translator: the note is set
   if (note) *note = m.value()->packed_weights_note();
-  TranslateOptions opt;
-  opt.beam_size = 2, opt.n_best = 2, opt.max_length = 12;
-  Span<const TranslationResult> rs;
-  REQUIRE(t->Translate(Span<const std::string_view>(kTexts.data(), kTexts.size()), opt, &rs).ok());
-  Out out;
-  for (const TranslationResult& r : rs) {
-    REQUIRE_MESSAGE(r.ok(), r.error_message);
-    for (const Hypothesis& h : r.hypotheses) out.ids.push_back(ToVector(h.ids)), out.scores.push_back(h.score);
-  }
   return out;
 }
 

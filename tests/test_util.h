@@ -78,7 +78,33 @@ inline std::unique_ptr<Translator> MakeTranslator(std::shared_ptr<const Model> m
 
 inline std::vector<uint32_t> Ids(const nlohmann::json& j) { return j.get<std::vector<uint32_t>>(); }
 
+
 inline std::vector<uint32_t> ToVector(Span<const uint32_t> s) { return std::vector<uint32_t>(s.begin(), s.end()); }
+
+/// Every hypothesis' ids and score of a call, in order: what "bit for bit" compares between two ways of
+/// loading or storing the same model.
+struct HypothesisOutputs {
+  std::vector<std::vector<uint32_t>> ids;
+  std::vector<float> scores;
+  bool operator==(const HypothesisOutputs& o) const { return ids == o.ids && scores == o.scores; }
+};
+
+/// Translates `texts` on a new Translator of `m` with beam 2 x 2-best, max_length 12 (every text must succeed).
+inline HypothesisOutputs TranslateTwoBest(std::shared_ptr<const Model> m, const std::vector<std::string_view>& texts) {
+  TranslatorConfig c;
+  c.max_beam = 2, c.max_n_best = 2;
+  auto t = MakeTranslator(std::move(m), c);
+  TranslateOptions o;
+  o.beam_size = 2, o.n_best = 2, o.max_length = 12;
+  Span<const TranslationResult> rs;
+  REQUIRE(t->Translate(Span<const std::string_view>(texts.data(), texts.size()), o, &rs).ok());
+  HypothesisOutputs out;
+  for (const TranslationResult& r : rs) {
+    REQUIRE_MESSAGE(r.ok(), r.error_message);
+    for (const Hypothesis& h : r.hypotheses) out.ids.push_back(ToVector(h.ids)), out.scores.push_back(h.score);
+  }
+  return out;
+}
 
 /// Views of id lists as a call takes them (`out` holds the views).
 inline Span<const Span<const uint32_t>> Spans(const std::vector<std::vector<uint32_t>>& v, std::vector<Span<const uint32_t>>* out) {

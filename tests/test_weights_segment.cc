@@ -26,27 +26,9 @@ namespace {
 
 const std::vector<std::string_view> kTexts = {"A man in a blue shirt is standing on a ladder.", "A girl."};
 
-struct Out {
-  std::vector<std::vector<uint32_t>> ids;
-  std::vector<float> scores;
-  bool operator==(const Out& o) const { return ids == o.ids && scores == o.scores; }
-};
+using Out = HypothesisOutputs;
 
-Out Translate(const std::shared_ptr<const Model>& m) {
-  TranslatorConfig c;
-  c.max_beam = 2, c.max_n_best = 2;
-  auto t = MakeTranslator(m, c);
-  TranslateOptions o;
-  o.beam_size = 2, o.n_best = 2, o.max_length = 12;
-  Span<const TranslationResult> rs;
-  REQUIRE(t->Translate(Span<const std::string_view>(kTexts.data(), kTexts.size()), o, &rs).ok());
-  Out out;
-  for (const TranslationResult& r : rs) {
-    REQUIRE_MESSAGE(r.ok(), r.error_message);
-    for (const Hypothesis& h : r.hypotheses) out.ids.push_back(ToVector(h.ids)), out.scores.push_back(h.score);
-  }
-  return out;
-}
+Out Translate(const std::shared_ptr<const Model>& m) { return TranslateTwoBest(m, kTexts); }
 
 fs::path Convert(const std::string& weights, bool segment, const std::string& tag) {
   const fs::path out = fs::temp_directory_path() / ("tern-segment-" + std::to_string(getpid()) + "-" + tag + ".tern");
