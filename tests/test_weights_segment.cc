@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "convert.h"
 #include "format.h"
+#include "model/model_impl.h"
 #include "tern/tern.h"
 #include "tern_generated.h"
 #include "test_util.h"
@@ -70,6 +72,35 @@ TEST_CASE("weights segment: a format-5 file translates bit for bit as the inline
     CHECK(Translate(a) == Translate(b));
     fs::remove(inline_file);
     fs::remove(segment_file);
+  }
+}
+
+// The kernel maps a file's page cache in folios of up to 2 MiB: a scale next to its matrix made every load
+// (which checks each scale) fault in most of the file, although the packed-weights cache held the weights.
+TEST_CASE("weights layout: what a load reads comes before every quantized matrix") {
+  for (const std::string weights : {"int8", "qc4w", "int4"}) {
+    for (const bool segment : {false, true}) {
+      CAPTURE(weights);
+      CAPTURE(segment);
+      const fs::path file = Convert(weights, segment, "layout-" + weights);
+      auto m = LoadOrFail(file.string());
+      uintptr_t small_end = 0, quantized_begin = UINTPTR_MAX;
+      size_t quantized = 0;
+      for (const TensorView& t : m->impl().tensors()) {
+        const auto at = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+        if (t.dtype == DType::kF32) {
+          small_end = std::max(small_end, at(t.data) + t.bytes);
+          continue;
+        }
+        ++quantized;
+        quantized_begin = std::min(quantized_begin, at(t.data));
+        if (t.scales) small_end = std::max(small_end, at(t.scales + t.rows()));
+        if (t.block_scales) small_end = std::max(small_end, at(t.block_scales + t.rows() * (t.cols() / t.block_size)));
+      }
+      CHECK(quantized > 0);
+      CHECK(small_end <= quantized_begin);
+      fs::remove(file);
+    }
   }
 }
 
