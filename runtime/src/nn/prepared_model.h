@@ -30,6 +30,9 @@ class PreparedModel {
   /// Errors (from the first call, and again from later calls until one succeeds): kInternal (XNNPACK),
   /// kResourceExhausted.
   static Result<std::shared_ptr<const PreparedModel>> Of(const std::shared_ptr<const Model>& model);
+  /// The packed-weights cache directory Of reads and writes for `model` (LoadOptions::packed_cache_dir, else
+  /// TERN_PACKED_CACHE_DIR), or "" when it uses none (none named, or a model from memory). Never fails.
+  static std::string CacheDirectory(const Model& model);
 
   /// The packed-weights cache file the blocks are mapped from (nn/packed_cache.h), or nullptr. First, so it
   /// is unmapped after the blocks that borrow from it are gone.

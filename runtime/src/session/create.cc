@@ -1,8 +1,11 @@
-// Translator::Impl::Init: the arena planned and bound, the tokenizer, the packed weights, the network.
+// Translator::Impl::Init: the arena planned and bound, the packed weights and the network, the
+// tokenizer on a thread of its own meanwhile (text/tokenizer_loader.h).
 #include <algorithm>
 
 #include "model/model_impl.h"
+#include "nn/prepared_model.h"
 #include "session/session.h"
+#include "text/tokenizer_loader.h"
 #include "tern/cpu.h"
 
 namespace tern {
@@ -16,6 +19,15 @@ Result<Dims> PlanFor(const Model& model, const TranslatorConfig& config, Session
 Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorConfig& c) {
   model = std::move(m);
   config = c;
+  // With a packed-weights cache the weights load in a few ms and SentencePiece parsing its model is the
+  // larger part: it runs on a thread of its own meanwhile where there is a second processor. Without one,
+  // packing takes most of the load and the tokenizer is made first, as before: its parser's temporary
+  // memory is freed before packing begins (peak RSS).
+  const bool parallel = DescribeCpu().processors > 1 && !PreparedModel::CacheDirectory(*model).empty();
+  TokenizerLoader source_tokenizer(*model, Tokenizer::Side::kSource, parallel);
+  if (!parallel) {
+    TERN_ASSIGN_OR_RETURN(tokenizer, source_tokenizer.Get());
+  }
   TERN_ASSIGN_OR_RETURN(dims, PlanFor(*model, config, &buf, &plan));
   uint8_t* base;
   if (config.arena) {
@@ -34,13 +46,15 @@ Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorCo
                                       ~uintptr_t{MemoryPlanner::kAlignment - 1});
   }
   plan.Bind(base);
-  TERN_ASSIGN_OR_RETURN(tokenizer, Tokenizer::Shared(*model));
   TERN_ASSIGN_OR_RETURN(prepared, PreparedModel::Of(model));
   // More threads than hardware threads only time-slice (1,024 on 2 cores took 415 s for one sentence).
   const uint32_t n_threads = std::min(config.threads ? config.threads : DefaultThreadCount(), DescribeCpu().processors);
   TERN_ASSIGN_OR_RETURN(net, Network::Create(*model, *prepared, n_threads));
   threads = ThreadPolicy(n_threads > 1);
   processors.Init(*model);
+  if (parallel) {
+    TERN_ASSIGN_OR_RETURN(tokenizer, source_tokenizer.Get());
+  }
   alignment_layer = static_cast<int>(dims.dec_layers) - 1;
   return Status::Ok();
 }
