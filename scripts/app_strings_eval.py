@@ -34,6 +34,7 @@ PLACEHOLDER = re.compile(r"%\([A-Za-z_][\w.]*\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgG
                          r"|%\{[A-Za-z_]\w*\}"                                          # Ruby %{name}
                          r"|%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcsp@]"
                          r"|\{\{[^{}\s]+\}\}|\{\s*[$-][\w.-]+\s*\}|\{[^{}\s]{1,64}\}"    # i18next, Fluent, brace
+                         r"|\{\s*(?:[A-Z][A-Z0-9_-]*|-[\w.-]+)\([^{}()\n]*\)\s*\}"                # Fluent calls
                          r"|\$t\([^()\s]+\)")
 ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,")
 
@@ -50,9 +51,11 @@ def read_catalog(path: str) -> List[str]:
     elif ext == ".xml":
         for el in ET.fromstring(text).iter():
             if el.tag in ("string", "item") and el.text and el.text.strip():
-                out.append(el.text.strip().replace("\\'", "'").replace('\\"', '"'))
+                out.append(el.text.strip().replace("\\'", "'").replace('\\"', '"').replace("\\n", "\n"))
     elif ext == ".ftl":
-        for m in re.finditer(r"^[A-Za-z][\w-]*\s*=\s*(.+)$", text, re.M):
+        # Message values and attributes (".title = ..."), one line each ([ \t]: a value on the next line
+        # is a multi-line message, left out).
+        for m in re.finditer(r"^[ \t]*\.?[A-Za-z][\w-]*[ \t]*=[ \t]*(\S.*)$", text, re.M):
             out.append(m.group(1).strip())
     elif ext == ".json":
         def walk(v):

@@ -348,6 +348,18 @@ TEST_CASE("markup: a kept span goes before the final full stop it preceded, and 
   CHECK(Transfer(e, k) == "Ein Hundchen<br> läuft.");
 }
 
+TEST_CASE("markup: a kept span is never glued to a word it was not glued to") {
+  // NewPipe's 'Turn on "%1$s" in the settings': the quotes were the span's neighbours, and the model put it
+  // right after a word ("Smmen%1$s" before this rule); a full stop stays next to it.
+  Parsed p;
+  REQUIRE(markup::Protect("Turn on \"%1$s\" now.", {TextSpan{9, 13}}, &p).ok());
+  CHECK(p.text == "Turn on \"\" now.");
+  const Fake f = Tokens(p, "Schalte Modus ein.", {{0, 7}, {8, 13}, {14, 17}, {17, 18}}, {0, 2, 3, 3});
+  CHECK(Transfer(p, f) == "Schalte Modus %1$s ein.");
+  const Fake g = Tokens(p, "Schalte Modus.", {{0, 7}, {8, 13}, {13, 14}}, {0, 2, 3});
+  CHECK(Transfer(p, g) == "Schalte Modus %1$s.");
+}
+
 TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothing is void, no HTML defaults") {
   // HTML reads <link> as void: its end tag has nothing to close.
   Parsed p;

@@ -45,6 +45,9 @@ TEST_CASE("placeholder syntaxes: printf in full, and the prose it must leave") {
     CHECK(At0(Printf, p) == p);
   CHECK(At0(Printf, "%1$.2fkm") == "%1$.2f");  // a position or precision: a letter may follow
   CHECK(At0(Printf, "%5dx") == "%5d");
+  CHECK(At0(Printf, "%sK") == "%s");  // a unit or a single letter after a bare conversion (NewPipe's "%sK")
+  CHECK(At0(Printf, "%dx faster") == "%d");
+  CHECK(At0(Printf, "%dMB") == "%d");
   for (const char* prose : {"%sure", "%done", "%last", "% discount", "%", "%y", "%-", "%1$"}) CHECK(At0(Printf, prose).empty());
 }
 
@@ -67,6 +70,12 @@ TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
   CHECK(At0(Fluent, "{ -brand-name }") == "{ -brand-name }");
   CHECK(At0(Fluent, "{ -brand.short }") == "{ -brand.short }");
   CHECK(At0(Fluent, "{ $var.attr }").empty());  // attributes are for terms
+  CHECK(At0(Fluent, "{ NUMBER($n) }") == "{ NUMBER($n) }");  // functions, with named arguments and strings
+  CHECK(At0(Fluent, "{ DATETIME($d, dateStyle:\"long\", timeStyle: \"a) b\") }.") ==
+        "{ DATETIME($d, dateStyle:\"long\", timeStyle: \"a) b\") }");
+  CHECK(At0(Fluent, "{ -brand(case: \"genitive\") }") == "{ -brand(case: \"genitive\") }");
+  for (const char* bad : {"{ NUMBER }", "{ NUMBER($n }", "{ NUMBER({ $n }) }", "{ Number($n) }", "{ F(\"x) }", "{ -t(a }"})
+    CHECK(At0(Fluent, bad).empty());
   CHECK(At0(Fluent, "{ spaced }").empty());
   CHECK(At0(Fluent, "{ - }").empty());
   CHECK(At0(I18nextNesting, "$t(common.save)") == "$t(common.save)");
@@ -80,6 +89,8 @@ TEST_CASE("placeholder syntaxes: found in app strings, in order, and prose left 
   CHECK(Found("See $t(help.link) or {{name}}, {0,number} items, %1$s by %2$s.") ==
         std::vector<std::string>{"$t(help.link)", "{{name}}", "{0,number}", "%1$s", "%2$s"});
   CHECK(Found("Save 50%% now") == std::vector<std::string>{"50%%"});
+  // Letters glued to a placeholder go with it (but not the letter of an escape such as \n).
+  CHECK(Found("Size %sK or %dMB, {n}px, x%d, a\\n%s") == std::vector<std::string>{"%sK", "%dMB", "{n}px", "x%d", "%s"});
   CHECK(Found("100% sure, 50% discount, a %sure thing, $t is not, {spaced out}, it costs $5.").size() == 2);  // 100%, 50%
 }
 

@@ -57,7 +57,11 @@ size_t Printf(std::string_view t, size_t i) {
   }
   k = Length(t, k);
   if (k >= t.size() || !std::strchr("diouxXeEfFgGaAcCsSpn@", t[k]) || t[k] == '\0') return 0;
-  if (!specific && k + 1 < t.size() && Alnum(t[k + 1])) return 0;  // "%sure", "%done", "%last"
+  // A bare conversion that a lower-case word goes on from is prose ("%sure", "%done", "%last"); one
+  // followed by a unit or a single letter is a placeholder ("%sK", "%dMB", "%dx").
+  if (!specific && k + 2 < t.size() && std::islower(static_cast<unsigned char>(t[k + 1])) &&
+      std::isalpha(static_cast<unsigned char>(t[k + 2])))
+    return 0;
   return k + 1;
 }
 
@@ -91,13 +95,46 @@ size_t Brace(std::string_view t, size_t i) {
   return k + 1;
 }
 
+namespace {
+
+// Fluent call arguments at k (just after "("): the byte after the closing ")", or 0. Quoted strings may hold
+// any byte but a newline; no braces or nested calls; at most 256 bytes.
+size_t FluentArguments(std::string_view t, size_t k) {
+  const size_t start = k;
+  while (k < t.size() && k - start <= 256) {
+    const char c = t[k];
+    if (c == ')') return k + 1;
+    if (c == '{' || c == '}' || c == '(' || c == '\n') return 0;
+    if (c == '"') {
+      for (++k; k < t.size() && t[k] != '"' && t[k] != '\n'; k += t[k] == '\\' ? 2 : 1) {
+      }
+      if (k >= t.size() || t[k] != '"') return 0;
+    }
+    ++k;
+  }
+  return 0;
+}
+
+}  // namespace
+
 size_t Fluent(std::string_view t, size_t i) {
   size_t k = i + 1;
   while (k < t.size() && t[k] == ' ') ++k;
-  if (k + 1 >= t.size() || (t[k] != '$' && t[k] != '-') || !IdentStart(t[k + 1])) return 0;
-  const bool term = t[k] == '-';
-  k += 2;
-  while (k < t.size() && k - i <= 64 && (IdentByte(t[k]) || (term && t[k] == '.'))) ++k;
+  if (k + 1 >= t.size()) return 0;
+  if (t[k] == '$' || t[k] == '-') {  // { $var }, { -term }, { -term.attr }, { -term(case: "x") }
+    if (!IdentStart(t[k + 1])) return 0;
+    const bool term = t[k] == '-';
+    k += 2;
+    while (k < t.size() && k - i <= 64 && (IdentByte(t[k]) || (term && t[k] == '.'))) ++k;
+    if (term && k < t.size() && t[k] == '(' && !(k = FluentArguments(t, k + 1))) return 0;
+  } else if (std::isupper(static_cast<unsigned char>(t[k]))) {  // { NUMBER($n) }, { DATETIME($d, dateStyle: "long") }
+    const size_t name = k;
+    auto name_byte = [](char c) { return std::isupper(static_cast<unsigned char>(c)) || Digit(c) || c == '_' || c == '-'; };
+    while (k < t.size() && k - name <= 64 && name_byte(t[k])) ++k;
+    if (k >= t.size() || t[k] != '(' || !(k = FluentArguments(t, k + 1))) return 0;
+  } else {
+    return 0;
+  }
   while (k < t.size() && t[k] == ' ') ++k;
   return k < t.size() && t[k] == '}' ? k + 1 : 0;
 }

@@ -96,6 +96,14 @@ TextSpan NextPlaceholder(std::string_view t, size_t from, uint32_t syntaxes) {
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       if (on(ps::kNumberUnit)) e = NumberUnit(t, i);
     }
+    // A placeholder glued to letters takes them along ("%sK", "{n}px", "x%d"): a piece of a word is not
+    // something the model can translate, and the word stays as written.
+    if (e && c != '@' && !std::isdigit(static_cast<unsigned char>(c))) {
+      while (e < t.size() && std::isalpha(static_cast<unsigned char>(t[e]))) ++e;
+      size_t w = b;
+      while (w > from && std::isalpha(static_cast<unsigned char>(t[w - 1]))) --w;
+      if (w == 0 || t[w - 1] != '\\') b = w;  // not the letter of an escape such as "\n"
+    }
     if (!e && on(ps::kUrl)) e = Url(t, i), b = i;
     // An e-mail address starts before its '@': one that begins before `from` overlaps what came before.
     if (e && b >= from) return {b, e};

@@ -23,7 +23,9 @@ namespace tern::markup {
 ///  - e-mail addresses: local@domain.tld;
 ///  - numbers with units: digits (with . or , inside) then, after at most one space, a unit (km m cm mm kg
 ///    g mg l ml h min s ms % °C °F KB MB GB TB MHz GHz px pt mph km/h) that ends a word.
-/// `syntaxes` (placeholder_syntax bits) chooses which; shell $VAR / ${VAR} only when asked.
+/// A placeholder glued to ASCII letters takes them into its span ("%sK", "{n}px", "x%d": a piece of a word is
+/// nothing the model can translate). `syntaxes` (placeholder_syntax bits) chooses which; shell $VAR / ${VAR}
+/// only when asked.
 void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out, uint32_t syntaxes = placeholder_syntax::kDefault);
 
 /// The first span FindPlaceholders finds that starts at or after byte `from` ({size, size} when there is

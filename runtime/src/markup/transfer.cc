@@ -11,6 +11,24 @@ bool WordByte(char c) {
   return u >= 0x80 || std::isalnum(u);
 }
 
+// The character starting at byte i of t (ends_at: the one ending before byte i) is a letter or digit: ASCII
+// alphanumerics, and any non-ASCII character but Latin-1's and General Punctuation's marks (quotes such as
+// „ “ » ’, dashes, …).
+bool WordCharAt(std::string_view t, size_t i, bool ends_at = false) {
+  if (ends_at) {
+    if (i == 0) return false;
+    do --i;
+    while (i > 0 && (static_cast<unsigned char>(t[i]) & 0xc0) == 0x80);
+  }
+  if (i >= t.size()) return false;
+  const auto u = static_cast<unsigned char>(t[i]);
+  if (u < 0x80) return std::isalnum(u) != 0;
+  if (u == 0xc2) return false;                                                       // U+0080..U+00BF
+  if (u == 0xe2 && i + 1 < t.size() && (static_cast<unsigned char>(t[i + 1]) == 0x80 ||
+                                       static_cast<unsigned char>(t[i + 1]) == 0x81)) return false;  // U+2000..U+207F
+  return true;
+}
+
 // Sentence-final punctuation and what may close after it (quotes, brackets); '…' is UTF-8 E2 80 A6.
 bool Closing(std::string_view t, size_t i, size_t* len) {
   *len = 1;
@@ -179,8 +197,10 @@ class Placer {
     if (space_ && k < to) {  // after a do-not-translate span that had a space after it
       const char c = t_.text[k];
       if (c != ' ' && !std::ispunct(static_cast<unsigned char>(c))) out_.push_back(' ');
+    } else if (unglue_ && k < to && WordCharAt(t_.text, k)) {
+      out_.push_back(' ');  // after a do-not-translate span: never glued to a word it was not glued to
     }
-    if (k < to) space_ = false;
+    if (k < to) space_ = unglue_ = false;
     while (k < to) {
       const auto c = static_cast<unsigned char>(t_.text[k]);
       const size_t len = std::min<size_t>(c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4, to - k);
@@ -196,12 +216,17 @@ class Placer {
     // (Not right after a start tag: "<0>{count}" stays so.) A space still owed goes before a start tag.
     const bool owed = space_ && e.kind == Element::Kind::kPair;
     if ((e.space_before || owed) && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
+    // A do-not-translate span (protect.h) took along any letters glued to it in the source: a word the
+    // translation puts next to it gets a space between.
+    const bool span = p_.plain && e.kind == Element::Kind::kVerbatim;
+    if (span && !out_.empty() && out_.size() != after_open_ && WordCharAt(out_, out_.size(), true)) out_.push_back(' ');
     out_.append(e.open);
     if (e.kind == Element::Kind::kVerbatim) {
       space_ = e.space_after;
+      unglue_ = span;
       return;
     }
-    space_ = false;
+    space_ = unglue_ = false;
     after_open_ = out_.size();
     size_t cursor = tb_[i];
     for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
@@ -218,6 +243,7 @@ class Placer {
   std::vector<size_t> tb_, te_;
   std::string out_;
   bool space_ = false;  // a space is owed before the next text
+  bool unglue_ = false;  // a space is owed before the next text if it starts with a letter or digit
   size_t after_open_ = std::string::npos;  // where the output stood after the last start tag
 };
 
