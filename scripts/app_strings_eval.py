@@ -10,7 +10,8 @@ of issue 40:
     the output's final . ! or ?.
 
 Catalogs (by extension): .po / .pot (msgid and msgid_plural), Android strings.xml (<string>, <item>),
-Fluent .ftl (message values), i18next .json (string values, nested), .txt (a string per line). Strings are
+Fluent .ftl (message values and attributes), i18next / react-intl .json and Rails .yml (string values, nested),
+.txt (a string per line). Strings are
 read from the files given; the script ships none (take real catalogs of real projects, several per syntax).
 
     /usr/bin/python3 scripts/app_strings_eval.py --tern build/targets/desktop/tern \
@@ -57,14 +58,18 @@ def read_catalog(path: str) -> List[str]:
         # is a multi-line message, left out).
         for m in re.finditer(r"^[ \t]*\.?[A-Za-z][\w-]*[ \t]*=[ \t]*(\S.*)$", text, re.M):
             out.append(m.group(1).strip())
-    elif ext == ".json":
+    elif ext in (".json", ".yml", ".yaml"):  # i18next, react-intl; Rails i18n (Debian's python3-yaml)
         def walk(v):
             if isinstance(v, dict):
                 for x in v.values():
                     walk(x)
             elif isinstance(v, str) and v.strip():
                 out.append(v)
-        walk(json.loads(text))
+        if ext == ".json":
+            walk(json.loads(text))
+        else:
+            import yaml
+            walk(yaml.safe_load(text))
     else:
         out = [line for line in text.splitlines() if line.strip()]
     return [" ".join(s.split()) for s in out]

@@ -360,6 +360,20 @@ TEST_CASE("markup: a kept span is never glued to a word it was not glued to") {
   CHECK(Transfer(p, g) == "Schalte Modus %1$s.");
 }
 
+TEST_CASE("markup: a kept span with words after it stays before a final mark the model added") {
+  // Diaspora's "You can use %{markdown_link} to format your post" (no final mark): the translation ended with
+  // one, aligned to the first word, and the span came after it.
+  Parsed p;
+  REQUIRE(markup::Protect("Use {link} to format", {TextSpan{4, 10}}, &p).ok());
+  const Fake f = Tokens(p, "Formatieren mit.", {{0, 11}, {12, 15}, {15, 16}}, {2, 1, 0});
+  CHECK(Transfer(p, f) == "Formatieren mit {link}.");
+  // At the source's end it stays at the end.
+  Parsed q;
+  REQUIRE(markup::Protect("Format with {link}", {TextSpan{12, 18}}, &q).ok());
+  const Fake g = Tokens(q, "Formatieren mit.", {{0, 11}, {12, 15}, {15, 16}}, {0, 1, 1});
+  CHECK(Transfer(q, g) == "Formatieren mit. {link}");
+}
+
 TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothing is void, no HTML defaults") {
   // HTML reads <link> as void: its end tag has nothing to close.
   Parsed p;

@@ -105,13 +105,16 @@ class Placer {
 
   // Where a point item (a verbatim span or an empty element) at source position x goes: MapPos, then
   //  - before the translation's final punctuation when it sat before the source's ("with {name}." stays
-  //    "mit {name}.", never "mit. {name}", even where the final '.' aligns to an earlier word);
+  //    "mit {name}.", never "mit. {name}", even where the final '.' aligns to an earlier word), or before
+  //    words of the source (the model may end a string that had no final mark with one);
   //  - at a word boundary: a position inside a word of the translation moves to that word's end.
   size_t PointPos(size_t x) const {
     size_t at = MapPos(x);
     const std::string_view src = p_.text, out = t_.text;
     const size_t src_tail = FinalPunctuationStart(src);
-    if (x <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail)))
+    bool words_after = false;  // it had words after it (where the source has no final mark, the model may add one)
+    for (size_t k = x; k < src.size() && !words_after; ++k) words_after = WordByte(src[k]);
+    if ((x <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail))) || words_after)
       at = std::min(at, FinalPunctuationStart(out));
     while (at > 0 && at < out.size() && WordByte(out[at - 1]) && WordByte(out[at])) ++at;
     return at;
