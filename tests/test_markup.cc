@@ -358,6 +358,15 @@ TEST_CASE("markup: a kept span is never glued to a word it was not glued to") {
   CHECK(Transfer(p, f) == "Schalte Modus %1$s ein.");
   const Fake g = Tokens(p, "Schalte Modus.", {{0, 7}, {8, 13}, {13, 14}}, {0, 2, 3});
   CHECK(Transfer(p, g) == "Schalte Modus %1$s.");
+  // HTML's kept elements likewise (WCAG's "The formula (<code>L1/L2</code>) ...": "et<code>L1/L2</code>").
+  const Parsed h = ParseOk("Use (<code>L1/L2</code>) now.");
+  CHECK(h.text == "Use () now.");
+  const Fake k = Tokens(h, "Nutze jetzt.", {{0, 5}, {6, 11}, {11, 12}}, {0, 2, 2});
+  CHECK(Transfer(h, k) == "Nutze <code>L1/L2</code> jetzt.");
+  // A kept element a word touched in the source may touch one in the output.
+  const Parsed w = ParseOk("Use x<code>L1</code>y now.");
+  const Fake v = Tokens(w, "Nutze xy jetzt.", {{0, 5}, {6, 7}, {7, 8}, {9, 14}, {14, 15}}, {0, 1, 1, 2, 2});
+  CHECK(Transfer(w, v) == "Nutze xy<code>L1</code> jetzt.");
 }
 
 TEST_CASE("markup: a kept span with words after it stays before a final mark the model added") {

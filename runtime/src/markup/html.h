@@ -32,6 +32,7 @@
 // line's length whatever it holds (markup/scan.h).
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,24 @@ enum class Mode : uint8_t {
              // no script/style raw text, no HTML block spacing or code/kbd/samp/var/pre defaults (translate="no" holds)
 };
 
+/// The character starting at byte i of t (ends_at: the one ending before byte i) is a letter or digit: ASCII
+/// alphanumerics, and any non-ASCII character but Latin-1's and General Punctuation's marks (quotes such as
+/// „ “ » ’, dashes, …).
+inline bool WordCharAt(std::string_view t, size_t i, bool ends_at = false) {
+  if (ends_at) {
+    if (i == 0) return false;
+    do --i;
+    while (i > 0 && (static_cast<unsigned char>(t[i]) & 0xc0) == 0x80);
+  }
+  if (i >= t.size()) return false;
+  const auto u = static_cast<unsigned char>(t[i]);
+  if (u < 0x80) return std::isalnum(u) != 0;
+  if (u == 0xc2) return false;                                                       // U+0080..U+00BF
+  if (u == 0xe2 && i + 1 < t.size() && (static_cast<unsigned char>(t[i + 1]) == 0x80 ||
+                                       static_cast<unsigned char>(t[i + 1]) == 0x81)) return false;  // U+2000..U+207F
+  return true;
+}
+
 /// One element of the markup tree.
 struct Element {
   enum class Kind : uint8_t {
@@ -67,6 +86,8 @@ struct Element {
   int parent = -1;            // index of the enclosing element, -1 at the top
   bool space_before = false;  // protect.h: a do-not-translate span had a space before / after it: the
   bool space_after = false;   //   output gets one there too
+  bool apart_before = false;  // kept text (a span, <code>...): no letter or digit was right before / after it
+  bool apart_after = false;   //   in the source: the output puts a space between it and a word (transfer.h)
 };
 
 /// A line taken apart.

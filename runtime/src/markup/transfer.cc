@@ -11,24 +11,6 @@ bool WordByte(char c) {
   return u >= 0x80 || std::isalnum(u);
 }
 
-// The character starting at byte i of t (ends_at: the one ending before byte i) is a letter or digit: ASCII
-// alphanumerics, and any non-ASCII character but Latin-1's and General Punctuation's marks (quotes such as
-// „ “ » ’, dashes, …).
-bool WordCharAt(std::string_view t, size_t i, bool ends_at = false) {
-  if (ends_at) {
-    if (i == 0) return false;
-    do --i;
-    while (i > 0 && (static_cast<unsigned char>(t[i]) & 0xc0) == 0x80);
-  }
-  if (i >= t.size()) return false;
-  const auto u = static_cast<unsigned char>(t[i]);
-  if (u < 0x80) return std::isalnum(u) != 0;
-  if (u == 0xc2) return false;                                                       // U+0080..U+00BF
-  if (u == 0xe2 && i + 1 < t.size() && (static_cast<unsigned char>(t[i + 1]) == 0x80 ||
-                                       static_cast<unsigned char>(t[i + 1]) == 0x81)) return false;  // U+2000..U+207F
-  return true;
-}
-
 // Sentence-final punctuation and what may close after it (quotes, brackets); '…' is UTF-8 E2 80 A6.
 bool Closing(std::string_view t, size_t i, size_t* len) {
   *len = 1;
@@ -219,14 +201,15 @@ class Placer {
     // (Not right after a start tag: "<0>{count}" stays so.) A space still owed goes before a start tag.
     const bool owed = space_ && e.kind == Element::Kind::kPair;
     if ((e.space_before || owed) && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
-    // A do-not-translate span (protect.h) took along any letters glued to it in the source: a word the
-    // translation puts next to it gets a space between.
-    const bool span = p_.plain && e.kind == Element::Kind::kVerbatim;
-    if (span && !out_.empty() && out_.size() != after_open_ && WordCharAt(out_, out_.size(), true)) out_.push_back(' ');
+    // Kept text (a do-not-translate span, which took along any letters glued to it; a <code> element) that
+    // no word touched in the source is never glued to one: a word the translation puts next to it gets a
+    // space between.
+    if (e.apart_before && !out_.empty() && out_.size() != after_open_ && WordCharAt(out_, out_.size(), true))
+      out_.push_back(' ');
     out_.append(e.open);
     if (e.kind == Element::Kind::kVerbatim) {
       space_ = e.space_after;
-      unglue_ = span;
+      unglue_ = e.apart_after;
       return;
     }
     space_ = unglue_ = false;
