@@ -142,8 +142,7 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
     Element& e = out_.elements.back();  // translate="no" is text on the page: it keeps its spaces
     e.space_before = !script && from > 0 && IsSpace(line_[from - 1]);
     e.space_after = !script && stop < line_.size() && IsSpace(line_[stop]);
-    e.apart_before = !script && !WordCharAt(line_, from, true);
-    e.apart_after = !script && !WordCharAt(line_, stop);
+    if (!script) MarkApart(&e, line_, from, stop);
     return Status::Ok();
   }
   if (self_closing || Void(name)) return Verbatim(from, to, Void(name) || Block(name));
@@ -206,8 +205,7 @@ Status Parser::Run() {
         Element& e = out_.elements.back();  // its spaces come back around it (transfer.h)
         e.space_before = i > 0 && IsSpace(line_[i - 1]);
         e.space_after = end < n && IsSpace(line_[end]);
-        e.apart_before = !WordCharAt(line_, i, true);
-        e.apart_after = !WordCharAt(line_, end);
+        MarkApart(&e, line_, i, end);
         i = end;
         continue;
       }

@@ -90,6 +90,12 @@ struct Element {
   bool apart_after = false;   //   in the source: the output puts a space between it and a word (transfer.h)
 };
 
+/// Sets e's apart_before / apart_after from the source `line` around bytes [from, to) it was taken from.
+inline void MarkApart(Element* e, std::string_view line, size_t from, size_t to) {
+  e->apart_before = !WordCharAt(line, from, true);
+  e->apart_after = !WordCharAt(line, to);
+}
+
 /// A line taken apart.
 struct Parsed {
   std::string text;                 // the plain text to translate (character references decoded)

@@ -152,8 +152,7 @@ Status Protect(std::string_view text, const std::vector<TextSpan>& spans, Parsed
     e.source_offset = s.begin;
     e.space_before = before;
     e.space_after = after;
-    e.apart_before = !WordCharAt(text, s.begin, true);
-    e.apart_after = !WordCharAt(text, s.end);
+    MarkApart(&e, text, s.begin, s.end);
     out->elements.push_back(std::move(e));
     at = s.end;
   }
