@@ -76,6 +76,7 @@ TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
   CHECK(At0(Fluent, "{ -brand(case: \"genitive\") }") == "{ -brand(case: \"genitive\") }");
   for (const char* bad : {"{ NUMBER }", "{ NUMBER($n }", "{ NUMBER({ $n }) }", "{ Number($n) }", "{ F(\"x) }", "{ -t(a }"})
     CHECK(At0(Fluent, bad).empty());
+  CHECK(At0(Fluent, "{ F(\"" + std::string(300, 'a') + "\") }").empty());  // a bounded scan
   CHECK(At0(Fluent, "{ spaced }").empty());
   CHECK(At0(Fluent, "{ - }").empty());
   CHECK(At0(I18nextNesting, "$t(common.save)") == "$t(common.save)");

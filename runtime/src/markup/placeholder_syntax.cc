@@ -106,7 +106,7 @@ size_t FluentArguments(std::string_view t, size_t k) {
     if (c == ')') return k + 1;
     if (c == '{' || c == '}' || c == '(' || c == '\n') return 0;
     if (c == '"') {
-      for (++k; k < t.size() && t[k] != '"' && t[k] != '\n'; k += t[k] == '\\' ? 2 : 1) {
+      for (++k; k < t.size() && k - start <= 256 && t[k] != '"' && t[k] != '\n'; k += t[k] == '\\' ? 2 : 1) {
       }
       if (k >= t.size() || t[k] != '"') return 0;
     }

@@ -55,6 +55,7 @@ class Placer {
   Placer(const Parsed& p, const AlignedTranslation& t, std::vector<size_t>* ob, std::vector<size_t>* oe)
       : p_(p), t_(t), ob_(*ob), oe_(*oe), children_(p.elements.size() + 1), tb_(p.elements.size()), te_(p.elements.size()) {
     for (size_t i = 0; i < p.elements.size(); ++i) children_[static_cast<size_t>(p.elements[i].parent + 1)].push_back(i);
+    while (last_word_ > 0 && !WordByte(p.text[last_word_ - 1])) --last_word_;
   }
 
   std::string Run() {
@@ -94,8 +95,7 @@ class Placer {
     size_t at = MapPos(x);
     const std::string_view src = p_.text, out = t_.text;
     const size_t src_tail = FinalPunctuationStart(src);
-    bool words_after = false;  // it had words after it (where the source has no final mark, the model may add one)
-    for (size_t k = x; k < src.size() && !words_after; ++k) words_after = WordByte(src[k]);
+    const bool words_after = x < last_word_;  // (where the source has no final mark, the model may add one)
     if ((x <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail))) || words_after)
       at = std::min(at, FinalPunctuationStart(out));
     while (at > 0 && at < out.size() && WordByte(out[at - 1]) && WordByte(out[at])) ++at;
@@ -231,6 +231,7 @@ class Placer {
   bool space_ = false;  // a space is owed before the next text
   bool unglue_ = false;  // a space is owed before the next text if it starts with a letter or digit
   size_t after_open_ = std::string::npos;  // where the output stood after the last start tag
+  size_t last_word_ = p_.text.size();       // the source's plain text: one past its last letter or digit
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "text/tokenizer_loader.h"
 
+#include <exception>
 #include <system_error>
 
 #include "model/model_impl.h"
@@ -14,7 +15,13 @@ TokenizerLoader::TokenizerLoader(const Model& model, Tokenizer::Side side, bool 
     if (m.tokenizers[side == Tokenizer::Side::kSource ? 0 : 1]) return;  // made by an earlier Translator
   }
   try {
-    thread_ = std::thread([this] { result_.emplace(Tokenizer::Shared(model_, side_)); });
+    thread_ = std::thread([this] {
+      try {  // an exception must not end the process from this thread
+        result_.emplace(Tokenizer::Shared(model_, side_));
+      } catch (const std::exception& e) {
+        result_.emplace(Status(StatusCode::kResourceExhausted, model_.name() + ": tokenizer: " + e.what()));
+      }
+    });
   } catch (const std::system_error&) {
     // No thread (a process at its thread limit): Get makes the tokenizer on the caller's thread.
   }
