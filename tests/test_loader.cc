@@ -1,9 +1,11 @@
 // The verified loader: every tiny model loads; each kind of damage is rejected with its own message.
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "tern_generated.h"
 #include "model/model_impl.h"
+#include "positions.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -63,7 +65,7 @@ TEST_CASE("every tiny model loads with the hyperparameters of its config") {
 
 TEST_CASE("sinusoidal positions: sin in the first half, cos in the second, from position 0") {
   auto m = LoadOrFail(ModelPath("post-swish", "f32"));
-  const float* p = m->impl().positions(false);
+  const float* p = m->impl().positions(false, 6);
   const size_t d = 32;
   CHECK(p[0] == 0.f);       // sin(0)
   CHECK(p[16] == 1.f);      // cos(0)
@@ -71,9 +73,30 @@ TEST_CASE("sinusoidal positions: sin in the first half, cos in the second, from 
   CHECK(p[d + 16] == doctest::Approx(std::cos(1.0)).epsilon(1e-7));
   CHECK(p[5 * d + 3] == doctest::Approx(std::sin(5.0 / std::pow(10000.0, 6.0 / 32))).epsilon(1e-6));
   auto il = LoadOrFail(ModelPath("pre-interleaved-legacy", "f32"));
-  const float* q = il->impl().positions(true);
+  const float* q = il->impl().positions(true, 2);
   CHECK(q[d + 0] == doctest::Approx(std::sin(1.0)).epsilon(1e-7));
   CHECK(q[d + 1] == doctest::Approx(std::cos(1.0)).epsilon(1e-7));
+}
+
+TEST_CASE("sinusoidal positions: rows filled on first use equal the whole table computed at once, bit for bit") {
+  for (const char* name : {"post-swish", "pre-interleaved-legacy"}) {
+    CAPTURE(name);
+    auto m = LoadOrFail(ModelPath(name, "f32"));
+    const Hyperparameters& hp = m->hparams();
+    REQUIRE(hp.max_positions > Model::Impl::kSinusoidRowsAtLoad);  // some rows are left for later
+    std::vector<float> want(size_t{hp.max_positions} * hp.d_model);
+    format::FillSinusoid(hp.position_encoding, hp.max_positions, hp.d_model, want.data());
+    // Two threads reach past the rows filled at load at once, then one reaches the last position.
+    const float* a = nullptr;
+    const float* b = nullptr;
+    std::thread t1([&] { a = m->impl().positions(false, Model::Impl::kSinusoidRowsAtLoad + 3); });
+    std::thread t2([&] { b = m->impl().positions(true, Model::Impl::kSinusoidRowsAtLoad + 70); });
+    t1.join();
+    t2.join();
+    CHECK(a == b);
+    const float* all = m->impl().positions(true, hp.max_positions);
+    CHECK(std::memcmp(all, want.data(), want.size() * sizeof(float)) == 0);
+  }
 }
 
 TEST_CASE("damaged files are rejected, each with its own message") {

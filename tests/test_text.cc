@@ -5,6 +5,7 @@
 #include "text/sentence_splitter.h"
 #include "tern/tokenize.h"
 #include "test_util.h"
+#include "text/piece_index.h"
 #include "text/tokenizer.h"
 
 using namespace tern;
@@ -224,4 +225,24 @@ TEST_CASE("target spans: each token's bytes in the detokenized text, through the
   // The same text as without spans.
   std::vector<char> plain(256);
   CHECK(tok.value()->Decode(ids.data(), ids.size(), plain.data(), plain.size()) == len);
+}
+
+TEST_CASE("piece index: every piece finds its first id, absent pieces none, at every id width") {
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{1000}, size_t{65535}, size_t{65536}, size_t{70000}}) {
+    CAPTURE(n);
+    std::vector<std::string> pieces;
+    for (size_t i = 0; i < n; ++i) pieces.push_back("\xe2\x96\x81p" + std::to_string(i % 997 == 5 ? i - 1 : i));  // some twice
+    std::vector<std::string_view> vocab(pieces.begin(), pieces.end());
+    PieceIndex index;
+    index.Build(vocab);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t want = i % 997 == 5 ? static_cast<uint32_t>(i - 1) : static_cast<uint32_t>(i);
+      if (index.Find(vocab[i]) != want) REQUIRE(index.Find(vocab[i]) == want);  // REQUIRE once, not n times
+    }
+    CHECK(index.Find("absent") == PieceIndex::kNone);
+    CHECK(index.Find("") == PieceIndex::kNone);
+    CHECK(index.Find("\xe2\x96\x81p" + std::to_string(n + 3)) == PieceIndex::kNone);
+  }
+  PieceIndex empty;
+  CHECK(empty.Find("a") == PieceIndex::kNone);
 }

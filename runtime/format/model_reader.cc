@@ -30,7 +30,8 @@ uint64_t LoadTableBytes(const Hyperparameters& hp, uint64_t tensor_count) {
   return positions + views + pieces;
 }
 
-Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name, uint64_t memory_budget) {
+Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name, uint64_t memory_budget,
+                                const std::function<void(std::string_view)>& on_source_spm) {
   TERN_RETURN_IF_ERROR(CheckImageSize(size, name));
   if (!flatbuffers::BufferHasIdentifier(base, fb::ModelIdentifier()))
     return Invalid(name, "identifier check: bytes 4..7 are not \"TERN\" (not a .tern file)");
@@ -51,7 +52,7 @@ Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::str
     return Status(StatusCode::kUnsupported, name + ": version check: format_version " + std::to_string(c.format_version) +
                                                 " is newer than this runtime reads (" + std::to_string(kFormatVersion) +
                                                 "); upgrade tern or re-convert the model");
-  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, size, name, &c, memory_budget));
+  TERN_RETURN_IF_ERROR(CheckSemantics(*root, base, size, name, &c, memory_budget, on_source_spm));
   return c;
 }
 

@@ -6,8 +6,9 @@
 //   2. identifier "TERN" at bytes 4..7;
 //   3. the FlatBuffers verifier (every offset, vector and string inside the image);
 //   4. format_version: known to this build;
-//   5. semantics (semantic_checks.cc): hyperparameters consistent, generation defaults and limits in
-//      range, exactly the tensors of ExpectedTensors() with their shapes, dtypes known and allowed,
+//   5. semantics (semantic_checks.cc): hyperparameters consistent, the tokenizer's SentencePiece models
+//      safe to parse (CheckSentencePieceModel; the source one first, which `on_source_spm` then gets),
+//      generation defaults and limits in range, exactly the tensors of ExpectedTensors() with their shapes, dtypes known and allowed,
 //      the weight segment (the `weights` vector, or format 5's `weights_segment`: a multiple of 4096
 //      inside the file), offsets aligned and inside the weight segment, lengths exact, scales finite and positive,
 //      vocabularies matching the embeddings, special ids in range.
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +40,7 @@ struct ModelContents {
   std::vector<TensorView> tensors;        // sorted by name
   std::string_view source_spm, target_spm;
   std::vector<std::string_view> source_vocab, target_vocab;
+  size_t max_source_piece_bytes = 0, max_target_piece_bytes = 0;  // the longest piece of each vocabulary
   bool clean_up_tokenization_spaces = false;
   std::string_view source_lang, target_lang;
   ShortlistView shortlist;
@@ -56,11 +59,17 @@ Status CheckImageSize(uint64_t size, const std::string& name);
 /// tables the image makes a reader allocate (LoadTableBytes) must fit `memory_budget` bytes, checked as soon
 /// as the hyperparameters are known and before any of them is allocated. Errors: kInvalidModel,
 /// kUnsupported (a newer format_version), kResourceExhausted (over the budget). Messages start with `name`.
+///
+/// `on_source_spm` (optional) is called once, on this thread, with the source SentencePiece model's bytes (the
+/// image's) as soon as they passed their check and before the rest of check 5: a reader may start parsing
+/// them meanwhile (Model::Load does, runtime/src/text/spm_prefetch.h).
 Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name,
-                                uint64_t memory_budget = UINT64_MAX);
+                                uint64_t memory_budget = UINT64_MAX,
+                                const std::function<void(std::string_view)>& on_source_spm = {});
 
 /// Check 5 alone, on a root table the verifier accepted, of an image of `size` bytes at `base`.
 Status CheckSemantics(const fb::Model& root, const uint8_t* base, uint64_t size, const std::string& name, ModelContents* out,
-                      uint64_t memory_budget = UINT64_MAX);
+                      uint64_t memory_budget = UINT64_MAX,
+                      const std::function<void(std::string_view)>& on_source_spm = {});
 
 }  // namespace tern::format

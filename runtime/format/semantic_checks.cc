@@ -123,14 +123,22 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
   return Status::Ok();
 }
 
-Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const std::string& file, ModelContents* c) {
+// The SentencePiece models, before anything else reads them: SentencePiece trusts its normalization rules,
+// so every read they lead to is proven in bounds first. The source model's bytes go to `on_source_spm` as
+// soon as they pass.
+Status CheckTokenizerModels(const fb::Tokenizer* tok, const std::string& file, ModelContents* c,
+                            const std::function<void(std::string_view)>& on_source_spm) {
   if (!tok || !tok->source_spm() || !tok->target_spm() || !tok->source_vocab() || !tok->target_vocab())
     return Invalid(file, "tokenizer (source/target SentencePiece models and vocabularies) missing");
   c->source_spm = std::string_view(reinterpret_cast<const char*>(tok->source_spm()->data()), tok->source_spm()->size());
   c->target_spm = std::string_view(reinterpret_cast<const char*>(tok->target_spm()->data()), tok->target_spm()->size());
-  // SentencePiece trusts its normalization rules: prove every read they lead to stays in bounds first.
   TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->source_spm, file + ": semantic check: tokenizer.source_spm"));
-  TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->target_spm, file + ": semantic check: tokenizer.target_spm"));
+  if (on_source_spm) on_source_spm(c->source_spm);
+  return CheckSentencePieceModel(c->target_spm, file + ": semantic check: tokenizer.target_spm");
+}
+
+// The vocabularies and languages (CheckTokenizerModels has passed).
+Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const std::string& file, ModelContents* c) {
   if (tok->source_vocab()->size() != hp.source_vocab_size)
     return Invalid(file, "tokenizer.source_vocab has " + std::to_string(tok->source_vocab()->size()) +
                              " pieces, encoder.embed_tokens.weight has " + std::to_string(hp.source_vocab_size) + " rows");
@@ -141,8 +149,15 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
   c->target_vocab.clear();
   c->source_vocab.reserve(tok->source_vocab()->size());
   c->target_vocab.reserve(tok->target_vocab()->size());
-  for (const auto* s : *tok->source_vocab()) c->source_vocab.push_back(View(s));
-  for (const auto* s : *tok->target_vocab()) c->target_vocab.push_back(View(s));
+  c->max_source_piece_bytes = c->max_target_piece_bytes = 0;
+  for (const auto* s : *tok->source_vocab()) {
+    c->source_vocab.push_back(View(s));
+    c->max_source_piece_bytes = std::max<size_t>(c->max_source_piece_bytes, c->source_vocab.back().size());
+  }
+  for (const auto* s : *tok->target_vocab()) {
+    c->target_vocab.push_back(View(s));
+    c->max_target_piece_bytes = std::max<size_t>(c->max_target_piece_bytes, c->target_vocab.back().size());
+  }
   c->clean_up_tokenization_spaces = tok->clean_up_tokenization_spaces();
   c->source_lang = View(tok->source_lang());
   c->target_lang = View(tok->target_lang());
@@ -185,7 +200,7 @@ Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const s
 }  // namespace
 
 Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, const std::string& file, ModelContents* c,
-                      uint64_t memory_budget) {
+                      uint64_t memory_budget, const std::function<void(std::string_view)>& on_source_spm) {
   const fb::Hyperparameters* h = f.hparams();
   if (!h) return Invalid(file, "hparams missing");
   TERN_RETURN_IF_ERROR(FromFb(*h, file, &c->hp));
@@ -204,6 +219,7 @@ Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, co
                       " vocabulary pieces), over the memory budget of " + std::to_string(memory_budget) +
                       " bytes (LoadOptions::memory_budget_bytes)");
   }
+  TERN_RETURN_IF_ERROR(CheckTokenizerModels(f.tokenizer(), file, c, on_source_spm));
   if (const fb::GenerationDefaults* g = f.generation()) TERN_RETURN_IF_ERROR(FromFb(*g, file, &c->gen));
   TERN_RETURN_IF_ERROR(CheckGeneration(c->gen, c->hp, file));
   if (const fb::ArenaLimits* l = f.limits()) TERN_RETURN_IF_ERROR(FromFb(*l, file, &c->limits));

@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Touch what a Translator would read.
     size_t sum = 0;
     for (const tern::TensorView& t : m.value()->impl().tensors()) sum += t.bytes + (t.data ? static_cast<const uint8_t*>(t.data)[0] : 0);
-    (void)m.value()->impl().positions(true);
+    (void)m.value()->impl().positions(true, m.value()->hparams().max_positions);
     for (std::string_view p : m.value()->target_vocab()) sum += p.size();
     (void)sum;
   } else if (m.status().message().empty()) {

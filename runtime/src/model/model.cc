@@ -1,5 +1,6 @@
 // tern::Model: the bytes (model_data.h) plus what the format library read from them (model_reader.h).
 #include <algorithm>
+#include <new>
 
 #include "model/model_impl.h"
 #include "positions.h"
@@ -87,26 +88,6 @@ ShortlistInfo Model::shortlist() const {
   return i;
 }
 
-namespace {
-
-// Every model comes through here: the bytes verified and read (the memory rule's load tables are checked
-// inside ReadModel, before they exist), then the tables made at load.
-Result<std::shared_ptr<const Model>> Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
-                                            const LoadOptions& options);
-
-}  // namespace
-
-Result<std::shared_ptr<const Model>> Model::Load(const std::string& path, const LoadOptions& options) {
-  TERN_ASSIGN_OR_RETURN(auto data, options.map_file ? internal::ModelData::MapFile(path) : internal::ModelData::ReadFile(path));
-  return Create(std::move(data), path, options);
-}
-
-Result<std::shared_ptr<const Model>> Model::FromBytes(const void* data, size_t size, const std::string& name,
-                                                      const LoadOptions& options) {
-  TERN_ASSIGN_OR_RETURN(auto copy, internal::ModelData::CopyOf(data, size, name));
-  return Create(std::move(copy), name, options);
-}
-
 // The one place a Model is constructed (its constructor is private).
 struct ModelFactory {
   static std::shared_ptr<const Model> Make(std::unique_ptr<Model::Impl> impl) {
@@ -114,26 +95,34 @@ struct ModelFactory {
   }
 };
 
-namespace {
+namespace internal {
 
-Result<std::shared_ptr<const Model>> Create(std::unique_ptr<internal::ModelData> data, const std::string& name,
-                                            const LoadOptions& options) {
+Result<std::shared_ptr<const Model>> CreateModel(std::unique_ptr<ModelData> data, const std::string& name,
+                                                 const LoadOptions& options, const SourceSpmHook& hook) {
   auto m = std::make_unique<Model::Impl>();
-  TERN_ASSIGN_OR_RETURN(m->c, format::ReadModel(data->bytes(), data->size(), name, options.memory_budget_bytes));
   m->name = name;
   m->options = options;
-  m->data = std::move(data);
+  m->data = std::move(data);  // before ReadModel: a prefetch begun inside it is destroyed before these bytes
+  std::function<void(std::string_view)> on_source_spm;
+  if (hook) on_source_spm = [&](std::string_view proto) { m->source_spm_prefetch = hook(proto); };
+  TERN_ASSIGN_OR_RETURN(m->c, format::ReadModel(m->data->bytes(), m->data->size(), name, options.memory_budget_bytes,
+                                                on_source_spm));
   for (std::string_view p : m->c.source_vocab)
     if (p.size() > 4 && p.compare(0, 2, ">>") == 0 && p.compare(p.size() - 2, 2, "<<") == 0) m->language_tokens.push_back(p);
   const Hyperparameters& hp = m->c.hp;
   if (hp.position_encoding != PositionEncoding::kLearned) {
-    m->sinusoid.resize(size_t{hp.max_positions} * hp.d_model);
-    format::FillSinusoid(hp.position_encoding, hp.max_positions, hp.d_model, m->sinusoid.data());
+    m->sinusoid.reset(new (std::nothrow) float[size_t{hp.max_positions} * hp.d_model]);
+    if (!m->sinusoid)
+      return Status(StatusCode::kResourceExhausted, name + ": no memory for the " + std::to_string(hp.max_positions) +
+                                                        "-position sinusoid");
+    m->sinusoid_denom.resize(hp.d_model / 2);
+    format::SinusoidDenominators(hp.d_model, m->sinusoid_denom.data());
+    m->positions(false, Model::Impl::kSinusoidRowsAtLoad);
   }
   return ModelFactory::Make(std::move(m));
 }
 
-}  // namespace
+}  // namespace internal
 
 const TensorView* Model::Impl::tensor(std::string_view name) const {
   auto it = std::lower_bound(c.tensors.begin(), c.tensors.end(), name,
@@ -141,10 +130,19 @@ const TensorView* Model::Impl::tensor(std::string_view name) const {
   return it != c.tensors.end() && it->name == name ? &*it : nullptr;
 }
 
-const float* Model::Impl::positions(bool decoder) const {
+const float* Model::Impl::positions(bool decoder, size_t rows) const {
   if (c.hp.position_encoding == PositionEncoding::kLearned)
     return tensor(decoder ? "decoder.embed_positions.weight" : "encoder.embed_positions.weight")->f32();
-  return sinusoid.data();
+  if (rows > sinusoid_rows.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(sinusoid_mu);
+    const size_t filled = sinusoid_rows.load(std::memory_order_relaxed);
+    const size_t want = std::min<size_t>(c.hp.max_positions, (rows + kSinusoidRowsAtLoad - 1) / kSinusoidRowsAtLoad * kSinusoidRowsAtLoad);
+    if (want > filled) {
+      format::FillSinusoidRows(c.hp.position_encoding, c.hp.d_model, sinusoid_denom.data(), filled, want, sinusoid.get());
+      sinusoid_rows.store(want, std::memory_order_release);
+    }
+  }
+  return sinusoid.get();
 }
 
 uint64_t Model::Impl::owned_bytes_estimate() const {

@@ -5,7 +5,9 @@
 // Internal: tern's own code reaches it through Model::impl().
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,13 +23,25 @@ namespace tern {
 
 class PreparedModel;  // nn/prepared_model.h: the model layer holds it without knowing the kernels
 class Tokenizer;      // text/tokenizer.h: the same for the tokenizers
+class SpmPrefetch;    // text/spm_prefetch.h: the same for SentencePiece parsing while the model loads
 
 struct Model::Impl {
   std::string name;
   LoadOptions options;
   std::unique_ptr<internal::ModelData> data;
+  // SentencePiece parsing the source proto on a thread begun while the model loaded (api/model_load.cc),
+  // taken by the first source Tokenizer; null when none was begun. Declared after `data`: destroyed (its
+  // thread joined) before the bytes it reads.
+  std::shared_ptr<SpmPrefetch> source_spm_prefetch;
   format::ModelContents c;                       // tensors sorted by name
-  std::vector<float> sinusoid;                   // [max_positions, d_model]; empty for learned positions
+  // The sinusoid (empty for learned positions): [max_positions, d_model] allocated at load, its first
+  // kSinusoidRowsAtLoad rows filled then and later rows on first use (positions()), kSinusoidRowsAtLoad at a
+  // time: filling all of them took 1.8 of a 15 ms warm load at the base shape (512 x 512 sin/cos in float64).
+  static constexpr size_t kSinusoidRowsAtLoad = 64;
+  std::unique_ptr<float[]> sinusoid;
+  std::vector<double> sinusoid_denom;             // [d_model / 2] format::SinusoidDenominators
+  mutable std::atomic<size_t> sinusoid_rows{0};   // rows filled (written under sinusoid_mu)
+  mutable std::mutex sinusoid_mu;
   std::vector<std::string_view> language_tokens;
   // The weights prepared for the kernels: made by the first Translator, shared by every later one.
   // Logically const: a cache of derived data (an incomplete type here: the model layer does not know the
@@ -43,9 +57,11 @@ struct Model::Impl {
   /// The tensor called `name`, or nullptr.
   const TensorView* tensor(std::string_view name) const;
   const std::vector<TensorView>& tensors() const { return c.tensors; }
-  /// Position table [max_positions, d_model] f32 for the encoder (decoder=false) or decoder: the learned
-  /// table, or the sinusoid computed at load in float64 and rounded to float32.
-  const float* positions(bool decoder) const;
+  /// Position table [max_positions, d_model] f32 for the encoder (decoder=false) or decoder, of which the
+  /// caller reads rows [0, rows) (rows <= max_positions): the learned table, or the sinusoid computed in
+  /// float64 and rounded to float32, its rows filled here first when a position reaches them for the first
+  /// time (thread-safe; no allocation: the table is allocated at load).
+  const float* positions(bool decoder, size_t rows) const;
   const ShortlistView& shortlist() const { return c.shortlist; }
   /// SentencePiece model protos (bytes inside the model's image).
   std::string_view source_spm() const { return c.source_spm; }
@@ -63,5 +79,18 @@ struct Model::Impl {
   /// madvise is unavailable. Never fails.
   void ReleasePages(const void* data, size_t bytes) const { this->data->ReleasePages(data, bytes); }
 };
+
+namespace internal {
+
+/// Begins work on a verified source SentencePiece proto (the model's bytes) while the load goes on, or
+/// returns null (api/model_load.cc's; format::ReadModel's on_source_spm says when it is called).
+using SourceSpmHook = std::function<std::shared_ptr<SpmPrefetch>(std::string_view proto)>;
+
+/// The one place a Model is made: `data` verified and read (format::ReadModel, the memory rule of
+/// LoadOptions inside), then the tables made at load. Errors: ReadModel's; kResourceExhausted for the tables.
+Result<std::shared_ptr<const Model>> CreateModel(std::unique_ptr<ModelData> data, const std::string& name,
+                                                 const LoadOptions& options, const SourceSpmHook& hook = {});
+
+}  // namespace internal
 
 }  // namespace tern

@@ -17,8 +17,10 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
   const size_t n = rows.n, d = D.d, dh = D.head_dim, H = D.heads, T = D.tgt;
   float* scores = A.attention;
   const float scale = 1.f / std::sqrt(static_cast<float>(dh));
-  const float* positions = model.impl().positions(true);
   auto pos_of = [&](size_t i) -> size_t { return rows.positions ? rows.positions[i] : rows.pos; };
+  size_t last = 0;
+  for (size_t i = 0; i < n; ++i) last = std::max(last, pos_of(i));
+  const float* positions = model.impl().positions(true, last + 1);
   const size_t head_stride = T * dh, slot_stride = H * T * dh;
   const size_t layer_kv = D.rows * slot_stride;
   const QuantScratch q = A.quant.scratch();

@@ -1,6 +1,7 @@
 #include "model/model_impl.h"
 #include "nn/encoder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/kernels.h"
@@ -18,7 +19,9 @@ Status Encode(const Network& net, const Model& model, size_t ns, const uint32_t*
   const size_t d = hp.d_model, dh = hp.head_dim, H = hp.n_heads;
   const size_t n = in.off[ns - 1] + in.len[ns - 1];  // packed rows
   const float scale = 1.f / std::sqrt(static_cast<float>(dh));
-  const float* pos = model.impl().positions(false);
+  size_t longest = 0;
+  for (size_t b = 0; b < ns; ++b) longest = std::max<size_t>(longest, in.len[b]);
+  const float* pos = model.impl().positions(false, longest);
   const QuantScratch q = E.quant.scratch();
 
   // x = embed_tokens(ids) * embedding_scale + positions (positions from 0 in each sentence).

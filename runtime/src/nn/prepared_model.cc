@@ -64,15 +64,15 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m, const PackedCache
 // The packed weights from the cache file in options.packed_cache_dir (or TERN_PACKED_CACHE_DIR) when it is
 // sound and its key matches; packed at load otherwise, then written there for the next load. Never fails
 // because of the cache: every problem with it becomes a note and a load without it.
-std::string CacheDirectoryOf(const Model& m) {
-  std::string dir = m.impl().options.packed_cache_dir;
+std::string CacheDirectoryOf(const LoadOptions& options) {
+  std::string dir = options.packed_cache_dir;
   if (dir.empty())
     if (const char* env = std::getenv("TERN_PACKED_CACHE_DIR")) dir = env;
   return dir;
 }
 
 Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::string& note) {
-  const std::string dir = CacheDirectoryOf(m);
+  const std::string dir = CacheDirectoryOf(m.impl().options);
   const internal::ModelData& data = *m.impl().data;
   if (dir.empty() || data.identity().empty()) {
     note = dir.empty() ? "packed at load (no packed-weights cache directory)" : "packed at load (a model from memory is not cached)";
@@ -107,7 +107,11 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
 }  // namespace
 
 std::string PreparedModel::CacheDirectory(const Model& model) {
-  return model.impl().data->identity().empty() ? std::string() : CacheDirectoryOf(model);
+  return CacheDirectory(model.impl().options, *model.impl().data);
+}
+
+std::string PreparedModel::CacheDirectory(const LoadOptions& options, const internal::ModelData& data) {
+  return data.identity().empty() ? std::string() : CacheDirectoryOf(options);
 }
 
 Result<std::shared_ptr<const PreparedModel>> PreparedModel::Of(const std::shared_ptr<const Model>& model) {

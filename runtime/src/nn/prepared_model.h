@@ -12,6 +12,7 @@
 #include "nn/gathered_projection.h"
 #include "layer_spec.h"
 #include "nn/linear.h"
+#include "model/model_data.h"
 #include "nn/packed_cache.h"
 #include "tern/model.h"
 #include "tern/status.h"
@@ -33,6 +34,8 @@ class PreparedModel {
   /// The packed-weights cache directory Of reads and writes for `model` (LoadOptions::packed_cache_dir, else
   /// TERN_PACKED_CACHE_DIR), or "" when it uses none (none named, or a model from memory). Never fails.
   static std::string CacheDirectory(const Model& model);
+  /// The same for a model being loaded with `options` from bytes of `data` (before the Model exists).
+  static std::string CacheDirectory(const LoadOptions& options, const internal::ModelData& data);
 
   /// The packed-weights cache file the blocks are mapped from (nn/packed_cache.h), or nullptr. First, so it
   /// is unmapped after the blocks that borrow from it are gone.

@@ -4,29 +4,50 @@
 
 namespace tern {
 
+namespace {
+
+// The tag of a hash: the top (32 - id_bits) bits of a multiplicative remix of it (the slot index comes from
+// its low bits; the same on 32- and 64-bit size_t), placed above the id bits; 0 when ids take all 32 bits.
+inline uint32_t Tag(size_t hash, uint32_t id_bits) {
+  if (id_bits >= 32) return 0;
+  const uint32_t x = static_cast<uint32_t>((static_cast<uint64_t>(hash) * 0x9E3779B97F4A7C15ull) >> 32);
+  return (x >> id_bits) << id_bits;
+}
+
+}  // namespace
+
 void PieceIndex::Build(const std::vector<std::string_view>& vocab) {
   vocab_ = &vocab;
   size_t n = 16;
   while (n < 2 * vocab.size()) n *= 2;
   slots_.assign(n, 0);
   mask_ = n - 1;
+  id_bits_ = 1;
+  while (id_bits_ < 32 && (uint64_t{1} << id_bits_) <= vocab.size()) ++id_bits_;  // id + 1 <= size fits
+  const uint32_t id_mask = id_bits_ >= 32 ? UINT32_MAX : (1u << id_bits_) - 1;
   for (size_t id = 0; id < vocab.size(); ++id) {
-    for (size_t s = std::hash<std::string_view>()(vocab[id]) & mask_;; s = (s + 1) & mask_) {
-      if (slots_[s] == 0) {
-        slots_[s] = static_cast<uint32_t>(id + 1);
+    const size_t h = std::hash<std::string_view>()(vocab[id]);
+    const uint32_t tag = Tag(h, id_bits_);
+    for (size_t s = h & mask_;; s = (s + 1) & mask_) {
+      const uint32_t v = slots_[s];
+      if (v == 0) {
+        slots_[s] = tag | static_cast<uint32_t>(id + 1);
         break;
       }
-      if (vocab[slots_[s] - 1] == vocab[id]) break;  // a duplicate piece keeps its first id
+      if ((v & ~id_mask) == tag && vocab[(v & id_mask) - 1] == vocab[id]) break;  // a duplicate keeps its first id
     }
   }
 }
 
 uint32_t PieceIndex::Find(std::string_view piece) const {
   if (slots_.empty()) return kNone;
-  for (size_t s = std::hash<std::string_view>()(piece) & mask_;; s = (s + 1) & mask_) {
+  const uint32_t id_mask = id_bits_ >= 32 ? UINT32_MAX : (1u << id_bits_) - 1;
+  const size_t h = std::hash<std::string_view>()(piece);
+  const uint32_t tag = Tag(h, id_bits_);
+  for (size_t s = h & mask_;; s = (s + 1) & mask_) {
     const uint32_t v = slots_[s];
     if (v == 0) return kNone;
-    if ((*vocab_)[v - 1] == piece) return v - 1;
+    if ((v & ~id_mask) == tag && (*vocab_)[(v & id_mask) - 1] == piece) return (v & id_mask) - 1;
   }
 }
 

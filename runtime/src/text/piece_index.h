@@ -1,7 +1,10 @@
 // Piece -> id of a vocabulary: an open-addressing table (linear probing) of ids into the vocabulary's own
 // string views, built in one allocation of 4 bytes x the next power of two >= 2 x pieces (512 KiB for
-// OPUS-MT's 54,688 pieces, where a node-based map took about 2.6 MB and 54,688 allocations). The first
-// id of a piece that occurs twice wins, as with MarianTokenizer's vocab.json (a dict keeps one id).
+// OPUS-MT's 54,688 pieces, where a node-based map took about 2.6 MB and 54,688 allocations). Each slot
+// holds id + 1 in its low bits and, in the bits the ids leave free (16 at OPUS-MT's size), the top bits of
+// the piece's hash: a probe compares strings only when those match, so building reads each piece's bytes
+// once, and a lookup of an absent piece rarely reads any. The first id of a piece that occurs twice wins, as with
+// MarianTokenizer's vocab.json (a dict keeps one id).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +23,9 @@ class PieceIndex {
 
  private:
   const std::vector<std::string_view>* vocab_ = nullptr;
-  std::vector<uint32_t> slots_;  // id + 1; 0 = empty
+  std::vector<uint32_t> slots_;  // (tag << id_bits_) | (id + 1); 0 = empty
   size_t mask_ = 0;
+  uint32_t id_bits_ = 32;        // bits of id + 1; the rest hold the tag
 };
 
 }  // namespace tern

@@ -2,11 +2,13 @@
 #include "text/tokenizer.h"
 
 #include "text/piece_text.h"
+#include "text/spm_prefetch.h"
 
 #include <algorithm>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,27 +49,19 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   t->side_ = side;
   const bool source = side == Side::kSource;
   const std::string_view proto = source ? model.impl().source_spm() : model.impl().target_spm();
-  t->spm_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  // {data, size}: SentencePiece 0.1.97 upstream takes its own absl::string_view shim, Debian's std::string_view.
   const std::string where = model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ");
-  sentencepiece::util::Status st;
-  // The verifier (format::CheckSentencePieceModel) already refused what is known to make SentencePiece or
-  // its darts-clone tries throw; an exception that still comes out of that C++ library is this model's
-  // error, never the process's end.
-  try {
-    st = t->spm_->LoadFromSerializedProto({proto.data(), proto.size()});
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidModel, where + "SentencePiece failed to load it: " + e.what());
-  }
-  if (!st.ok()) return Status(StatusCode::kInvalidModel, where + st.ToString());
-  model.impl().ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
   // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
+  // The index first: SentencePiece may still be parsing the proto on Model::Load's thread meanwhile.
   const auto& vocab = source ? model.source_vocab() : model.target_vocab();
   try {
     t->ids_.Build(vocab);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kResourceExhausted, where + "no memory for the piece index");
   }
+  std::optional<Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>>> parsed;
+  if (source && model.impl().source_spm_prefetch) parsed = model.impl().source_spm_prefetch->Take();
+  TERN_ASSIGN_OR_RETURN(t->spm_, parsed ? std::move(*parsed) : ParseSentencePiece(proto, where));
+  model.impl().ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
   t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
 }
@@ -84,16 +78,10 @@ Result<std::shared_ptr<const Tokenizer>> Tokenizer::Shared(const Model& model, S
 }
 
 size_t MaxPieceBytes(const Model& model) {
-  size_t n = 6;  // " ⁇ " for unknown pieces
-  for (std::string_view p : model.target_vocab()) n = std::max(n, p.size());
-  return n;
+  return std::max<size_t>(6, model.impl().c.max_target_piece_bytes);  // 6: " ⁇ " for unknown pieces
 }
 
-size_t MaxSourcePieceBytes(const Model& model) {
-  size_t n = 1;
-  for (std::string_view p : model.source_vocab()) n = std::max(n, p.size());
-  return n;
-}
+size_t MaxSourcePieceBytes(const Model& model) { return std::max<size_t>(1, model.impl().c.max_source_piece_bytes); }
 
 size_t Tokenizer::PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const {
   static constexpr char kSpace[] = "\xe2\x96\x81";  // U+2581
