@@ -17,9 +17,11 @@
 //    grouped by how many constraint tokens they have met), one from each bank in turn, best bank first,
 //    best candidate first (AllocateBanks); a chosen candidate ending in </s> (every constraint met)
 //    finishes by transformers' finished-set rules, the others run on.
-// Greedy search (the simpler rule): a constraint starts when the row's cross-attention alignment reaches
-// its source term, when the model would end the sentence, or when it must to fit; then runs to its end by
-// force.
+// Both searches start a row's constraint by force (ConstrainRow with start_by_alignment) when its
+// cross-attention alignment reaches or passes the term's source words, when the model would end the
+// sentence, or when it must to fit; it then runs to its end by force. A model that drops a term's clause
+// thus gets the term where its alignment passed it, never a sentence that runs on waiting for it. Greedy
+// search has no banks (the simpler rule).
 // A sentence without constraints is searched exactly as before (nothing here touches it). No allocation.
 #pragma once
 
