@@ -237,6 +237,28 @@ TEST_CASE("tag transfer: tags go around the aligned words, keep the tree, and co
   CHECK(out == "Leute <a href=\"/r\">reparieren das</a> Dach eines <b>Hauses</b> .");
 }
 
+TEST_CASE("tag transfer: an element its siblings left without words takes the next free word, never a sibling's") {
+  // "two"'s aligned word stands before "one"'s, so siblings in source order leave it nothing there; it wraps
+  // the next word after it (was "zwei <q>eins</q><q></q> und mehr").
+  Parsed p = ParseOk("<q>one</q> <q>two</q> and more");
+  std::string out = Transfer(p, MakeFake(p, "zwei eins und mehr", {1, 0, 2, 3}));
+  CHECK(out == "zwei <q>eins</q> <q>und</q> mehr");
+  CheckSameTags(out, Tags(p));
+  // Up to where a later sibling's own words begin: "x" is free, "drei" is <b>'s.
+  p = ParseOk("<q>one</q> <q>two</q> <b>three</b> end");
+  out = Transfer(p, MakeFake(p, "zwei eins x drei ende", {1, 0, 3, 2, 3}));
+  CHECK(out == "zwei <q>eins</q> <q>x</q> <b>drei</b> ende");
+  out = Transfer(p, MakeFake(p, "zwei eins drei ende", {1, 0, 2, 3}));
+  CHECK(out == "zwei <q>eins</q><q></q> <b>drei</b> ende");  // no free word before <b>'s: left empty
+  // Several in a row take the free words in turn, up to the last word.
+  p = ParseOk("<q>a</q> <q>b</q> <q>c</q> rest of it");
+  out = Transfer(p, MakeFake(p, "B C A rest of", {1, 2, 0, 3, 4}));
+  CHECK(out == "B C <q>A</q> <q>rest</q> <q>of</q>");
+  CheckSameTags(out, Tags(p));
+  out = Transfer(p, MakeFake(p, "B C A rest", {1, 2, 0, 3}));
+  CHECK(out == "B C <q>A</q> <q>rest</q><q></q>");
+}
+
 TEST_CASE("tag transfer: random trees and random alignments give well-formed output with exactly the input's tags") {
   std::mt19937 rng(20261126);
   const char* names[] = {"b", "i", "a", "span", "em"};

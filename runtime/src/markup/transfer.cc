@@ -62,9 +62,10 @@ class Placer {
     const size_t n = t_.text.size();
     ob_.assign(n + 1, 0);
     oe_.assign(n + 1, 0);
+    raw_.resize(p_.elements.size());
+    for (size_t i = 0; i < p_.elements.size(); ++i) raw_[i] = Raw(p_.elements[i]);
+    PlaceChildren(0, 0, n);
     size_t cursor = 0;
-    for (size_t c : children_[0]) Place(c, cursor, n), cursor = te_[c];
-    cursor = 0;
     for (size_t c : children_[0]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
     WriteText(cursor, n);
     ob_[n] = oe_[n] = out_.size();
@@ -169,12 +170,57 @@ class Placer {
 
   // Fixes element i's range within [lo, hi], then its children's within it, in order.
   void Place(size_t i, size_t lo, size_t hi) {
-    auto [b, e] = Raw(p_.elements[i]);
+    auto [b, e] = raw_[i];
     b = std::clamp(b, lo, hi);
     e = std::clamp(e, b, hi);
     tb_[i] = b, te_[i] = e;
-    size_t cursor = b;
-    for (size_t c : children_[i + 1]) Place(c, cursor, e), cursor = te_[c];
+    PlaceChildren(i + 1, b, e);
+  }
+
+  // The children of children_[slot] (0: the top) in order within [lo, hi]: each from where the one before
+  // it ended; one that its siblings left without text although its source held a word is given the next.
+  void PlaceChildren(size_t slot, size_t lo, size_t hi) {
+    const std::vector<size_t>& kids = children_[slot];
+    size_t cursor = lo;
+    for (size_t k = 0; k < kids.size(); ++k) {
+      Place(kids[k], cursor, hi);
+      if (tb_[kids[k]] == te_[kids[k]]) TakeFreeWord(kids, k, hi);
+      cursor = te_[kids[k]];
+    }
+  }
+
+  // Element kids[k] (no children) held a word in the source but was left empty: its words were aligned
+  // where a sibling before it stands, or the model dropped them. It wraps the translation's next whole word
+  // after it, unless that word lies at or past where a later sibling's own aligned words begin (the first
+  // sibling whose words begin after it; none of the next 64: no word is taken) or past `hi`. So an element
+  // is left empty only when no free word follows it inside its parent; later siblings left empty in turn
+  // take the words after it.
+  void TakeFreeWord(const std::vector<size_t>& kids, size_t k, size_t hi) {
+    const size_t c = kids[k], at = tb_[c];
+    const Element& el = p_.elements[c];
+    if (el.kind == Element::Kind::kVerbatim || !children_[c + 1].empty()) return;
+    bool had_word = false;
+    for (size_t j = el.begin; j < el.end && j < p_.text.size() && !had_word; ++j) had_word = WordByte(p_.text[j]);
+    if (!had_word) return;
+    size_t limit = hi;
+    for (size_t j = k + 1; j < kids.size(); ++j) {
+      if (j > k + 64) {  // (a bound on the look-ahead: linear time on any line)
+        limit = at;
+        break;
+      }
+      const auto [rb, re] = raw_[kids[j]];
+      if (re > rb && rb > at) {
+        limit = std::min(rb, hi);
+        break;
+      }
+    }
+    const std::string_view out = t_.text;
+    size_t w = at;
+    while (w < limit && w > 0 && WordByte(out[w - 1]) && WordByte(out[w])) ++w;  // never from inside a word
+    while (w < limit && !WordByte(out[w])) ++w;
+    size_t end = w;
+    while (end < limit && WordByte(out[end])) ++end;
+    if (end > w && (end >= out.size() || !WordByte(out[end]))) tb_[c] = w, te_[c] = end;
   }
 
   void WriteText(size_t from, size_t to) {
@@ -227,6 +273,7 @@ class Placer {
   std::vector<size_t>& oe_;
   std::vector<std::vector<size_t>> children_;  // [element + 1]: 0 is the top
   std::vector<size_t> tb_, te_;
+  std::vector<std::pair<size_t, size_t>> raw_;  // [element] Raw: its target range before the tree's constraints
   std::string out_;
   bool space_ = false;  // a space is owed before the next text
   bool unglue_ = false;  // a space is owed before the next text if it starts with a letter or digit

@@ -15,7 +15,10 @@
 //    when it sat before the source's, and never inside a word (a position inside a
 //    word moves to the word's end);
 //  - the tree is kept: a child's range is clamped into its parent's, siblings keep their source order (a
-//    sibling starts no earlier than the previous one ends). So the output holds exactly the input's tags
+//    sibling starts no earlier than the previous one ends); an element without children that this leaves
+//    empty although its source held a word (its words are aligned before a sibling's, or were dropped)
+//    wraps the next free word after it: one before where a later sibling's own aligned words begin,
+//    inside its parent (none: it stays empty, where its siblings stand). So the output holds exactly the input's tags
 //    (lenient repairs included), each start tag before its end tag, properly nested, whatever the alignment.
 // Text between tags is escaped (html.h AppendEscaped).
 #pragma once
