@@ -251,8 +251,10 @@ TEST_CASE("4-bit GEMM: every ISA kernel equals the portable one bit for bit (qc4
   for (size_t i = 0; i < n_isas; ++i) {
     const Int4GemmKernel k = Int4GemmFor(isas[i]);
     CAPTURE(k.isa);
-    for (size_t rows : {1u, 2u, 3u, 4u, 5u, 8u, 13u})
-      for (size_t N : {1u, 2u, 3u, 7u})
+    // Rows and weight rows on both sides of the panel kernel's thresholds and widths (kernels/int4_panel.h:
+    // 8 or 16 weight rows in the lanes, 4 or 8 input rows at a time, from 1, 4 or 8 rows).
+    for (size_t rows : {1u, 2u, 3u, 4u, 5u, 8u, 13u, 17u})
+      for (size_t N : {1u, 2u, 3u, 7u, 8u, 9u, 16u, 33u})
         for (size_t K : {32u, 64u, 128u, 512u})
           for (size_t block : {0u, 32u, 64u, 128u})
             for (bool extreme : {false, true}) {
@@ -266,6 +268,24 @@ TEST_CASE("4-bit GEMM: every ISA kernel equals the portable one bit for bit (qc4
               REQUIRE(std::memcmp(want.data(), got.data(), want.size() * 4) == 0);
               ++compared;
             }
+  }
+  // Inner dimensions whose 16-row panel passes 64 KiB (the VNNI kernel hands them to the AVX2 one) and the
+  // widest K the kernels take.
+  for (size_t i = 0; i < n_isas; ++i) {
+    const Int4GemmKernel k = Int4GemmFor(isas[i]);
+    CAPTURE(k.isa);
+    for (size_t K : {4096u, 4128u, 8192u})
+      for (size_t block : {0u, 32u})
+        for (size_t rows : {1u, 9u}) {
+          CAPTURE(K);
+          CAPTURE(block);
+          CAPTURE(rows);
+          const bool extreme = seed % 3 == 0;
+          const Int4Case c = Make4(rows, 17, K, block, seed++, extreme);
+          const auto want = Run4(portable, c, 19, true), got = Run4(k, c, 19, true);
+          REQUIRE(std::memcmp(want.data(), got.data(), want.size() * 4) == 0);
+          ++compared;
+        }
   }
   CHECK(compared >= 300);
   // The portable kernel is the formula: against a double-precision reference of the dequantized product.

@@ -41,8 +41,8 @@ TERN_INT4_GEMM_KERNEL(Int4GemmPortable) {
 Int4GemmKernel Int4GemmFor(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__) || defined(__i386__)
-    case Isa::kAvx2:
-    case Isa::kAvx512Vnni: return {"avx2", Int4GemmAvx2};
+    case Isa::kAvx2: return {"avx2", Int4GemmAvx2};
+    case Isa::kAvx512Vnni: return {"avx512vnni", Int4GemmAvx512Vnni};
 #endif
     default: return {"portable", Int4GemmPortable};
   }

@@ -35,17 +35,20 @@ using Int4GemmFn = void (*)(const int8_t* q, const xnn_quantization_params* qp, 
                             const uint16_t* block_scales, const float* bias, size_t N, float* out, size_t out_stride);
 
 struct Int4GemmKernel {
-  const char* isa;  ///< "portable", "avx2"
+  const char* isa;  ///< "portable", "avx2", "avx512vnni"
   Int4GemmFn fn;
 };
 
-/// The kernel of `isa` (portable below AVX2, and on Arm: NEON keeps XNNPACK's 4-bit kernels).
+/// The kernel of `isa` (portable below AVX2, and on Arm: NEON keeps XNNPACK's 4-bit kernels). The x86 kernels
+/// have two forms (kernels/int4_panel.h): a row form and, from Int4PanelRows() input rows, a panel form that
+/// unpacks 8 (AVX2) or 16 (AVX-512 VNNI) weight rows once per call and runs every input row over them.
 Int4GemmKernel Int4GemmFor(Isa isa);
 
 /// Whether ActiveIsa() has tern's own 4-bit GEMM: x86 AVX2 without VNNI (and TERN_OWN_INT8 not 0).
 bool OwnInt4GemmAvailable();
-/// Whether it runs qc4w layers: OwnInt4GemmAvailable() and TERN_OWN_INT4=1 (opt-in: it was 0.87-0.91x
-/// XNNPACK's at 1 to 16 rows and 1.12x at 64, docs/performance.md "Without int8 dot products").
+/// Whether it runs 4-bit layers where XNNPACK's operator is right: OwnInt4GemmAvailable() and TERN_OWN_INT4=1
+/// (opt-in: its row form was 0.87-0.91x XNNPACK's qc4w at 1 to 16 rows; its panel form, from 8 rows, and its
+/// qb4w were not measured against XNNPACK's, docs/performance.md "4-bit weights at 4 to 64 rows").
 bool OwnInt4GemmActive();
 
 /// chunk_sums[r, c] = sum of q[r, 32c .. 32c + 31] for rows x K (K a multiple of 32).

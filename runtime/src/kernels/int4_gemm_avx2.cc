@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/int4_gemm_isa.h"
+#include "kernels/int4_panel.h"
 
 namespace tern {
 namespace {
@@ -149,10 +150,85 @@ void Rows(const Args& a, size_t rows, const uint8_t* const* wr, size_t n) {
   }
 }
 
+// The panel kernel (kernels/int4_panel.h): 8 weight rows in the lanes, MR input rows at a time. Up to 8
+// column groups' vpmaddubsw results (32 columns) are summed in int16 (at most 8 x 2 x 15 x 128 = 30,720).
+constexpr size_t kPanelNP = 8;
+
+template <size_t MR>
+void PanelTile(const Args& a, size_t r0, const uint8_t* pan, const Int4PanelTables& t, size_t n0, size_t cols) {
+  const size_t K = a.K, bl = a.block ? a.block : K, blocks = K / bl;
+  const __m256i ones16 = _mm256_set1_epi16(1);
+  __m256 f[MR];
+  for (size_t r = 0; r < MR; ++r) f[r] = _mm256_setzero_ps();
+  for (size_t b = 0; b < blocks; ++b) {
+    __m256i acc[MR];
+    for (size_t r = 0; r < MR; ++r) acc[r] = _mm256_setzero_si256();
+    for (size_t g0 = b * bl / 4; g0 < (b + 1) * bl / 4; g0 += 8) {
+      __m256i a16[MR];
+      for (size_t r = 0; r < MR; ++r) a16[r] = _mm256_setzero_si256();
+      for (size_t g = g0; g < g0 + 8; ++g) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pan + g * kPanelNP * 4));
+        for (size_t r = 0; r < MR; ++r) {
+          const __m256i qv = _mm256_set1_epi32(Int4Load4(a.q + (r0 + r) * K + g * 4));
+          a16[r] = _mm256_add_epi16(a16[r], _mm256_maddubs_epi16(wv, qv));
+        }
+      }
+      for (size_t r = 0; r < MR; ++r) acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(a16[r], ones16));
+    }
+    // sum over the block of q * (nibble - 8) = acc - 8 * sum(q); minus zero_point * sum(nibble - 8)
+    const __m256i ws = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.wsum + b * kPanelNP));
+    for (size_t r = 0; r < MR; ++r) {
+      const xnn_quantization_params& p = a.qp[r0 + r];
+      const int32_t qs = Int4BlockQSum(a.chunk_sums, r0 + r, K, bl, b);
+      const __m256i ib = _mm256_sub_epi32(_mm256_sub_epi32(acc[r], _mm256_set1_epi32(8 * qs)),
+                                          _mm256_mullo_epi32(_mm256_set1_epi32(p.zero_point), ws));
+      const __m256 fi = _mm256_cvtepi32_ps(ib);
+      if (a.block == 0) {  // qc4w: ((float(acc) * x_scale) * w_scale) + bias
+        f[r] = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(fi, _mm256_set1_ps(p.scale)), _mm256_loadu_ps(t.scale)),
+                             _mm256_loadu_ps(t.bias));
+      } else {  // qb4w: f + float(ib) * scale, block by block
+        f[r] = _mm256_add_ps(f[r], _mm256_mul_ps(fi, _mm256_loadu_ps(t.scale + b * kPanelNP)));
+      }
+    }
+  }
+  for (size_t r = 0; r < MR; ++r) {
+    __m256 v = f[r];
+    if (a.block) v = _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(a.qp[r0 + r].scale)), _mm256_loadu_ps(t.bias));
+    float* o = a.out + (r0 + r) * a.out_stride + n0;
+    if (cols == kPanelNP) {
+      _mm256_storeu_ps(o, v);
+    } else {
+      alignas(32) float lanes[kPanelNP];
+      _mm256_store_ps(lanes, v);
+      for (size_t j = 0; j < cols; ++j) o[j] = lanes[j];
+    }
+  }
+}
+
+void PanelGemm(const Args& a, size_t rows, const uint8_t* w, size_t w_stride, size_t N) {
+  alignas(32) uint8_t pan[kInt4PanelBytes];
+  alignas(32) int32_t wsum[kPanelNP * kInt4MaxBlocks];
+  alignas(32) float scale[kPanelNP * kInt4MaxBlocks], bias[kPanelNP];
+  const Int4PanelTables t{wsum, scale, bias};
+  for (size_t n0 = 0; n0 < N; n0 += kPanelNP) {
+    Int4MakePanel<kPanelNP>(w, w_stride, n0, N, a.K, a.block, a.w_scales, a.block_scales, a.bias, pan, t);
+    const size_t cols = N - n0 < kPanelNP ? N - n0 : kPanelNP;
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) PanelTile<4>(a, r, pan, t, n0, cols);
+    if (rows - r == 3) PanelTile<3>(a, r, pan, t, n0, cols);
+    else if (rows - r == 2) PanelTile<2>(a, r, pan, t, n0, cols);
+    else if (rows - r == 1) PanelTile<1>(a, r, pan, t, n0, cols);
+  }
+}
+
 }  // namespace
 
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx2) {
   const Args a{q, qp, chunk_sums, K, block, w_scales, block_scales, bias, out, out_stride};
+  if (rows >= Int4PanelRows(false, block) && kPanelNP * K <= kInt4PanelBytes) {
+    PanelGemm(a, rows, w, w_stride, N);
+    return;
+  }
   size_t n = 0;
   for (; n + kNR <= N; n += kNR) {
     const uint8_t* wr[kNR] = {w + n * w_stride, w + (n + 1) * w_stride};

@@ -46,6 +46,7 @@ inline float Int4QbOutput(float f, float x_scale, float bias) {
 TERN_INT4_GEMM_KERNEL(Int4GemmPortable);
 #if defined(__x86_64__) || defined(__i386__)
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx2);
+TERN_INT4_GEMM_KERNEL(Int4GemmAvx512Vnni);
 #endif
 
 }  // namespace tern

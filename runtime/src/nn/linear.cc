@@ -100,14 +100,15 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
   if (p.dtype == DType::kInt8 && OwnInt8GemmActive() && backends != LinearBackends::kXnnpackOnly) {
     TERN_ASSIGN_OR_RETURN(p.own, OwnInt8Linear::Make(weights, n));
   }
-  // qb4w stays on XNNPACK: its per-block float epilogue made tern's kernel 0.6-0.8x XNNPACK's at every M
-  // (docs/performance.md, "Without int8 dot products"); tern's qc4w kernel gives XNNPACK's floats bit for bit
-  // and runs when opted in (OwnInt4GemmActive), or beside XNNPACK's for comparison (kBoth).
-  // Where XNNPACK's 4-bit operator is wrong on this CPU (nn/int4_probe.h), tern's kernel runs every 4-bit layer.
+  // 4-bit layers run on XNNPACK where its operator is right, unless opted in (OwnInt4GemmActive: tern's
+  // kernel has not been measured against XNNPACK's 4-bit kernels on a CPU where those are right since its
+  // panel form, docs/performance.md "4-bit weights at 4 to 64 rows"); tern's qc4w kernel gives XNNPACK's
+  // floats bit for bit and runs beside XNNPACK's for comparison (kBoth). Where XNNPACK's 4-bit operator is
+  // wrong on this CPU (nn/int4_probe.h), tern's kernel runs every 4-bit layer.
   const bool four_bit = p.dtype == DType::kQc4w || p.dtype == DType::kQb4w;
   const bool xnn4_wrong = four_bit && backends != LinearBackends::kXnnpackOnly && XnnpackInt4Wrong(p.dtype);
-  if (xnn4_wrong || (p.dtype == DType::kQc4w && backends != LinearBackends::kXnnpackOnly &&
-                     (OwnInt4GemmActive() || (backends == LinearBackends::kBoth && OwnInt4GemmAvailable())))) {
+  if (xnn4_wrong || (four_bit && backends != LinearBackends::kXnnpackOnly && OwnInt4GemmActive()) ||
+      (p.dtype == DType::kQc4w && backends == LinearBackends::kBoth && OwnInt4GemmAvailable())) {
     p.own4 = OwnInt4Linear::Make(weights, n);
     if (p.own4.available() && !k.exact_epilogue) {
       try {
