@@ -23,33 +23,41 @@ struct Args {
   size_t out_stride;
 };
 
-// acc[r] += the products of column groups [g0, g1) for input rows x, x + K, ... (MR of them). The 8-row
-// form names its accumulators: GCC 12 copies an array of them between registers on every step.
+// accA[r], accB[r] += the products of words [g0, g1) (8 columns each) for input rows x, x + K, ... (MR of
+// them). The 8-row form names its accumulators: GCC 12 copies an array of them between registers on every step.
+#define TERN_INT4_DOT(i)                                                                                         \
+  {                                                                                                             \
+    const __m512i qv = _mm512_set1_epi64(Int4Load8(xg + (i) * K));                                              \
+    a##i = _mm512_dpbusd_epi32(a##i, wa, qv);                                                                   \
+    b##i = _mm512_dpbusd_epi32(b##i, wb, qv);                                                                   \
+  }
 template <size_t MR>
-inline void Dot(__m512i* acc, const uint8_t* pan, const int8_t* x, size_t K, size_t g0, size_t g1) {
+inline void Dot(__m512i* accA, __m512i* accB, const uint8_t* pan, const int8_t* x, size_t K, size_t g0, size_t g1) {
   if constexpr (MR == 8) {
-    __m512i a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+    __m512i a0 = accA[0], a1 = accA[1], a2 = accA[2], a3 = accA[3], a4 = accA[4], a5 = accA[5], a6 = accA[6],
+            a7 = accA[7];
+    __m512i b0 = accB[0], b1 = accB[1], b2 = accB[2], b3 = accB[3], b4 = accB[4], b5 = accB[5], b6 = accB[6],
+            b7 = accB[7];
     for (size_t g = g0; g < g1; ++g) {
-      const __m512i wv = _mm512_loadu_si512(pan + g * kNP * 4);
-      const int8_t* xg = x + g * 4;
-      a0 = _mm512_dpbusd_epi32(a0, wv, _mm512_set1_epi32(Int4Load4(xg)));
-      a1 = _mm512_dpbusd_epi32(a1, wv, _mm512_set1_epi32(Int4Load4(xg + K)));
-      a2 = _mm512_dpbusd_epi32(a2, wv, _mm512_set1_epi32(Int4Load4(xg + 2 * K)));
-      a3 = _mm512_dpbusd_epi32(a3, wv, _mm512_set1_epi32(Int4Load4(xg + 3 * K)));
-      a4 = _mm512_dpbusd_epi32(a4, wv, _mm512_set1_epi32(Int4Load4(xg + 4 * K)));
-      a5 = _mm512_dpbusd_epi32(a5, wv, _mm512_set1_epi32(Int4Load4(xg + 5 * K)));
-      a6 = _mm512_dpbusd_epi32(a6, wv, _mm512_set1_epi32(Int4Load4(xg + 6 * K)));
-      a7 = _mm512_dpbusd_epi32(a7, wv, _mm512_set1_epi32(Int4Load4(xg + 7 * K)));
+      const __m512i wa = _mm512_loadu_si512(pan + g * 2 * kNP * 4), wb = _mm512_loadu_si512(pan + (g * 2 + 1) * kNP * 4);
+      const int8_t* xg = x + g * 8;
+      TERN_INT4_DOT(0) TERN_INT4_DOT(1) TERN_INT4_DOT(2) TERN_INT4_DOT(3)
+      TERN_INT4_DOT(4) TERN_INT4_DOT(5) TERN_INT4_DOT(6) TERN_INT4_DOT(7)
     }
-    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+    accA[0] = a0, accA[1] = a1, accA[2] = a2, accA[3] = a3, accA[4] = a4, accA[5] = a5, accA[6] = a6, accA[7] = a7;
+    accB[0] = b0, accB[1] = b1, accB[2] = b2, accB[3] = b3, accB[4] = b4, accB[5] = b5, accB[6] = b6, accB[7] = b7;
   } else {
     for (size_t g = g0; g < g1; ++g) {
-      const __m512i wv = _mm512_loadu_si512(pan + g * kNP * 4);
-      for (size_t r = 0; r < MR; ++r)
-        acc[r] = _mm512_dpbusd_epi32(acc[r], wv, _mm512_set1_epi32(Int4Load4(x + r * K + g * 4)));
+      const __m512i wa = _mm512_loadu_si512(pan + g * 2 * kNP * 4), wb = _mm512_loadu_si512(pan + (g * 2 + 1) * kNP * 4);
+      for (size_t r = 0; r < MR; ++r) {
+        const __m512i qv = _mm512_set1_epi64(Int4Load8(x + r * K + g * 8));
+        accA[r] = _mm512_dpbusd_epi32(accA[r], wa, qv);
+        accB[r] = _mm512_dpbusd_epi32(accB[r], wb, qv);
+      }
     }
   }
 }
+#undef TERN_INT4_DOT
 
 template <size_t MR>
 void Tile(const Args& a, size_t r0, const uint8_t* pan, const Int4PanelTables& t, size_t n0, size_t cols) {
@@ -57,9 +65,15 @@ void Tile(const Args& a, size_t r0, const uint8_t* pan, const Int4PanelTables& t
   __m512 f[MR];
   for (size_t r = 0; r < MR; ++r) f[r] = _mm512_setzero_ps();
   for (size_t b = 0; b < blocks; ++b) {
-    __m512i acc[MR];
-    for (size_t r = 0; r < MR; ++r) acc[r] = _mm512_setzero_si512();
-    Dot<MR>(acc, pan, a.q + r0 * K, K, b * bl / 4, (b + 1) * bl / 4);
+    __m512i accA[MR], accB[MR], acc[MR];
+    for (size_t r = 0; r < MR; ++r) accA[r] = accB[r] = _mm512_setzero_si512();
+    Dot<MR>(accA, accB, pan, a.q + r0 * K, K, b * bl / 8, (b + 1) * bl / 8);
+    // lane pairs into one sum per weight row (int4_panel.h): row j from lanes 2i, 2i + 1 of A or B
+    const __m512i even = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    for (size_t r = 0; r < MR; ++r)
+      acc[r] = _mm512_add_epi32(_mm512_permutex2var_epi32(accA[r], even, accB[r]),
+                                _mm512_permutex2var_epi32(accA[r], odd, accB[r]));
     // sum over the block of q * (nibble - 8) = acc - 8 * sum(q); minus zero_point * sum(nibble - 8)
     const __m512i ws = _mm512_loadu_si512(t.wsum + b * kNP);
     for (size_t r = 0; r < MR; ++r) {
