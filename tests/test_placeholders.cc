@@ -39,7 +39,7 @@ size_t Occurrences(std::string_view text, std::string_view what) {
 }  // namespace
 
 TEST_CASE("placeholder syntaxes: printf in full, and the prose it must leave") {
-  using markup::syntax::Printf;
+  const auto Printf = [](std::string_view t, size_t i) { return markup::syntax::Printf(t, i); };
   for (const char* p : {"%s", "%d", "%i", "%u", "%5.2f", "%-3d", "%1$s", "%1$.2f", "%.*s", "%*d", "%*2$d", "%lu", "%lld",
                         "%hhx", "%zu", "%@", "%02X", "%+.3e", "%#o", "%'d", "%%", "%.2Lf", "%p", "%ls"})
     CHECK(At0(Printf, p) == p);
@@ -49,6 +49,16 @@ TEST_CASE("placeholder syntaxes: printf in full, and the prose it must leave") {
   CHECK(At0(Printf, "%dx faster") == "%d");
   CHECK(At0(Printf, "%dMB") == "%d");
   for (const char* prose : {"%sure", "%done", "%last", "% discount", "%", "%y", "%-", "%1$"}) CHECK(At0(Printf, prose).empty());
+  // Where the caller says the text holds placeholders, a bare conversion before a word is one (git's
+  // "%shint:%s%.*s%s" lost its first "%s" to the model before).
+  CHECK(markup::syntax::Printf("%shint:%s", 0, true) == 2);
+  CHECK(markup::syntax::Printf("%serror", 0, true) == 2);
+  CHECK(markup::syntax::Printf("% discount", 0, true) == 0);
+  std::vector<TextSpan> spans;
+  markup::FindPlaceholders("%shint:%s%.*s%s", &spans, placeholder_syntax::kDefault | markup::kPrintfBeforeWords);
+  REQUIRE(spans.size() == 4);
+  CHECK(spans[0].begin == 0);
+  CHECK(spans[0].end == 6);  // "%shint": the glued word goes with it
 }
 
 TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
@@ -125,6 +135,8 @@ TEST_CASE("placeholder syntaxes through Translate: each kept verbatim and once")
       {"Two dogs play with %{owner} in the grass.", {"%{owner}"}},
       {"A child sees $t(animals.dog) near the water.", {"$t(animals.dog)"}},
       {"A boy eats %d apples at %.*s o'clock.", {"%d", "%.*s"}},
+      {"%shint: %s", {"%shint"}},
+      {"A %sdog runs through the snow.", {"%sdog"}},
   };
   std::vector<std::string_view> in;
   for (const auto& c : cases) in.push_back(c.first);

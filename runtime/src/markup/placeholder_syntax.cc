@@ -38,7 +38,7 @@ size_t Length(std::string_view t, size_t k) {
 
 }  // namespace
 
-size_t Printf(std::string_view t, size_t i) {
+size_t Printf(std::string_view t, size_t i, bool before_words) {
   if (i + 1 >= t.size()) return 0;
   if (t[i + 1] == '%') return i + 2;
   size_t k = i + 1;
@@ -59,7 +59,7 @@ size_t Printf(std::string_view t, size_t i) {
   if (k >= t.size() || !std::strchr("diouxXeEfFgGaAcCsSpn@", t[k]) || t[k] == '\0') return 0;
   // A bare conversion that a lower-case word goes on from is prose ("%sure", "%done", "%last"); one
   // followed by a unit or a single letter is a placeholder ("%sK", "%dMB", "%dx").
-  if (!specific && k + 2 < t.size() && std::islower(static_cast<unsigned char>(t[k + 1])) &&
+  if (!specific && !before_words && k + 2 < t.size() && std::islower(static_cast<unsigned char>(t[k + 1])) &&
       std::isalpha(static_cast<unsigned char>(t[k + 2])))
     return 0;
   return k + 1;

@@ -14,9 +14,10 @@ namespace tern::markup::syntax {
 
 /// printf at '%': %[n$][flags -+#0'][width | * | *m$][.precision | .* | .*m$][hh h l ll L q j z Z t]conversion
 /// (d i o u x X e E f F g G a A c C s S p n @), and "%%" (a literal percent sign, kept as written). A bare
-/// conversion ("%s", "%d") followed by a letter or digit is not one ("%sure", "%done"); with a position,
-/// width or precision it is ("%1$.2fkm"). A space is not taken as a flag ("50% discount").
-size_t Printf(std::string_view t, size_t i);
+/// conversion ("%s", "%d") followed by a lower-case word is not one ("%sure", "%done") unless
+/// `before_words` (texts known to hold placeholders: git's "%shint:%s"); with a position, width or precision
+/// it is ("%1$.2fkm"). A space is not taken as a flag ("50% discount").
+size_t Printf(std::string_view t, size_t i, bool before_words = false);
 
 /// Python's named %-formatting at '%': %(name)[flags -+#0, not a space][width][.precision]conversion
 /// (d i o u x X e E f F g G c r s a), e.g. "%(count)d", "%(name)s".

@@ -87,7 +87,7 @@ TextSpan NextPlaceholder(std::string_view t, size_t from, uint32_t syntaxes) {
       if (n == '(') e = on(ps::kPythonNamed) ? syntax::PythonNamed(t, i) : 0;
       else if (n == '{') e = on(ps::kRubyNamed) ? syntax::RubyNamed(t, i) : 0;
       // "%(" and "%{" that are not those: printf's (say "%(" is no conversion: 0).
-      if (!e && on(ps::kPrintf)) e = syntax::Printf(t, i);
+      if (!e && on(ps::kPrintf)) e = syntax::Printf(t, i, on(kPrintfBeforeWords));
     } else if (c == '$') {
       if (on(ps::kI18nextNesting)) e = syntax::I18nextNesting(t, i);
       if (!e && on(ps::kShell)) e = syntax::Shell(t, i);

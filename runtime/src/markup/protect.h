@@ -25,8 +25,13 @@ namespace tern::markup {
 ///    g mg l ml h min s ms % °C °F KB MB GB TB MHz GHz px pt mph km/h) that ends a word.
 /// A placeholder glued to ASCII letters takes them into its span ("%sK", "{n}px", "x%d": a piece of a word is
 /// nothing the model can translate). `syntaxes` (placeholder_syntax bits) chooses which; shell $VAR / ${VAR}
-/// only when asked.
+/// only when asked; kPrintfBeforeWords among them takes a bare printf conversion before a lower-case word too.
 void FindPlaceholders(std::string_view text, std::vector<TextSpan>* out, uint32_t syntaxes = placeholder_syntax::kDefault);
+
+/// With the syntaxes: printf's bare conversions before lower-case words ("%shint:", "%serror") are
+/// placeholders too, not prose ("%sure"): for texts the caller says hold placeholders (keep_placeholders),
+/// where git's "%shint:%s" is one. Outside placeholder_syntax::kAll: never a caller's bit.
+constexpr uint32_t kPrintfBeforeWords = 1u << 31;
 
 /// The first span FindPlaceholders finds that starts at or after byte `from` ({size, size} when there is
 /// none). No allocation (the glossary matcher skips these spans while it translates).

@@ -18,7 +18,8 @@ void MarkupCall::Prepare(Span<const std::string_view> texts, const TranslateOpti
   for (size_t i = 0; i < n; ++i) {
     Status s;
     keep_.clear();
-    if (options.keep_placeholders) markup::FindPlaceholders(texts[i], &keep_, options.placeholder_syntaxes);
+    if (options.keep_placeholders)  // the caller says the text holds placeholders: "%shint:" is one
+      markup::FindPlaceholders(texts[i], &keep_, options.placeholder_syntaxes | markup::kPrintfBeforeWords);
     if (options.markup != Markup::kNone) {  // placeholders in the markup's text (those inside tags are passed over)
       for (const KeepSpan& k : options.keep_spans) {
         if (k.text != i) continue;
