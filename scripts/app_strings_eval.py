@@ -38,6 +38,21 @@ PLACEHOLDER = re.compile(r"%\([A-Za-z_][\w.]*\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgG
                          r"|\{\s*(?:[A-Z][A-Z0-9_-]*|-[\w.-]+)\([^{}()\n]*\)\s*\}"                # Fluent calls
                          r"|\$t\([^()\s]+\)")
 ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,")
+# Rich-text tags of message catalogs (Lingui, react-intl, i18next's Trans): <0>..</0>, <bold>..</bold>, <br/>.
+# Strings that hold them are translated with --html=xml as well, and their tags count as placeholders.
+RICH = re.compile(r"</?(?:\d+|[a-z][\w-]*)\s*/?>")
+
+
+def has_rich(s: str) -> bool:
+    """Rich text: a tag closed by its own end tag (<0>..</0>), not a lone "<object>" of a command's usage."""
+    opened = set(re.findall(r"<(\d+|[a-z][\w-]*)\s*>", s))
+    return any(name in opened for name in re.findall(r"</(\d+|[a-z][\w-]*)\s*>", s))
+
+
+def spans_of(s: str, rich: bool) -> List["re.Match[str]"]:
+    """The placeholders (and with `rich`, the rich-text tags) of s, in order."""
+    found = list(PLACEHOLDER.finditer(s)) + (list(RICH.finditer(s)) if rich else [])
+    return sorted(found, key=lambda m: m.start())
 
 
 def read_catalog(path: str) -> List[str]:
@@ -95,10 +110,50 @@ def cpu() -> str:
 
 
 def icu_skeleton(s: str) -> List[str]:
-    """Argument heads and case keys in order: '{name', '{name,plural', 'one{', '=0{', '#'."""
-    heads = re.findall(r"\{\s*([\w.]+)\s*(?:,\s*(\w+)\s*[,}]|\})", s)  # "{name}" or "{name, type," (not a case's text)
-    keys = re.findall(r"(?:,|\})\s*((?:=\d+)|[A-Za-z]+)\s*\{", s)
-    return ["{" + a + ("," + b if b else "") for a, b in heads] + [k + "{" for k in keys]
+    """Argument heads and case keys in order ('{name', '{name,plural', 'one{', '=0{'), read by a small parser
+    of the message: a case's text ('{result}' in 'one {result}') is text, not an argument."""
+    out: List[str] = []
+
+    def message(i: int, nested: bool) -> int:  # text up to the '}' that closes a case (or the end)
+        while i < len(s):
+            c = s[i]
+            if c == "'" and i + 1 < len(s) and s[i + 1] in "{}'":  # ICU quoting: '{' ... ' or ''
+                close = s.find("'", i + 2) if s[i + 1] != "'" else i + 1
+                i = (close if close >= 0 else len(s) - 1) + 1
+            elif c == "{":
+                i = argument(i + 1)
+            elif c == "}" and nested:
+                return i + 1
+            else:
+                i += 1
+        return i
+
+    def argument(i: int) -> int:  # after '{'
+        m = re.match(r"\s*([\w.$-]*)\s*(?:,\s*(\w+)\s*)?", s[i:])
+        name, kind = m.group(1), m.group(2)
+        out.append("{" + name + ("," + kind if kind else ""))
+        i += m.end()
+        if kind in ("plural", "select", "selectordinal") and i < len(s) and s[i] == ",":
+            i += 1
+            while i < len(s):
+                k = re.match(r"\s*(?:offset:\s*\d+\s*)?((?:=\d+)|[\w-]+)?\s*", s[i:])
+                i += k.end()
+                if i < len(s) and s[i] == "{" and k.group(1):
+                    out.append(k.group(1) + "{")
+                    i = message(i + 1, True)
+                    continue
+                if i < len(s) and s[i] == "}":
+                    return i + 1
+                i += 1
+            return i
+        depth = 1  # another argument (number, date, a style): to its closing brace
+        while i < len(s) and depth:
+            depth += {"{": 1, "}": -1}.get(s[i], 0)
+            i += 1
+        return i
+
+    message(0, False)
+    return out
 
 
 def main() -> int:
@@ -115,19 +170,28 @@ def main() -> int:
     for c in args.catalogs:
         strings += read_catalog(c)
     icu = [s for s in strings if ICU.search(s)]
-    plain = [s for s in strings if not ICU.search(s) and PLACEHOLDER.search(s)]
+    plain = [s for s in strings if not ICU.search(s) and PLACEHOLDER.search(s) and not has_rich(s)]
+    rich = [s for s in strings if not ICU.search(s) and has_rich(s)]
+    icu_flags = ["--keep-placeholders"] if args.no_icu else ["--icu-messages"]
+    icu_rich = [s for s in icu if has_rich(s)]
+    out_icu_rich = iter(translate(args.tern, args.model, icu_rich, icu_flags + ["--html=xml"]))
+    out_icu_plain = iter(translate(args.tern, args.model, [s for s in icu if not has_rich(s)], icu_flags))
+    out_icu = [next(out_icu_rich) if has_rich(s) else next(out_icu_plain) for s in icu]
     out_plain = translate(args.tern, args.model, plain, ["--keep-placeholders"])
-    out_icu = translate(args.tern, args.model, icu, ["--keep-placeholders"] if args.no_icu else ["--icu-messages"])
+    out_rich = translate(args.tern, args.model, rich, ["--keep-placeholders", "--html=xml"])
+    plain, out_plain = plain + rich, out_plain + out_rich
+    rich_set = set(rich)
     kept = inside = after = had_words_after = spans = 0
     for src, out in zip(plain, out_plain):
-        phs = [m.group(0) for m in PLACEHOLDER.finditer(src)]
+        found = spans_of(src, src in rich_set)
+        phs = [m.group(0) for m in found]
         ok = all(out.count(p) == src.count(p) for p in set(phs))
         kept += ok
         if not ok and args.show_failures:
             print("placeholders: %r -> %r" % (src, out), file=sys.stderr)
         final = max(out.rfind("."), out.rfind("!"), out.rfind("?"))
         seen = {}  # the k-th occurrence of a placeholder in the source is compared with its k-th in the output
-        for m in PLACEHOLDER.finditer(src):
+        for m in found:
             p = m.group(0)
             spans += 1
             at = -1
@@ -142,13 +206,17 @@ def main() -> int:
             after_src = src[m.end()] if m.end() < len(src) else " "
             before_out = out[at - 1] if at > 0 else " "
             after_out = out[at + len(p)] if at + len(p) < len(out) else " "
-            glued = (before_out.isalpha() and not before_src.isalpha()) or (after_out.isalpha() and not after_src.isalpha())
+            if RICH.fullmatch(p):  # a tag: inside a word only with letters on both sides (a start tag opens a word)
+                glued = before_out.isalpha() and after_out.isalpha() and not (before_src.isalpha() and after_src.isalpha())
+            else:
+                glued = (before_out.isalpha() and not before_src.isalpha()) or (after_out.isalpha() and not after_src.isalpha())
             inside += glued
             if glued and args.show_failures:
                 print("inside a word: %r -> %r" % (src, out), file=sys.stderr)
             # (a placeholder the source itself has after a . ! ? , "reference. HEAD path: '%s'", may stay there)
             src_final = max(src.rfind("."), src.rfind("!"), src.rfind("?"))
-            if len(re.findall(r"\w+", src[m.end():])) >= 2 and not 0 <= src_final < m.start():
+            rest = RICH.sub(" ", PLACEHOLDER.sub(" ", src[m.end():]))  # words, not the tags and placeholders after it
+            if len(re.findall(r"\w+", rest)) >= 2 and not 0 <= src_final < m.start():
                 had_words_after += 1
                 moved = final >= 0 and at > final
                 after += moved

@@ -368,6 +368,27 @@ TEST_CASE("markup: a kept span goes before the final full stop it preceded, and 
   const Parsed e = ParseOk("A dog<br> runs.");
   const Fake k = Tokens(e, "Ein Hundchen läuft.", {{0, 3}, {4, 8}, {8, 12}, {13, 19}, {19, 20}}, {0, 1, 2, 2, 2});
   CHECK(Transfer(e, k) == "Ein Hundchen<br> läuft.");
+  // Between two marks of the source's tail ("Trainers: {n}!" leaves "Trainers: !"): the '!' was after it, so
+  // it stays before the translation's final mark (it went after "Trainer." before).
+  Parsed t;
+  REQUIRE(markup::Protect("Trainers: {n}!", {TextSpan{10, 13}}, &t).ok());
+  const Fake tf = Tokens(t, "Trainer.", {{0, 7}, {7, 8}}, {0, 0});  // the "." aligned to "Trainers:"
+  CHECK(Transfer(t, tf) == "Trainer {n}.");
+  // An element with no text of its own, likewise, and never glued to a word it was not glued to
+  // (Bluesky's 'No results found for “<0>{query}</0>”.' came out as "Boden<0>{query}</0>.").
+  const std::string_view line = "No results for “<0>{query}</0>”.";
+  std::vector<TextSpan> keep;
+  markup::FindPlaceholders(line, &keep);
+  Parsed x;
+  REQUIRE(markup::Parse(line, Mode::kXml, &x, false, Span<const TextSpan>(keep.data(), keep.size())).ok());
+  const Fake xf = Tokens(x, "Keine Ergebnisse für.", {{0, 5}, {6, 16}, {17, 20}, {20, 21}}, {0, 1, 2, 2});
+  CHECK(Transfer(x, xf) == "Keine Ergebnisse für <0>{query}</0>.");
+  // An element with text that ended before the source's final mark does not take the translation's in
+  // (Bluesky's "Please <0>contact our moderation team</0> if you believe this is an error." ended
+  // "...Mannschaften.</0>"): the '.' aligned to "team" stays outside.
+  const Parsed c = ParseOk("Please <b>contact the team</b> now.");
+  const Fake cf = Tokens(c, "Bitte das Team kontaktieren.", {{0, 5}, {6, 10}, {11, 14}, {15, 27}, {27, 28}}, {0, 2, 3, 1, 3});
+  CHECK(Transfer(c, cf) == "Bitte <b>das Team kontaktieren</b>.");
 }
 
 TEST_CASE("markup: a kept span is never glued to a word it was not glued to") {
@@ -475,7 +496,7 @@ TEST_CASE("markup with placeholders: those in the text are kept verbatim, those 
   REQUIRE(markup::Parse(line, Mode::kXml, &p, false, Span<const TextSpan>(keep.data(), keep.size())).ok());
   CHECK(p.text.find("{username}") == std::string::npos);
   CHECK(p.text.find("%s") == std::string::npos);
-  CHECK(p.text.find('@') != std::string::npos);  // "@" is text: only the placeholder is kept
+  CHECK(p.text.find('@') == std::string::npos);  // a mention's '@' goes with its placeholder (the model dropped it)
   size_t verbatim = 0;
   for (const Element& e : p.elements) verbatim += e.kind == Element::Kind::kVerbatim;
   CHECK(verbatim == 2);

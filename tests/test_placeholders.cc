@@ -75,6 +75,13 @@ TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
   CHECK(At0(Brace, "{name!r:>10}") == "{name!r:>10}");
   CHECK(At0(Brace, "{{count}}") == "{{count}}");
   CHECK(At0(Brace, "{ spaced }").empty());
+  // ICU's simple arguments with spaces (react-intl, Lingui): "Trainers: <0>{trainersCount, number}</0>!"
+  // was translated away before.
+  CHECK(At0(Brace, "{trainersCount, number}!") == "{trainersCount, number}");
+  CHECK(At0(Brace, "{catchDate, date, full}") == "{catchDate, date, full}");
+  CHECK(At0(Brace, "{ price , number , ::currency/EUR }") == "{ price , number , ::currency/EUR }");
+  for (const char* not_one : {"{n, plural, one {x} other {y}}", "{a, b}", "{spaced out, number}", "{n, number"})
+    CHECK(At0(Brace, not_one).empty());
   CHECK(At0(Fluent, "{ $userName } added") == "{ $userName }");
   CHECK(At0(Fluent, "{$count}") == "{$count}");
   CHECK(At0(Fluent, "{ -brand-name }") == "{ -brand-name }");
@@ -95,6 +102,10 @@ TEST_CASE("placeholder syntaxes: Python, Ruby, .NET, Fluent and i18next") {
 }
 
 TEST_CASE("placeholder syntaxes: found in app strings, in order, and prose left alone") {
+  // A mention's or hashtag's sigil goes with the placeholder ("Unmute <0>@{username}</0>" lost its '@'),
+  // not an e-mail address's '@'.
+  CHECK(Found("Follow @{name} and #{tag}, write to user@{domain}.") ==
+        std::vector<std::string>{"@{name}", "#{tag}", "{domain}"});
   CHECK(Found("Deleted %(count)d of %d files (%.1f%%) for %{user} in { $folder }.") ==
         std::vector<std::string>{"%(count)d", "%d", "%.1f", "%%", "%{user}", "{ $folder }"});
   CHECK(Found("See $t(help.link) or {{name}}, {0,number} items, %1$s by %2$s.") ==

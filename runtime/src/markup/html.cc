@@ -178,11 +178,11 @@ Status Parser::End(size_t from, size_t to) {
   }
   Element& e = out_.elements[static_cast<size_t>(open_.back().element)];
   CloseTop(tag);
-  // An element with no text of its own ("Unmute <0>{user}</0> now", "<0>#</0> files"): the spaces around it
-  // come back around it wherever it is placed.
+  // An element with no text of its own ("Unmute <0>{user}</0> now", "<0>#</0> files"): its spaces come back
+  // around it, and like kept text it is never glued to a word it was not ("“<0>{query}</0>”", not "Boden<0>").
   if (e.begin == out_.text.size()) {
-    e.space_before = !out_.text.empty() && IsSpace(out_.text.back());
-    e.space_after = to < line_.size() && IsSpace(line_[to]);
+    e.space_before = !out_.text.empty() && IsSpace(out_.text.back()), e.space_after = to < line_.size() && IsSpace(line_[to]);
+    MarkApart(&e, line_, e.source_offset, to);
   }
   return Status::Ok();
 }

@@ -85,11 +85,46 @@ size_t RubyNamed(std::string_view t, size_t i) {
   return k < t.size() && t[k] == '}' ? k + 1 : 0;
 }
 
+namespace {
+
+// ICU MessageFormat's simple arguments at '{' with spaces (react-intl, Lingui): {name, number},
+// {d, date, full}, {t, time, short}, {n, spellout | ordinal | duration}, a style of at most 64 bytes without
+// braces. (plural, select and selectordinal hold messages: tern's ICU path, icu_message.h.)
+size_t IcuSimpleArgument(std::string_view t, size_t i) {
+  size_t k = i + 1;
+  auto spaces = [&] {
+    while (k < t.size() && Space(t[k])) ++k;
+  };
+  spaces();
+  const size_t name = k;
+  while (k < t.size() && k - name < 64 && (IdentByte(t[k]))) ++k;
+  if (k == name) return 0;
+  spaces();
+  if (k >= t.size() || t[k] != ',') return 0;
+  ++k;
+  spaces();
+  const size_t type = k;
+  while (k < t.size() && std::isalpha(static_cast<unsigned char>(t[k]))) ++k;
+  const std::string_view word = t.substr(type, k - type);
+  if (word != "number" && word != "date" && word != "time" && word != "spellout" && word != "ordinal" &&
+      word != "duration")
+    return 0;
+  spaces();
+  if (k < t.size() && t[k] == ',') {
+    const size_t style = ++k;
+    while (k < t.size() && k - style <= 64 && t[k] != '}' && t[k] != '{') ++k;
+  }
+  return k < t.size() && t[k] == '}' ? k + 1 : 0;
+}
+
+}  // namespace
+
 size_t Brace(std::string_view t, size_t i) {
   const bool twice = i + 1 < t.size() && t[i + 1] == '{';
   size_t k = i + (twice ? 2 : 1);
   const size_t start = k;
   while (k < t.size() && k - i <= 64 && t[k] != '}' && t[k] != '{' && !Space(t[k])) ++k;
+  if (!twice && (k >= t.size() || t[k] != '}')) return IcuSimpleArgument(t, i);
   if (k == start || k >= t.size() || t[k] != '}') return 0;
   if (twice) return k + 1 < t.size() && t[k + 1] == '}' ? k + 2 : 0;
   return k + 1;

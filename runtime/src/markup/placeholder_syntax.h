@@ -27,7 +27,8 @@ size_t PythonNamed(std::string_view t, size_t i);
 size_t RubyNamed(std::string_view t, size_t i);
 
 /// At '{': {x} or {{x}} with no space or brace inside, at most 64 bytes: .NET / Java {0}, {0,number},
-/// Python {name!r:>10}, i18next {{x}}.
+/// Python {name!r:>10}, i18next {{x}}; and ICU's simple arguments with spaces, {n, number}, {d, date, full}
+/// (types number, date, time, spellout, ordinal, duration; a style of at most 64 bytes).
 size_t Brace(std::string_view t, size_t i);
 
 /// Project Fluent's placeables at '{': { $variable } and { -term } (a term may have an .attribute), spaces

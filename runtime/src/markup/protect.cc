@@ -103,6 +103,9 @@ TextSpan NextPlaceholder(std::string_view t, size_t from, uint32_t syntaxes) {
       size_t w = b;
       while (w > from && std::isalpha(static_cast<unsigned char>(t[w - 1]))) --w;
       if (w == 0 || t[w - 1] != '\\') b = w;  // not the letter of an escape such as "\n"
+      // A mention's or a hashtag's sigil right before it goes along ("@{username}", "#{tag}"), unless a word
+      // is glued to the sigil (an e-mail address's "user@{domain}" is prose around a placeholder).
+      if (b > from && (t[b - 1] == '@' || t[b - 1] == '#') && (b < from + 2 || !WordByte(t[b - 2]))) --b;
     }
     if (!e && on(ps::kUrl)) e = Url(t, i), b = i;
     // An e-mail address starts before its '@': one that begins before `from` overlaps what came before.

@@ -97,7 +97,8 @@ class Placer {
     const std::string_view src = p_.text, out = t_.text;
     const size_t src_tail = FinalPunctuationStart(src);
     const bool words_after = x < last_word_;  // (where the source has no final mark, the model may add one)
-    if ((x <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail))) || words_after)
+    const size_t from = std::max(x, src_tail);  // (x may sit inside the tail: "Trainers: {n}!" leaves ": !")
+    if ((from < src.size() && OnlyFinalPunctuation(src.substr(from))) || words_after)
       at = std::min(at, FinalPunctuationStart(out));
     while (at > 0 && at < out.size() && WordByte(out[at - 1]) && WordByte(out[at])) ++at;
     return at;
@@ -141,6 +142,12 @@ class Placer {
     if (whole_words) {
       while (lo > 0 && WordByte(t_.text[lo - 1])) --lo;
       while (hi < t_.text.size() && WordByte(t_.text[hi])) ++hi;
+    }
+    // Ending before the source's final marks, it ends before the translation's (PointPos: "...</0> error.").
+    const size_t src_tail = FinalPunctuationStart(src), from = std::max<size_t>(e.end, src_tail);
+    if (e.end <= src_tail && from < src.size() && OnlyFinalPunctuation(src.substr(from))) {
+      const size_t out_tail = FinalPunctuationStart(t_.text);
+      if (out_tail > lo && hi > out_tail) hi = out_tail;
     }
     return {lo, hi};
   }
@@ -265,6 +272,7 @@ class Placer {
     WriteText(cursor, te_[i]);
     out_.append(e.close);
     space_ = e.space_after;
+    unglue_ = e.apart_after;  // (set only for an element with no text of its own, html.cc)
   }
 
   const Parsed& p_;
