@@ -40,18 +40,20 @@ PLACEHOLDER = re.compile(r"%\([A-Za-z_][\w.]*\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgG
 ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,")
 # Rich-text tags of message catalogs (Lingui, react-intl, i18next's Trans): <0>..</0>, <bold>..</bold>, <br/>.
 # Strings that hold them are translated with --html=xml as well, and their tags count as placeholders.
-RICH = re.compile(r"</?(?:\d+|[a-z][\w-]*)\s*/?>")
+RICH = re.compile(r"</?(?:\d+|[a-z][\w-]*)(?:\s[^<>]*)?/?>")
 
 
 def has_rich(s: str) -> bool:
     """Rich text: a tag closed by its own end tag (<0>..</0>), not a lone "<object>" of a command's usage."""
-    opened = set(re.findall(r"<(\d+|[a-z][\w-]*)\s*>", s))
+    opened = set(re.findall(r"<(\d+|[a-z][\w-]*)(?:\s[^<>]*)?>", s))
     return any(name in opened for name in re.findall(r"</(\d+|[a-z][\w-]*)\s*>", s))
 
 
 def spans_of(s: str, rich: bool) -> List["re.Match[str]"]:
     """The placeholders (and with `rich`, the rich-text tags) of s, in order."""
-    found = list(PLACEHOLDER.finditer(s)) + (list(RICH.finditer(s)) if rich else [])
+    tags = list(RICH.finditer(s)) if rich else []
+    inside = lambda m: any(t.start() < m.start() < t.end() for t in tags)  # a placeholder in an attribute is the tag's
+    found = [m for m in PLACEHOLDER.finditer(s) if not inside(m)] + tags
     return sorted(found, key=lambda m: m.start())
 
 
