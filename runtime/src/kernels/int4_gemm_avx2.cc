@@ -211,7 +211,8 @@ void PanelTile(const Args& a, size_t r0, const uint8_t* pan, const Int4PanelTabl
   }
 }
 
-void PanelGemm(const Args& a, size_t rows, const uint8_t* w, size_t w_stride, size_t N) {
+// Its own frame (the panel and tables, 80 KiB): the row form's calls do not carry it.
+__attribute__((noinline)) void PanelGemm(const Args& a, size_t rows, const uint8_t* w, size_t w_stride, size_t N) {
   alignas(32) uint8_t pan[kInt4PanelBytes];
   alignas(32) int32_t wsum[kPanelNP * kInt4MaxBlocks];
   alignas(32) float scale[kPanelNP * kInt4MaxBlocks], bias[kPanelNP];

@@ -106,6 +106,23 @@ void Rest(const Args& a, size_t r0, size_t left, const uint8_t* pan, const Int4P
   }
 }
 
+// Its own frame (the panel and tables, 96 KiB), apart from the AVX2 kernel's that the other calls take.
+__attribute__((noinline)) void PanelGemm(const Args& a, size_t rows, const uint8_t* w, size_t w_stride, size_t block,
+                                         const float* w_scales, const uint16_t* block_scales, const float* bias, size_t N) {
+  alignas(64) uint8_t pan[kInt4PanelBytes];
+  alignas(64) int32_t wsum[kNP * kInt4MaxBlocks];
+  alignas(64) float scale[kNP * kInt4MaxBlocks], bias_lanes[kNP];
+  const Int4PanelTables t{wsum, scale, bias_lanes};
+  constexpr size_t kMR = 8;
+  for (size_t n0 = 0; n0 < N; n0 += kNP) {
+    Int4MakePanel<kNP>(w, w_stride, n0, N, a.K, block, w_scales, block_scales, bias, pan, t);
+    const size_t cols = N - n0 < kNP ? N - n0 : kNP;
+    size_t r = 0;
+    for (; r + kMR <= rows; r += kMR) Tile<kMR>(a, r, pan, t, n0, cols);
+    if (r < rows) Rest<kMR - 1>(a, r, rows - r, pan, t, n0, cols);
+  }
+}
+
 }  // namespace
 
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx512Vnni) {
@@ -113,19 +130,7 @@ TERN_INT4_GEMM_KERNEL(Int4GemmAvx512Vnni) {
     Int4GemmAvx2(q, qp, chunk_sums, rows, K, w, w_stride, block, w_scales, block_scales, bias, N, out, out_stride);
     return;
   }
-  const Args a{q, qp, chunk_sums, K, block, out, out_stride};
-  alignas(64) uint8_t pan[kInt4PanelBytes];
-  alignas(64) int32_t wsum[kNP * kInt4MaxBlocks];
-  alignas(64) float scale[kNP * kInt4MaxBlocks], bias_lanes[kNP];
-  const Int4PanelTables t{wsum, scale, bias_lanes};
-  constexpr size_t kMR = 8;
-  for (size_t n0 = 0; n0 < N; n0 += kNP) {
-    Int4MakePanel<kNP>(w, w_stride, n0, N, K, block, w_scales, block_scales, bias, pan, t);
-    const size_t cols = N - n0 < kNP ? N - n0 : kNP;
-    size_t r = 0;
-    for (; r + kMR <= rows; r += kMR) Tile<kMR>(a, r, pan, t, n0, cols);
-    if (r < rows) Rest<kMR - 1>(a, r, rows - r, pan, t, n0, cols);
-  }
+  PanelGemm(Args{q, qp, chunk_sums, K, block, out, out_stride}, rows, w, w_stride, block, w_scales, block_scales, bias, N);
 }
 
 }  // namespace tern
