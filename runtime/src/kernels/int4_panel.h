@@ -35,9 +35,9 @@ constexpr size_t kInt4PanelBytes = 64 * 1024;
 constexpr size_t kInt4MaxK = 8192, kInt4MaxBlocks = kInt4MaxK / 32;
 
 /// Input rows from which the panel kernel runs (below, the row kernel): qb4w at every number of rows (the
-/// row kernel's per-block reductions made it 2.2x slower at one row and 4x at 16 to 64); qc4w from 8 rows on
-/// AVX2 and from 4 with VNNI, where the two crossed in `bench/int4_kernels.cc` (docs/performance.md, "4-bit
-/// weights at 4 to 64 rows").
+/// row kernel's per-block reductions made it 2-3.3x slower with AVX2 and 3.2-7.5x with VNNI, 1 to 64 rows);
+/// qc4w from 8 rows on AVX2 and from 4 with VNNI, where the two crossed in `bench/int4_kernels.cc`
+/// (docs/performance.md, "4-bit weights at 4 to 64 rows").
 inline size_t Int4PanelRows(bool vnni, size_t block) { return block ? 1 : vnni ? 4 : 8; }
 
 /// What one panel of weight rows n0 .. n0 + NP - 1 needs besides the panel (weight rows past N repeat row

@@ -272,7 +272,7 @@ class Placer {
     WriteText(cursor, te_[i]);
     out_.append(e.close);
     space_ = e.space_after;
-    unglue_ = e.apart_after;  // (set only for an element with no text of its own, html.cc)
+    unglue_ = unglue_ || e.apart_after;  // (apart_after: only an element with no text of its own, html.cc)
   }
 
   const Parsed& p_;
