@@ -4,13 +4,14 @@ of issue 40:
 
   - placeholders kept: the share of strings with placeholders whose every placeholder comes back verbatim and
     as many times as in the source;
-  - ICU structure: the share of ICU messages whose output has the same argument heads and case keys, in order;
+  - ICU structure: the share of ICU messages (and Fluent select expressions, which go through --icu-messages
+    too) whose output has the same argument heads and case keys, in order;
   - inside a word: placeholders of the output glued to a letter on a side where the source had none;
   - after the final stop: placeholders that had two or more words after them in the source and come after
     the output's final . ! or ?.
 
 Catalogs (by extension): .po / .pot (msgid and msgid_plural), Android strings.xml (<string>, <item>),
-Fluent .ftl (message values and attributes), i18next / react-intl .json and Rails .yml (string values, nested),
+Fluent .ftl (message values and attributes, multi-line ones joined), i18next / react-intl .json and Rails .yml (string values, nested),
 .txt (a string per line). Strings are
 read from the files given; the script ships none (take real catalogs of real projects, several per syntax).
 
@@ -27,7 +28,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from typing import List
+from typing import Dict, List, Optional
 
 # The placeholder syntaxes of tern's default set (runtime/src/markup/placeholder_syntax.h), as the source
 # side of the measurement sees them.
@@ -37,7 +38,8 @@ PLACEHOLDER = re.compile(r"%\([A-Za-z_][\w.]*\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgG
                          r"|\{\{[^{}\s]+\}\}|\{\s*[$-][\w.-]+\s*\}|\{[^{}\s]{1,64}\}"    # i18next, Fluent, brace
                          r"|\{\s*(?:[A-Z][A-Z0-9_-]*|-[\w.-]+)\([^{}()\n]*\)\s*\}"                # Fluent calls
                          r"|\$t\([^()\s]+\)")
-ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,")
+ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,"
+                 r"|\{\s*(?:\$[\w-]+|-[\w.-]+|[A-Z][A-Z0-9_-]*\([^{}()]*\))\s*->")  # ... or a Fluent select expression
 # Rich-text tags of message catalogs (Lingui, react-intl, i18next's Trans): <0>..</0>, <bold>..</bold>, <br/>.
 # Strings that hold them are translated with --html=xml as well, and their tags count as placeholders.
 RICH = re.compile(r"</?(?:\d+|[a-z][\w-]*)(?:\s[^<>]*)?/?>")
@@ -71,10 +73,17 @@ def read_catalog(path: str) -> List[str]:
             if el.tag in ("string", "item") and el.text and el.text.strip():
                 out.append(el.text.strip().replace("\\'", "'").replace('\\"', '"').replace("\\n", "\n"))
     elif ext == ".ftl":
-        # Message values and attributes (".title = ..."), one line each ([ \t]: a value on the next line
-        # is a multi-line message, left out).
-        for m in re.finditer(r"^[ \t]*\.?[A-Za-z][\w-]*[ \t]*=[ \t]*(\S.*)$", text, re.M):
-            out.append(m.group(1).strip())
+        # Message values and attributes (".title = ..."): a value goes on over the indented lines after it
+        # (Fluent's multi-line patterns and select expressions) up to the next attribute, entry or comment.
+        value: Optional[List[str]] = None
+        for line in text.split("\n") + [""]:
+            entry = re.match(r"^[ \t]*\.?-?[A-Za-z][\w-]*[ \t]*=[ \t]*(.*)$", line)
+            if value is not None and not entry and line[:1] in (" ", "\t") and line.strip():
+                value.append(line.strip())
+                continue
+            if value is not None and " ".join(value).strip():
+                out.append(" ".join(value).strip())
+            value = [entry.group(1)] if entry and not line.lstrip().startswith("-") else None
     elif ext in (".json", ".yml", ".yaml"):  # i18next, react-intl; Rails i18n (Debian's python3-yaml)
         def walk(v):
             if isinstance(v, dict):
@@ -92,12 +101,16 @@ def read_catalog(path: str) -> List[str]:
     return [" ".join(s.split()) for s in out]
 
 
-def translate(tern: str, model: str, lines: List[str], extra: List[str]) -> List[str]:
+def translate(tern: str, model: str, lines: List[str], extra: List[str], errors: Optional[Dict[str, str]] = None) -> List[str]:
+    """The translations of `lines` (a line that failed: ""); `errors` gets each failed line's error message."""
     if not lines:
         return []
     r = subprocess.run([tern, "translate", "-m", model, "--beam", "4"] + extra, input="\n".join(lines) + "\n",
                        capture_output=True, text=True)
     out = r.stdout.split("\n")[: len(lines)]
+    for m in re.finditer(r"^tern: line (\d+): (.*)$", r.stderr, re.M):
+        if errors is not None and 0 < int(m.group(1)) <= len(lines):
+            errors[lines[int(m.group(1)) - 1]] = m.group(2)
     return out + [""] * (len(lines) - len(out))
 
 
@@ -158,6 +171,44 @@ def icu_skeleton(s: str) -> List[str]:
     return out
 
 
+def fluent_skeleton(s: str) -> List[str]:
+    """Placeable heads and variant keys in order ('{$n->', '[one]', '*[other]', '{$n'), read by a small parser of
+    the one-line form: a variant's pattern runs to the next key after a space or to its select's '}'."""
+    out: List[str] = []
+    key = re.compile(r"\*?\[\s*[\w.-]+\s*\]")
+
+    def pattern(i: int, variant: bool) -> int:
+        while i < len(s):
+            if variant and (s[i] == "}" or (s[i] in "[*" and key.match(s, i) and (i == 0 or s[i - 1] == " "))):
+                return i
+            i = placeable(i + 1) if s[i] == "{" else i + 1
+        return i
+
+    def placeable(i: int) -> int:  # after '{'
+        m = re.compile(r"\s*([^{}\s(]+(?:\([^()]*\))?)\s*(->)?").match(s, i)
+        out.append("{" + re.sub(r"\s+", "", m.group(1)) + ("->" if m.group(2) else ""))
+        i = m.end()
+        while m.group(2) and i < len(s):
+            i = re.compile(r"\s*").match(s, i).end()
+            k = key.match(s, i)
+            if not k:
+                break
+            out.append(re.sub(r"\s+", "", k.group(0)))
+            i = pattern(k.end(), True)
+        depth = 1
+        while i < len(s) and depth:
+            depth += {"{": 1, "}": -1}.get(s[i], 0)
+            i += 1
+        return i
+
+    pattern(0, False)
+    return out
+
+
+def structure(s: str) -> List[str]:
+    return fluent_skeleton(s) if re.search(r"\{[^{}]*->", s) else icu_skeleton(s)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tern", required=True)
@@ -180,8 +231,14 @@ def main() -> int:
     out_icu_plain = iter(translate(args.tern, args.model, [s for s in icu if not has_rich(s)], icu_flags))
     out_icu = [next(out_icu_rich) if has_rich(s) else next(out_icu_plain) for s in icu]
     out_plain = translate(args.tern, args.model, plain, ["--keep-placeholders"])
-    out_rich = translate(args.tern, args.model, rich, ["--keep-placeholders", "--html=xml"])
-    plain, out_plain = plain + rich, out_plain + out_rich
+    refused: Dict[str, str] = {}  # rich strings whose markup is not well formed: each fails alone, with its error
+    out_rich = translate(args.tern, args.model, rich, ["--keep-placeholders", "--html=xml"], refused)
+    refused = {s: e for s, e in refused.items() if e.startswith("markup: ")}
+    for s, e in refused.items():
+        if args.show_failures:
+            print("refused: %r: %s" % (s, e), file=sys.stderr)
+    kept_rich = [(s, o) for s, o in zip(rich, out_rich) if s not in refused]
+    plain, out_plain = plain + [s for s, _ in kept_rich], out_plain + [o for _, o in kept_rich]
     rich_set = set(rich)
     kept = inside = after = had_words_after = spans = 0
     for src, out in zip(plain, out_plain):
@@ -226,7 +283,7 @@ def main() -> int:
                     print("after the final stop: %r -> %r" % (src, out), file=sys.stderr)
     same_icu = 0
     for s_icu, o_icu in zip(icu, out_icu):
-        same = icu_skeleton(s_icu) == icu_skeleton(o_icu) and o_icu != ""
+        same = structure(s_icu) == structure(o_icu) and o_icu != ""
         same_icu += same
         if not same and args.show_failures:
             print("ICU structure: %r -> %r" % (s_icu, o_icu), file=sys.stderr)
@@ -236,6 +293,8 @@ def main() -> int:
     print("| what | tern |")
     print("|---|---|")
     print("| strings whose every placeholder comes back verbatim and as often | %s |" % pct(kept, len(plain)))
+    print("| strings refused: rich-text markup not well formed (each fails alone, its error names the tag) | %d |"
+          % len(refused))
     print("| ICU messages with the same arguments and case keys | %s |" % pct(same_icu, len(icu)))
     print("| placeholders glued to a letter they were not next to | %s |" % pct(inside, spans))
     print("| placeholders moved after the final . ! ? (of those with 2+ words after them) | %s |" % pct(after, had_words_after))

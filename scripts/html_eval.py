@@ -92,6 +92,7 @@ def main() -> int:
                 if text_of(s_in):
                     had_text += 1
                     empty += not text_of(o_in)
+                    bad |= not text_of(o_in)
                 if name in CODE:
                     code += 1
                     code_kept += s_in == o_in

@@ -14,16 +14,16 @@ using namespace tern::test;
 
 namespace {
 
-markup::IcuMessage ParseOk(std::string_view s) {
+markup::IcuMessage ParseOk(std::string_view s, bool fluent = false) {
   markup::IcuMessage m;
-  const Status st = markup::ParseIcuMessage(s, &m);
+  const Status st = markup::ParseIcuMessage(s, &m, fluent);
   REQUIRE_MESSAGE(st.ok(), st.message());
   return m;
 }
 
-std::string ParseError(std::string_view s) {
+std::string ParseError(std::string_view s, bool fluent = false) {
   markup::IcuMessage m;
-  const Status st = markup::ParseIcuMessage(s, &m);
+  const Status st = markup::ParseIcuMessage(s, &m, fluent);
   REQUIRE_FALSE(st.ok());
   CHECK(st.code() == StatusCode::kInvalidArgument);
   return st.message();
@@ -33,8 +33,8 @@ std::string Sub(std::string_view s, TextSpan x) { return std::string(s.substr(x.
 
 // The message's syntax with every text's letters taken out: two messages with the same skeleton have the
 // same arguments, case keys and '#' in the same nesting.
-std::string Skeleton(std::string_view s) {
-  const markup::IcuMessage m = ParseOk(s);
+std::string Skeleton(std::string_view s, bool fluent = false) {
+  const markup::IcuMessage m = ParseOk(s, fluent);
   std::string out;
   struct Walk {
     std::string_view s;
@@ -106,6 +106,52 @@ TEST_CASE("ICU MessageFormat: a malformed message is refused, naming what and th
   CHECK(ParseError(deep).find("nested deeper than 32 levels") != std::string::npos);
 }
 
+TEST_CASE("Fluent: select expressions' variants are texts of their own, placeables are kept whole") {
+  const std::string s = "{ $count -> [one] Manage this recording *[other] Manage { $count } recordings }, { -brand }";
+  const markup::IcuMessage m = ParseOk(s, true);
+  REQUIRE(m.arguments.size() == 3);
+  REQUIRE(m.arguments[0].messages.size() == 2);
+  CHECK(Sub(s, m.texts[m.arguments[0].messages[0]].span) == " Manage this recording ");
+  CHECK(Sub(s, m.texts[m.arguments[0].messages[1]].span) == " Manage { $count } recordings ");
+  CHECK(Sub(s, m.arguments[2].span) == "{ -brand }");
+  // Written on lines (as in an .ftl file): a key starts a variant only first on its line, so "[beta]" is text.
+  const std::string lines = "{ NUMBER($n, type: \"ordinal\") ->\n    [1] See the [beta] notes\n   *[other] See { $n } notes\n}";
+  const markup::IcuMessage l = ParseOk(lines, true);
+  REQUIRE(l.arguments.size() == 2);
+  REQUIRE(l.arguments[0].messages.size() == 2);
+  CHECK(Sub(lines, l.texts[l.arguments[0].messages[0]].span) == " See the [beta] notes\n   ");
+  // On one line a key after a space starts the next variant.
+  CHECK(ParseOk("{ $n -> [one] a [beta] b *[other] c }", true).arguments[0].messages.size() == 3);
+  // Nested selects; no quoting or '#' in a variant.
+  const markup::IcuMessage n = ParseOk("{ $g -> [f] { $n -> [one] it's # one *[other] many } *[other] x }", true);
+  CHECK(n.arguments.size() == 2);
+  CHECK(n.texts[n.arguments[1].messages[0]].numbers.empty());
+  // Malformed: each names the byte.
+  CHECK(ParseError("{ $n -> [one] x }", true) == "Fluent: the select expression at byte 0 needs one default variant (*[key])");
+  CHECK(ParseError("{ $n -> *[one] x *[other] y }", true) ==
+        "Fluent: the select expression at byte 0 needs one default variant (*[key])");
+  CHECK(ParseError("{ $n -> one *[other] x }", true) == "Fluent: 'o' at byte 8 where a variant key ([one], *[other]) belongs");
+  CHECK(ParseError("{ $n -> [one] x *[other] y", true) == "Fluent: the select expression's '{' is not closed (its variant at byte 24)");
+  CHECK(ParseError("{ $n x }", true) == "Fluent: '{' at byte 0 is not closed");
+  CHECK(ParseError("a {\"x }", true) == "Fluent: the string literal in '{' at byte 2 is not closed");
+  // String literals (Fluent's escapes) are kept whole.
+  const std::string lit = "Type {\"{\"} or { \"\\\"\" } now";
+  const markup::IcuMessage e = ParseOk(lit, true);
+  REQUIRE(e.arguments.size() == 2);
+  CHECK(Sub(lit, e.arguments[1].span) == "{ \"\\\"\" }");
+  // Without `fluent` a select expression is not ICU: refused; "{$n}" is still an argument kept whole.
+  CHECK(ParseError("{ $n -> [one] x *[other] y }") == "ICU MessageFormat: '-' at byte 5 in the argument at byte 0");
+  CHECK(ParseOk("Hello {$n}").arguments.size() == 1);
+  // The rebuild puts each variant's translation back into the select expression's own syntax.
+  std::vector<std::string> tr(m.texts.size());
+  tr[0] = "{ -brand }: { $count -> [one] Manage this recording *[other] Manage { $count } recordings }";
+  tr[m.arguments[0].messages[0]] = " Diese Aufnahme verwalten ";
+  tr[m.arguments[0].messages[1]] = " { $count } Aufnahmen verwalten ";
+  std::string out;
+  REQUIRE(markup::RebuildIcuMessage(s, m, tr, &out).ok());
+  CHECK(out == "{ -brand }: { $count -> [one] Diese Aufnahme verwalten *[other] { $count } Aufnahmen verwalten }");
+}
+
 TEST_CASE("ICU MessageFormat: pieces to translate and the rebuild around their translations") {
   const std::string s = "{count, plural, one {# file} other {# files}} in {folder}.";
   const markup::IcuMessage m = ParseOk(s);
@@ -171,4 +217,20 @@ TEST_CASE("ICU MessageFormat through the bundled model: the same arguments, case
   CAPTURE(out[0].text);
   CHECK(out[0].text.rfind("{n, plural, one {<0>#</0> ", 0) == 0);
   CHECK(out[0].text.find("} other {<0>#</0> ") != std::string::npos);
+  // Fluent select expressions (placeholder_syntaxes' Fluent bit, on by default), on one line and on lines;
+  // without the bit the same message fails alone as ICU.
+  const std::string_view fluent[] = {"{ $n -> [one] A dog runs in the park. *[other] { $n } dogs run in the park. }",
+                                     "{ $n ->\n    [one] A man sits on a bench.\n   *[other] { $n } men sit on a bench.\n}"};
+  REQUIRE(TranslateIcuMessages(*t, Span<const std::string_view>(fluent, 2), o, &out).ok());
+  for (size_t i = 0; i < 2; ++i) {
+    REQUIRE_MESSAGE(out[i].ok(), out[i].error_message);
+    CAPTURE(out[i].text);
+    CHECK(Skeleton(out[i].text, true) == Skeleton(fluent[i], true));
+    CHECK(out[i].text != fluent[i]);
+  }
+  CHECK(out[1].text.find("\n   *[other] { $n } ") != std::string::npos);  // the lines and indents as written
+  TranslateOptions no_fluent = o;
+  no_fluent.placeholder_syntaxes &= ~placeholder_syntax::kFluent;
+  REQUIRE(TranslateIcuMessages(*t, Span<const std::string_view>(fluent, 1), no_fluent, &out).ok());
+  CHECK(out[0].error_message == "ICU MessageFormat: '-' at byte 5 in the argument at byte 0");
 }

@@ -249,7 +249,8 @@ TEST_CASE("tag transfer: an element its siblings left without words takes the ne
   out = Transfer(p, MakeFake(p, "zwei eins x drei ende", {1, 0, 3, 2, 3}));
   CHECK(out == "zwei <q>eins</q> <q>x</q> <b>drei</b> ende");
   out = Transfer(p, MakeFake(p, "zwei eins drei ende", {1, 0, 2, 3}));
-  CHECK(out == "zwei <q>eins</q><q></q> <b>drei</b> ende");  // no free word before <b>'s: left empty
+  // No free word before <b>'s: left empty (its word "zwei" stands before its sibling's).
+  CHECK(out == "zwei <q>eins</q><q></q> <b>drei</b> ende");
   // Several in a row take the free words in turn, up to the last word.
   p = ParseOk("<q>a</q> <q>b</q> <q>c</q> rest of it");
   out = Transfer(p, MakeFake(p, "B C A rest of", {1, 2, 0, 3, 4}));
@@ -257,6 +258,12 @@ TEST_CASE("tag transfer: an element its siblings left without words takes the ne
   CheckSameTags(out, Tags(p));
   out = Transfer(p, MakeFake(p, "B C A rest", {1, 2, 0, 3}));
   CHECK(out == "B C <q>A</q> <q>rest</q><q></q>");
+  // An element whose words the model dropped (no token aligns into it) and that no word is left for keeps
+  // its source text (was "<q>X</q><q></q><q></q>"). The kept source text is escaped as markup text, references in the input's spelling; glued to the words
+  // it was glued to, and no others.
+  p = ParseOk("<q>x</q> <q>a &lt;b&gt; &amp;&nbsp;c</q>, <q>y</q>z");
+  out = Transfer(p, MakeFake(p, "X", {0}));
+  CHECK(out == "<q>X</q> <q>a &lt;b&gt; &amp;&nbsp;c</q> <q>y</q>");
 }
 
 TEST_CASE("tag transfer: random trees and random alignments give well-formed output with exactly the input's tags") {
@@ -432,7 +439,7 @@ TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothi
   CHECK(markup::Parse("Read <link>the terms</link>.", Mode::kStrict, &p).message() ==
         "markup: </link> at byte 20 has no open <link>");
   p = ParseOk("Read <link>the terms</link> and <0>unmute</0> <br/>now <code>x</code><script>y</script>.", Mode::kXml);
-  CHECK(p.text == "Read the terms and unmute now xy.");
+  CHECK(p.text == "Read the terms and unmute now y.");
   REQUIRE(p.elements.size() == 5);
   CHECK(p.elements[0].kind == Element::Kind::kPair);
   CHECK(p.elements[0].open == "<link>");
@@ -441,8 +448,12 @@ TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothi
   CHECK(p.elements[1].open == "<0>");
   CHECK(p.text.substr(p.elements[1].begin, p.elements[1].end - p.elements[1].begin) == "unmute");
   CHECK(p.elements[2].kind == Element::Kind::kVerbatim);  // self-closing
-  CHECK(p.elements[3].kind == Element::Kind::kPair);      // code and script are translated in xml
+  // <code> is kept verbatim as in HTML (it was translated in xml mode before 2026-11-29: a Fluent string's
+  // "<code>about:config</code>" came back "<code>Dieser</code>"), unless translate_code; a script is text.
+  CHECK(p.elements[3].kind == Element::Kind::kVerbatim);
   CHECK(p.elements[4].kind == Element::Kind::kPair);
+  REQUIRE(markup::Parse("now <code>x</code>.", Mode::kXml, &p, /*translate_code=*/true).ok());
+  CHECK(p.elements[0].kind == Element::Kind::kPair);
   // Strict: an element left open fails the line; translate="no" still keeps its element verbatim.
   CHECK(markup::Parse("Press <0>here", Mode::kXml, &p).message() == "markup: <0> at byte 6 is not closed");
   p = ParseOk("Open <app translate=\"no\">Tern Files</app> now.", Mode::kXml);

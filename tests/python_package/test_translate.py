@@ -118,6 +118,12 @@ def test_icu_messages_keep_their_structure(translator):
     assert out[2] is None
     with pytest.raises(tern.InvalidArgumentError, match=r"messages\[2\]: ICU MessageFormat: '\{' at byte 14 is not closed"):
         translator.translate_icu_messages(msgs, beam_size=1)
+    # Fluent select expressions: the variants translated, the keys and placeables kept; "fluent" off: refused.
+    fl = ["{ $n -> [one] A dog runs in the park. *[other] { $n } dogs run in the park. }"]
+    out = translator.translate_icu_messages(fl, beam_size=1)
+    assert out[0].startswith("{ $n -> [one] ") and " *[other] { $n } " in out[0] and out[0].endswith(" }")
+    assert out[0] != fl[0]
+    assert translator.translate_icu_messages(fl, beam_size=1, placeholder_syntaxes="printf", on_error="keep") == [None]
 
 
 def test_packed_cache_dir(model_path, tmp_path):

@@ -27,7 +27,9 @@ struct IcuTranslation {
 /// {n, number}, nested cases) and the cases' '#' kept verbatim (do-not-translate spans placed by alignment,
 /// as keep_spans are); then the exact syntax is rebuilt around the translations: the same arguments, the same
 /// case keys, the same nesting. A case whose message has no letters ("{#}") is kept as is. The grammar:
-/// runtime/src/markup/icu_message.h (ICU's MessageFormat, apostrophe mode DOUBLE_OPTIONAL).
+/// runtime/src/markup/icu_message.h (ICU's MessageFormat, apostrophe mode DOUBLE_OPTIONAL). With
+/// placeholder_syntax::kFluent in options.placeholder_syntaxes (the default), Fluent's placeables and select
+/// expressions too ("{ $n -> [one] ... *[other] ... }": each variant's pattern translated on its own).
 /// A malformed message, or one whose translation lost an argument, fails alone (its IcuTranslation says why);
 /// the others are translated. `options` as for Translate (beam, rules, keep_placeholders for printf-style
 /// placeholders inside the texts, glossary, markup: Markup::kXml for rich-text tags in the texts, such as

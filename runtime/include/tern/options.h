@@ -78,8 +78,8 @@ enum class Markup : uint8_t {
   kHtmlLenient = 2,  ///< the same, not well-formed markup repaired as a browser would
   /// App strings' inline XML: react-intl / Lingui numbered tags (`Unmute <0>{name}</0>`), named ones
   /// (`<link>here</link>`, `<bold>`), Android's `<b>`: as kHtml (strict), but no element is void (`<link>`
-  /// has an end tag), script/style are ordinary elements, no HTML block spacing, and code/kbd/samp/var/pre
-  /// are translated (translate="no" still keeps an element verbatim)
+  /// has an end tag), script/style are ordinary elements, no HTML block spacing; code/kbd/samp/var/pre are
+  /// kept verbatim as in HTML (translate_code translates them; before 2026-11-29 xml mode translated them)
   kXml = 3,
 };
 

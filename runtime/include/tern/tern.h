@@ -169,7 +169,8 @@ TERN_API tern_status_code tern_score_ids(tern_translator* translator, const uint
                                          tern_results* results, tern_error* err);
 
 /** ICU MessageFormat messages (tern::TranslateIcuMessages, tern/icu_message.h; UTF-8, NULL: empty): the text of
- * each message and of every plural / select case is translated, the arguments, case keys and '#' kept, the
+ * each message and of every plural / select case (and Fluent select variant, with TERN_PLACEHOLDER_FLUENT) is
+ * translated, the arguments, case keys and '#' kept, the
  * exact syntax rebuilt. Result i has one hypothesis whose text is the translated message (no ids or scores),
  * or fails alone: a malformed message ("ICU MessageFormat: '{' at byte 9 is not closed"). Takes beam_size,
  * max_length, keep_placeholders, placeholder_syntaxes and target_lang of `params`; markup, target prefixes and

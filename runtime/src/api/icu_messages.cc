@@ -41,7 +41,8 @@ Status TranslateIcuMessages(Translator& translator, Span<const std::string_view>
   std::vector<std::vector<std::string>> translations(messages.size());
   std::vector<Piece> pieces;
   for (size_t i = 0; i < messages.size(); ++i) {
-    const Status st = markup::ParseIcuMessage(messages[i], &parsed[i]);
+    const bool fluent = (options.placeholder_syntaxes & placeholder_syntax::kFluent) != 0;
+    const Status st = markup::ParseIcuMessage(messages[i], &parsed[i], fluent);
     if (!st.ok()) {
       (*out)[i].error = st.code(), (*out)[i].error_message = st.message();
       continue;

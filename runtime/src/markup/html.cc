@@ -109,7 +109,7 @@ Status Parser::Start(size_t from, size_t to, size_t* next) {
   const bool self_closing = to - from >= 2 && line_[to - 2] == '/';
   const bool script = !xml() && (name == "script" || name == "style");
   const std::string_view tag = line_.substr(from, to - from);
-  const bool raw = script || ((TranslateNo(tag) || (!xml() && !translate_code_ && KeptByDefault(name, tag))) && !Void(name));
+  const bool raw = script || ((TranslateNo(tag) || (!translate_code_ && KeptByDefault(name, tag))) && !Void(name));
   if (raw && !self_closing) {  // kept verbatim, never translated: script/style to its first end tag (raw
     // text), a translate="no" element to its matching end tag (its own start and end tags nest)
     size_t close = std::string_view::npos, end = std::string_view::npos;

@@ -51,7 +51,7 @@ enum class Mode : uint8_t {
   kStrict,   // not well-formed markup fails the line
   kLenient,  // repaired (see above)
   kXml,      // app strings' inline XML (`<0>..</0>`, `<link>..</link>`, `<b>`): strict, and no element is void,
-             // no script/style raw text, no HTML block spacing or code/kbd/samp/var/pre defaults (translate="no" holds)
+             // no script/style raw text, no HTML block spacing; code/kbd/samp/var/pre and translate="no" kept as in HTML
 };
 
 /// The character starting at byte i of t (ends_at: the one ending before byte i) is a letter or digit: ASCII

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "markup/placeholder_syntax.h"
+
 namespace tern::markup {
 namespace {
 
@@ -10,17 +12,22 @@ constexpr int kMaxDepth = 32;
 
 bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// What ends a text: the end of the message, its case's '}', or (a Fluent variant's pattern) the select
+// expression's '}' or the next variant's key, on a line of its own when the variants are written on lines.
+enum class Ends : uint8_t { kMessage, kCase, kVariant, kVariantLine };
+
 class Parser {
  public:
-  Parser(std::string_view s, IcuMessage* m) : s_(s), m_(m) {}
+  Parser(std::string_view s, IcuMessage* m, bool fluent) : s_(s), m_(m), fluent_(fluent) {}
 
   Status Run() {
     size_t end = 0, index = 0;
-    return Message(0, false, false, 0, &end, &index);
+    return Message(0, false, Ends::kMessage, 0, &end, &index);
   }
 
  private:
   Status Error(const std::string& what) const { return Status(StatusCode::kInvalidArgument, "ICU MessageFormat: " + what); }
+  Status FluentError(const std::string& what) const { return Status(StatusCode::kInvalidArgument, "Fluent: " + what); }
   static std::string At(size_t k) { return " at byte " + std::to_string(k); }
 
   void SkipSpace(size_t* k) const {
@@ -34,16 +41,23 @@ class Parser {
     return s_.substr(b, *k - b);
   }
 
-  // The text from `begin` to its closing '}' (nested) or the end; *end is the byte after it.
-  Status Message(size_t begin, bool plural, bool nested, int depth, size_t* end, size_t* index) {
+  // The text from `begin` to what ends it (`ends`); *end is the byte after its '}' (a case), or where the
+  // next variant key or the select expression's '}' stands (a variant).
+  Status Message(size_t begin, bool plural, Ends ends, int depth, size_t* end, size_t* index) {
     if (depth > kMaxDepth) return Error("nested deeper than " + std::to_string(kMaxDepth) + " levels" + At(begin));
     *index = m_->texts.size();
     m_->texts.push_back({});
     size_t k = begin;
     const size_t n = s_.size();
+    const bool variant = ends == Ends::kVariant || ends == Ends::kVariantLine;
     while (k < n) {
       const char c = s_[k];
-      if (c == '\'') {
+      if (variant && (c == '}' || ((c == '[' || c == '*') && syntax::FluentVariantKey(s_, k) && KeyStarts(begin, k, ends)))) {
+        m_->texts[*index].span = {begin, k};
+        *end = k;
+        return Status::Ok();
+      }
+      if (c == '\'' && !variant) {  // (Fluent has no quoting)
         if (k + 1 < n && s_[k + 1] == '\'') {  // '' : one apostrophe
           k += 2;
           continue;
@@ -65,7 +79,7 @@ class Parser {
         continue;
       }
       if (c == '}') {
-        if (!nested) return Error("'}'" + At(k) + " closes nothing");
+        if (ends == Ends::kMessage) return Error("'}'" + At(k) + " closes nothing");
         m_->texts[*index].span = {begin, k};
         *end = k + 1;
         return Status::Ok();
@@ -73,7 +87,8 @@ class Parser {
       if (plural && c == '#') m_->texts[*index].numbers.push_back({k, k + 1});
       ++k;
     }
-    if (nested) return Error("'{'" + At(begin - 1) + " is not closed");
+    if (variant) return FluentError("the select expression's '{' is not closed (its variant" + At(begin) + ")");
+    if (ends == Ends::kCase) return Error("'{'" + At(begin - 1) + " is not closed");
     m_->texts[*index].span = {begin, n};
     *end = n;
     return Status::Ok();
@@ -85,13 +100,26 @@ class Parser {
     m_->arguments.push_back({});
     size_t k = open + 1;
     SkipSpace(&k);
-    if (Word(&k).empty()) return Error("an argument without a name" + At(open));
-    SkipSpace(&k);
     auto close = [&](size_t at) {
       m_->arguments[*index].span = {open, at + 1};
       *end = at + 1;
       return Status::Ok();
     };
+    if (const size_t e = fluent_ ? syntax::FluentExpression(s_, k) : 0) {  // { $n }, { -term }, { $n -> ... }
+      SkipSpace(&(k = e));
+      if (k < s_.size() && s_[k] == '}') return close(k);
+      if (k + 1 >= s_.size() || s_[k] != '-' || s_[k + 1] != '>') return FluentError("'{'" + At(open) + " is not closed");
+      return Variants(open, k + 2, depth, *index, end);
+    }
+    if (fluent_ && k < s_.size() && s_[k] == '"') {  // a string literal, Fluent's escape: {"{"}, {"\u00A0"}
+      for (++k; k < s_.size() && s_[k] != '"' && s_[k] != '\n'; k += s_[k] == '\\' ? 2 : 1) {
+      }
+      if (k < s_.size() && s_[k] == '"') SkipSpace(&++k);
+      if (k < s_.size() && s_[k] == '}') return close(k);
+      return FluentError("the string literal in '{'" + At(open) + " is not closed");
+    }
+    if (Word(&k).empty()) return Error("an argument without a name" + At(open));
+    SkipSpace(&k);
     if (k >= s_.size()) return Error("'{'" + At(open) + " is not closed");
     if (s_[k] == '}') return close(k);
     if (s_[k] != ',') return Error(std::string("'") + s_[k] + "'" + At(k) + " in the argument" + At(open));
@@ -125,7 +153,7 @@ class Parser {
         SkipSpace(&k);
         if (k >= s_.size() || s_[k] != '{') return Error("case '" + std::string(selector) + "'" + At(sel_at) + " without its message");
         size_t sub = 0;
-        TERN_RETURN_IF_ERROR(Message(k + 1, plural, true, depth + 1, &k, &sub));
+        TERN_RETURN_IF_ERROR(Message(k + 1, plural, Ends::kCase, depth + 1, &k, &sub));
         m_->arguments[*index].messages.push_back(sub);
         ++cases;
       }
@@ -149,8 +177,42 @@ class Parser {
     return Error("'{'" + At(open) + " is not closed");
   }
 
+  // A key starts the next variant where it stands after a space (one line), or first on its line.
+  bool KeyStarts(size_t begin, size_t k, Ends ends) const {
+    if (ends == Ends::kVariant) return k == begin || Space(s_[k - 1]);
+    size_t j = k;
+    while (j > begin && (s_[j - 1] == ' ' || s_[j - 1] == '\t')) --j;
+    return j == begin || s_[j - 1] == '\n' || s_[j - 1] == '\r';
+  }
+
+  // A Fluent select expression's variants, from k (after "->") to its '}' (Fluent's syntax guide, "Selectors":
+  // "[key] pattern" per variant, exactly one default "*[key]").
+  Status Variants(size_t open, size_t k, int depth, size_t index, size_t* end) {
+    size_t defaults = 0;
+    const size_t first = k;
+    SkipSpace(&k);
+    const Ends ends = s_.substr(first, k - first).find('\n') != std::string_view::npos ? Ends::kVariantLine : Ends::kVariant;
+    while (true) {
+      SkipSpace(&k);
+      if (k >= s_.size()) return FluentError("the select expression's '{'" + At(open) + " is not closed");
+      if (s_[k] == '}') {
+        if (defaults != 1) return FluentError("the select expression" + At(open) + " needs one default variant (*[key])");
+        m_->arguments[index].span = {open, k + 1};
+        *end = k + 1;
+        return Status::Ok();
+      }
+      const size_t after = syntax::FluentVariantKey(s_, k);
+      if (!after) return FluentError(std::string("'") + s_[k] + "'" + At(k) + " where a variant key ([one], *[other]) belongs");
+      defaults += s_[k] == '*';
+      size_t sub = 0;
+      TERN_RETURN_IF_ERROR(Message(after, false, ends, depth + 1, &k, &sub));
+      m_->arguments[index].messages.push_back(sub);
+    }
+  }
+
   std::string_view s_;
   IcuMessage* m_;
+  bool fluent_ = false;
 };
 
 bool WordByte(char c) {
@@ -160,9 +222,9 @@ bool WordByte(char c) {
 
 }  // namespace
 
-Status ParseIcuMessage(std::string_view message, IcuMessage* out) {
+Status ParseIcuMessage(std::string_view message, IcuMessage* out, bool fluent) {
   *out = IcuMessage();
-  return Parser(message, out).Run();
+  return Parser(message, out, fluent).Run();
 }
 
 bool IcuPiece(std::string_view message, const IcuMessage& m, size_t t, std::string* text, std::vector<TextSpan>* keep) {

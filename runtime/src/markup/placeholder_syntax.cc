@@ -152,9 +152,8 @@ size_t FluentArguments(std::string_view t, size_t k) {
 
 }  // namespace
 
-size_t Fluent(std::string_view t, size_t i) {
-  size_t k = i + 1;
-  while (k < t.size() && t[k] == ' ') ++k;
+size_t FluentExpression(std::string_view t, size_t k) {
+  const size_t i = k;
   if (k + 1 >= t.size()) return 0;
   if (t[k] == '$' || t[k] == '-') {  // { $var }, { -term }, { -term.attr }, { -term(case: "x") }
     if (!IdentStart(t[k + 1])) return 0;
@@ -170,6 +169,27 @@ size_t Fluent(std::string_view t, size_t i) {
   } else {
     return 0;
   }
+  return k;
+}
+
+size_t FluentVariantKey(std::string_view t, size_t k) {
+  auto blanks = [&]() {
+    while (k < t.size() && Space(t[k])) ++k;
+  };
+  if (k < t.size() && t[k] == '*') ++k;
+  if (k >= t.size() || t[k] != '[') return 0;
+  ++k, blanks();
+  const size_t b = k;
+  while (k < t.size() && k - b <= 64 && (Alnum(t[k]) || t[k] == '_' || t[k] == '-' || t[k] == '.')) ++k;
+  if (k == b || k - b > 64) return 0;
+  blanks();
+  return k < t.size() && t[k] == ']' ? k + 1 : 0;
+}
+
+size_t Fluent(std::string_view t, size_t i) {
+  size_t k = i + 1;
+  while (k < t.size() && t[k] == ' ') ++k;
+  if (!(k = FluentExpression(t, k))) return 0;
   while (k < t.size() && t[k] == ' ') ++k;
   return k < t.size() && t[k] == '}' ? k + 1 : 0;
 }

@@ -35,6 +35,14 @@ size_t Brace(std::string_view t, size_t i);
 /// inside optional.
 size_t Fluent(std::string_view t, size_t i);
 
+/// A Fluent inline expression at k: $variable, -term (.attribute, (arguments)) or FUNCTION(arguments): the
+/// byte after it, or 0 (what a placeable and a select expression's selector hold).
+size_t FluentExpression(std::string_view t, size_t k);
+
+/// A Fluent variant key at k ("[one]", "*[other]", "[ 0 ]": a number or identifier of at most 64 bytes):
+/// the byte after its ']', or 0.
+size_t FluentVariantKey(std::string_view t, size_t k);
+
 /// i18next's nesting at '$': $t(key) (key without spaces or parentheses, at most 64 bytes).
 size_t I18nextNesting(std::string_view t, size_t i);
 

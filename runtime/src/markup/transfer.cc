@@ -38,8 +38,7 @@ bool OnlyFinalPunctuation(std::string_view rest) {
 // Where the translation's trailing spaces and closing punctuation start (its size when it has none).
 size_t FinalPunctuationStart(std::string_view t) {
   size_t start = t.size(), i = 0, len = 1;
-  bool in_tail = false;
-  for (; i < t.size(); i += len) {
+  for (bool in_tail = false; i < t.size(); i += len) {
     len = 1;
     const bool tail = t[i] == ' ' || Closing(t, i, &len);
     if (tail && !in_tail) start = i;
@@ -60,10 +59,9 @@ class Placer {
 
   std::string Run() {
     const size_t n = t_.text.size();
-    ob_.assign(n + 1, 0);
-    oe_.assign(n + 1, 0);
-    raw_.resize(p_.elements.size());
-    for (size_t i = 0; i < p_.elements.size(); ++i) raw_[i] = Raw(p_.elements[i]);
+    ob_.assign(n + 1, 0), oe_.assign(n + 1, 0);
+    raw_.resize(p_.elements.size()), dropped_.assign(p_.elements.size(), 0);
+    for (size_t i = 0; i < p_.elements.size(); ++i) raw_[i] = Raw(p_.elements[i], &dropped_[i]);
     PlaceChildren(0, 0, n);
     size_t cursor = 0;
     for (size_t c : children_[0]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
@@ -104,8 +102,7 @@ class Placer {
     return at;
   }
 
-  // The element's target range before the tree's constraints.
-  std::pair<size_t, size_t> Raw(const Element& e) const {
+  std::pair<size_t, size_t> Raw(const Element& e, char* dropped) const {  // its range before the tree's rules
     if (e.kind == Element::Kind::kVerbatim || e.end <= e.begin) {
       const size_t at = PointPos(e.begin);
       return {at, at};
@@ -136,7 +133,7 @@ class Placer {
       }
     }
     close_run();
-    if (!found) return Unplaced(e);
+    if (!found) return *dropped = 1, Unplaced(e);
     const std::string& src = p_.text;
     const bool whole_words = (e.begin == 0 || !WordByte(src[e.begin - 1])) && (e.end >= src.size() || !WordByte(src[e.end]));
     if (whole_words) {
@@ -157,22 +154,17 @@ class Placer {
   // source position maps (the word after that point; at the end, the word before it).
   std::pair<size_t, size_t> Unplaced(const Element& e) const {
     const size_t at = PointPos(e.begin);
-    bool had_word = false;
-    for (size_t j = e.begin; j < e.end && j < p_.text.size() && !had_word; ++j) had_word = WordByte(p_.text[j]);
     const std::string_view out = t_.text;
-    if (!had_word) return {at, at};
+    if (!HeldWord(e)) return {at, at};
     size_t b = at;
     while (b < out.size() && !WordByte(out[b])) ++b;
-    if (b < out.size()) {
-      size_t end = b;
-      while (end < out.size() && WordByte(out[end])) ++end;
-      return {b, end};
-    }
-    size_t end = at;  // none after it: the word before
+    size_t end = b;
+    while (end < out.size() && WordByte(out[end])) ++end;
+    if (b < out.size()) return {b, end};
+    end = at;  // none after it: the word before
     while (end > 0 && !WordByte(out[end - 1])) --end;
-    size_t begin = end;
-    while (begin > 0 && WordByte(out[begin - 1])) --begin;
-    return begin < end ? std::pair<size_t, size_t>{begin, end} : std::pair<size_t, size_t>{at, at};
+    for (b = end; b > 0 && WordByte(out[b - 1]);) --b;
+    return b < end ? std::pair<size_t, size_t>{b, end} : std::pair<size_t, size_t>{at, at};
   }
 
   // Fixes element i's range within [lo, hi], then its children's within it, in order.
@@ -205,10 +197,7 @@ class Placer {
   void TakeFreeWord(const std::vector<size_t>& kids, size_t k, size_t hi) {
     const size_t c = kids[k], at = tb_[c];
     const Element& el = p_.elements[c];
-    if (el.kind == Element::Kind::kVerbatim || !children_[c + 1].empty()) return;
-    bool had_word = false;
-    for (size_t j = el.begin; j < el.end && j < p_.text.size() && !had_word; ++j) had_word = WordByte(p_.text[j]);
-    if (!had_word) return;
+    if (el.kind == Element::Kind::kVerbatim || !children_[c + 1].empty() || !HeldWord(el)) return;
     size_t limit = hi;
     for (size_t j = k + 1; j < kids.size(); ++j) {
       if (j > k + 64) {  // (a bound on the look-ahead: linear time on any line)
@@ -228,6 +217,11 @@ class Placer {
     size_t end = w;
     while (end < limit && WordByte(out[end])) ++end;
     if (end > w && (end >= out.size() || !WordByte(out[end]))) tb_[c] = w, te_[c] = end;
+  }
+
+  bool HeldWord(const Element& e) const {  // its source text held a letter or digit
+    const std::string_view t = std::string_view(p_.text).substr(std::min(e.begin, p_.text.size()));
+    return std::any_of(t.begin(), t.begin() + std::min(e.end - std::min(e.end, e.begin), t.size()), WordByte);
   }
 
   void WriteText(size_t from, size_t to) {
@@ -253,7 +247,11 @@ class Placer {
     const Element& e = p_.elements[i];
     // (Not right after a start tag: "<0>{count}" stays so.) A space still owed goes before a start tag.
     const bool owed = space_ && e.kind == Element::Kind::kPair;
-    if ((e.space_before || owed) && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
+    // An element whose words the model dropped (no target token aligns into it) and that no word was left
+    // for keeps its source text, and the spaces around it.
+    const bool as_is = dropped_[i] && tb_[i] == te_[i] && children_[i + 1].empty() && HeldWord(e);
+    const std::string& src = p_.text;
+    if ((e.space_before || owed || (as_is && e.begin > 0 && src[e.begin - 1] == ' ')) && !out_.empty() && out_.back() != ' ' && out_.size() != after_open_) out_.push_back(' ');
     // Kept text (a do-not-translate span, which took along any letters glued to it; a <code> element) that
     // no word touched in the source is never glued to one: a word the translation puts next to it gets a
     // space between.
@@ -268,10 +266,11 @@ class Placer {
     space_ = unglue_ = false;
     after_open_ = out_.size();
     size_t cursor = tb_[i];
+    if (as_is) AppendEscaped(std::string_view(src).substr(e.begin, e.end - e.begin), p_, &out_);
     for (size_t c : children_[i + 1]) WriteText(cursor, tb_[c]), Emit(c), cursor = te_[c];
     WriteText(cursor, te_[i]);
     out_.append(e.close);
-    space_ = e.space_after;
+    space_ = e.space_after || (as_is && e.end < src.size() && src[e.end] == ' ');
     unglue_ = unglue_ || e.apart_after;  // (apart_after: only an element with no text of its own, html.cc)
   }
 
@@ -282,6 +281,7 @@ class Placer {
   std::vector<std::vector<size_t>> children_;  // [element + 1]: 0 is the top
   std::vector<size_t> tb_, te_;
   std::vector<std::pair<size_t, size_t>> raw_;  // [element] Raw: its target range before the tree's constraints
+  std::vector<char> dropped_;  // [element] no target token aligns into its text (Raw)
   std::string out_;
   bool space_ = false;  // a space is owed before the next text
   bool unglue_ = false;  // a space is owed before the next text if it starts with a letter or digit

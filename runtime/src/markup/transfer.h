@@ -18,7 +18,8 @@
 //    sibling starts no earlier than the previous one ends); an element without children that this leaves
 //    empty although its source held a word (its words are aligned before a sibling's, or were dropped)
 //    wraps the next free word after it: one before where a later sibling's own aligned words begin,
-//    inside its parent (none: it stays empty, where its siblings stand). So the output holds exactly the input's tags
+//    inside its parent (none: the model dropped its words and left no word for it; it holds its source
+//    text, untranslated, where its siblings stand, never empty). So the output holds exactly the input's tags
 //    (lenient repairs included), each start tag before its end tag, properly nested, whatever the alignment.
 // Text between tags is escaped (html.h AppendEscaped).
 #pragma once

@@ -191,7 +191,8 @@ class Translator:
                                placeholder_syntaxes: str = "default", target_lang: str = "",
                                on_error: str = "raise") -> List[Optional[str]]:
         """ICU MessageFormat messages (tern/icu_message.h): the text of each message and of every plural /
-        select case translated, arguments and '#' kept, the syntax rebuilt. A malformed message raises
+        select case (and of every Fluent select expression's variant, with the "fluent" placeholder syntax)
+        translated, arguments and '#' kept, the syntax rebuilt. A malformed message raises
         InvalidArgumentError naming its index and byte (on_error='raise') or is None (on_error='keep')."""
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:
         """One sentence's steps as an iterator (tern/steps.py; CTranslate2's generate_tokens): a text, or source

@@ -486,7 +486,8 @@ public final class Translator implements AutoCloseable {
   /**
    * Translates ICU MessageFormat messages ({@code "{n, plural, one {# file} other {# files}}"}): the text of each
    * message and of every plural / select case is translated, the arguments, case keys and {@code #} kept and the
-   * exact syntax rebuilt (tern/icu_message.h). Result i's text is the translated message (no ids or scores), or
+   * exact syntax rebuilt (tern/icu_message.h; Fluent select expressions' variants too, with the "fluent"
+   * placeholder syntax). Result i's text is the translated message (no ids or scores), or
    * its error (a malformed message fails alone). Takes beamSize, maxLength, keepPlaceholders,
    * placeholderSyntaxes and targetLang of {@code options}; markup and target prefixes throw.
    */
