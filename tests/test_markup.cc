@@ -417,6 +417,15 @@ TEST_CASE("markup: a kept span is never glued to a word it was not glued to") {
   const Parsed w = ParseOk("Use x<code>L1</code>y now.");
   const Fake v = Tokens(w, "Nutze xy jetzt.", {{0, 5}, {6, 7}, {7, 8}, {9, 14}, {14, 15}}, {0, 1, 1, 2, 2});
   CHECK(Transfer(w, v) == "Nutze xy<code>L1</code> jetzt.");
+  // A kept span last in an element with text: the space it owes outlives the element's end tag (b1fe95b;
+  // "...</b>jetzt" when the end tag reset it).
+  const std::string_view bl = "Press x<b>OK {n}</b> now.";  // (x: no widening to whole words)
+  std::vector<TextSpan> bk;
+  markup::FindPlaceholders(bl, &bk);
+  Parsed b;
+  REQUIRE(markup::Parse(bl, Mode::kXml, &b, false, Span<const TextSpan>(bk.data(), bk.size())).ok());
+  const Fake bf = Tokens(b, "Drücke OKjetzt.", {{0, 7}, {8, 10}, {10, 15}, {15, 16}}, {0, 1, 2, 2});
+  CHECK(Transfer(b, bf) == "Drücke <b>OK {n}</b> jetzt.");
 }
 
 TEST_CASE("markup: a kept span with words after it stays before a final mark the model added") {

@@ -57,7 +57,7 @@ struct Args {
 // Rows r0..r0+MR-1 against weight rows n..n+NR-1.
 template <size_t MR, size_t NR>
 void Tile(const Args& a, size_t r0, const uint8_t* const* wr, size_t n) {
-  const size_t K = a.K, chunks_per_row = K / 32;
+  const size_t K = a.K;
   const size_t block = a.block ? a.block : K, chunks = block / 32, blocks = K / block;
   const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
   __m256 f = _mm256_setzero_ps();   // qb4w, full tiles: lane r * 2 + c
@@ -90,12 +90,7 @@ void Tile(const Args& a, size_t r0, const uint8_t* const* wr, size_t n) {
     }
     // sum over the block of (q - zp) * (nibble - 8) = S - 8 * sum(q) - zp * (sum(nibbles) - 8 * block)
     int32_t qsum[MR], wsum[NR];
-    for (size_t r = 0; r < MR; ++r) {
-      const int32_t* cs = a.chunk_sums + (r0 + r) * chunks_per_row + b * chunks;
-      int32_t s = 0;
-      for (size_t ch = 0; ch < chunks; ++ch) s += cs[ch];
-      qsum[r] = s;
-    }
+    for (size_t r = 0; r < MR; ++r) qsum[r] = Int4BlockQSum(a.chunk_sums, r0 + r, K, block, b);
     for (size_t c = 0; c < NR; ++c) wsum[c] = Sum4x64(wacc[c]) - 8 * static_cast<int32_t>(block);
     if (a.block == 0) {  // qc4w: one block, the int8 epilogue
       for (size_t r = 0; r < MR; ++r) {
