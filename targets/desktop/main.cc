@@ -111,7 +111,8 @@ static int Run(int argc, char** argv) {
                "keeps them verbatim without --keep-placeholders)");
   tr->add_flag("--icu-messages", ta.icu_messages,
                "each line is an ICU MessageFormat message: the text of the message and of every plural / select "
-               "case is translated, arguments and '#' kept, the syntax rebuilt (a malformed line fails alone)");
+               "case (and Fluent select expression variant) is translated, arguments and '#' kept, the syntax "
+               "rebuilt (a malformed line fails alone)");
   tr->add_option("--placeholder-syntaxes", ta.placeholder_syntaxes,
                  "the syntaxes --keep-placeholders finds, as names: printf, python-named, ruby-named, brace, fluent, "
                  "i18next, shell, url, email, number-unit, default (all but shell), all, none (default: default)")

@@ -141,8 +141,8 @@ class Placer {
       while (hi < t_.text.size() && WordByte(t_.text[hi])) ++hi;
     }
     // Ending before the source's final marks, it ends before the translation's (PointPos: "...</0> error.").
-    const size_t src_tail = FinalPunctuationStart(src), from = std::max<size_t>(e.end, src_tail);
-    if (e.end <= src_tail && from < src.size() && OnlyFinalPunctuation(src.substr(from))) {
+    const size_t src_tail = FinalPunctuationStart(src);
+    if (e.end <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail))) {
       const size_t out_tail = FinalPunctuationStart(t_.text);
       if (out_tail > lo && hi > out_tail) hi = out_tail;
     }
