@@ -10,9 +10,10 @@ of issue 40:
   - after the final stop: placeholders that had two or more words after them in the source and come after
     the output's final . ! or ?.
 
-Catalogs (by extension): .po / .pot (msgid and msgid_plural), Android strings.xml (<string>, <item>),
-Fluent .ftl (message values and attributes, multi-line ones joined), i18next / react-intl .json and Rails .yml (string values, nested),
-.txt (a string per line). Strings are
+Catalogs (by extension): .po / .pot (msgid and msgid_plural), Android strings.xml (<string>, <item>, inline
+markup kept), Fluent .ftl (message values and attributes, multi-line ones joined), i18next / react-intl .json,
+Flutter .arb and Rails .yml (string values, nested), XLIFF .xlf / .xliff and Qt .ts (<source>), .NET .resx
+(<value>), Java .properties, iOS .strings, .txt (a string per line). Strings are
 read from the files given; the script ships none (take real catalogs of real projects, several per syntax).
 
     /usr/bin/python3 scripts/app_strings_eval.py --tern build/targets/desktop/tern \
@@ -21,6 +22,7 @@ read from the files given; the script ships none (take real catalogs of real pro
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import platform
@@ -42,13 +44,15 @@ ICU = re.compile(r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal)\s*,"
                  r"|\{\s*(?:\$[\w-]+|-[\w.-]+|[A-Z][A-Z0-9_-]*\([^{}()]*\))\s*->")  # ... or a Fluent select expression
 # Rich-text tags of message catalogs (Lingui, react-intl, i18next's Trans): <0>..</0>, <bold>..</bold>, <br/>.
 # Strings that hold them are translated with --html=xml as well, and their tags count as placeholders.
-RICH = re.compile(r"</?(?:\d+|[a-z][\w-]*)(?:\s[^<>]*)?/?>")
+RICH = re.compile(r"</?(?:\d+|[a-z][\w:-]*)(?:\s[^<>]*)?/?>")
 
 
 def has_rich(s: str) -> bool:
-    """Rich text: a tag closed by its own end tag (<0>..</0>), not a lone "<object>" of a command's usage."""
-    opened = set(re.findall(r"<(\d+|[a-z][\w-]*)(?:\s[^<>]*)?>", s))
-    return any(name in opened for name in re.findall(r"</(\d+|[a-z][\w-]*)\s*>", s))
+    """Rich text: a tag closed by its own end tag (<0>..</0>, <xliff:g ..>..</xliff:g>) or an XLIFF-style
+    self-closing one with attributes (<x id="2"/>), not a lone "<object>" of a command's usage."""
+    opened = set(re.findall(r"<(\d+|[a-z][\w:-]*)(?:\s[^<>]*)?>", s))
+    return (any(name in opened for name in re.findall(r"</(\d+|[a-z][\w:-]*)\s*>", s))
+            or re.search(r"<[a-z][\w:-]*\s[^<>]*=[^<>]*/>", s) is not None)
 
 
 def spans_of(s: str, rich: bool) -> List["re.Match[str]"]:
@@ -59,19 +63,53 @@ def spans_of(s: str, rich: bool) -> List["re.Match[str]"]:
     return sorted(found, key=lambda m: m.start())
 
 
+def unescape_backslashes(s: str) -> str:
+    """Java .properties / iOS .strings escapes: \\n \\t \\uXXXX, and a backslash before any other character."""
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", lambda m: chr(int(m.group(1)[1:], 16)) if len(m.group(1)) == 5
+                  else {"n": "\n", "t": "\t", "r": "\r"}.get(m.group(1), m.group(1)), s, flags=re.S)
+
+
+def inner_xml(s: str) -> str:
+    """An XML element's content as an app passes it on: CDATA opened, entities decoded unless it holds tags."""
+    s = s.strip()
+    if s.startswith("<![CDATA[") and s.endswith("]]>"):
+        return s[9:-3]
+    return s if has_rich(s) or re.search(r"<\w[^>]*/>", s) else html.unescape(s)
+
+
 def read_catalog(path: str) -> List[str]:
     ext = os.path.splitext(path)[1].lower()
-    text = open(path, encoding="utf-8").read()
+    raw = open(path, "rb").read()
+    text = raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
     out: List[str] = []
     if ext in (".po", ".pot"):
         for m in re.finditer(r'^(msgid|msgid_plural) ((?:"(?:[^"\\]|\\.)*"\s*)+)', text, re.M):
             s = "".join(json.loads(q) for q in re.findall(r'"(?:[^"\\]|\\.)*"', m.group(2)))
             if s:
                 out.append(s)
-    elif ext == ".xml":
-        for el in ET.fromstring(text).iter():
-            if el.tag in ("string", "item") and el.text and el.text.strip():
-                out.append(el.text.strip().replace("\\'", "'").replace('\\"', '"').replace("\\n", "\n"))
+    elif ext == ".xml":  # Android: <string> and <item> (plurals, arrays), with their inline markup (<a>, <b>, <xliff:g>)
+        ET.fromstring(text)  # (well-formed, or an error naming the line)
+        for m in re.finditer(r"<(string|item)(?=[\s>])[^>]*?(?<!/)>(.*?)</\1\s*>", text, re.S):
+            s = inner_xml(m.group(2))
+            if s.strip():
+                out.append(s.replace("\\'", "'").replace('\\"', '"').replace("\\n", "\n").replace("\\@", "@"))
+    elif ext in (".xlf", ".xliff", ".ts"):  # XLIFF <source> (with <x/>, <g>, <ph> inline), Qt Linguist <source>
+        for m in re.finditer(r"<source\b[^>]*?(?<!/)>(.*?)</source\s*>", text, re.S):
+            if inner_xml(m.group(1)).strip():
+                out.append(inner_xml(m.group(1)))
+    elif ext == ".resx":  # .NET: <data name="..."><value>..</value>, not the typed (binary, file) resources
+        for m in re.finditer(r"<data\b([^>]*)>\s*<value>(.*?)</value>", text, re.S):
+            if "type=" not in m.group(1) and "mimetype=" not in m.group(1) and m.group(2).strip():
+                out.append(html.unescape(m.group(2)))
+    elif ext == ".properties":  # Java: key = value (or key: value), a trailing backslash goes on, # and ! comments
+        for m in re.finditer(r"^[ \t]*(?![#!])(?:[^=:\s\\]|\\.)+[ \t]*[=:]?[ \t]*((?:[^\n\\]|\\(?:.|\n[ \t]*))*)$", text, re.M):
+            s = unescape_backslashes(re.sub(r"\\\n[ \t]*", "", m.group(1)))
+            if s.strip():
+                out.append(s)
+    elif ext == ".strings":  # iOS / macOS: "key" = "value"; (UTF-8 or UTF-16, comments /* */ and //)
+        for m in re.finditer(r'"(?:[^"\\]|\\.)*"\s*=\s*"((?:[^"\\]|\\.)*)"\s*;', text):
+            if m.group(1).strip():
+                out.append(unescape_backslashes(m.group(1)))
     elif ext == ".ftl":
         # Message values and attributes (".title = ..."): a value goes on over the indented lines after it
         # (Fluent's multi-line patterns and select expressions) up to the next attribute, entry or comment.
@@ -84,14 +122,15 @@ def read_catalog(path: str) -> List[str]:
             if value is not None and " ".join(value).strip():
                 out.append(" ".join(value).strip())
             value = [entry.group(1)] if entry and not line.lstrip().startswith("-") else None
-    elif ext in (".json", ".yml", ".yaml"):  # i18next, react-intl; Rails i18n (Debian's python3-yaml)
+    elif ext in (".json", ".arb", ".yml", ".yaml"):  # i18next, react-intl, Flutter .arb; Rails i18n (python3-yaml)
         def walk(v):
             if isinstance(v, dict):
-                for x in v.values():
-                    walk(x)
+                for k, x in v.items():
+                    if not (ext == ".arb" and str(k).startswith("@")):  # .arb: "@key" holds the metadata
+                        walk(x)
             elif isinstance(v, str) and v.strip():
                 out.append(v)
-        if ext == ".json":
+        if ext in (".json", ".arb"):
             walk(json.loads(text))
         else:
             import yaml

@@ -9,6 +9,7 @@
 
 #include "markup/html.h"
 #include "markup/protect.h"
+#include "markup/punctuation.h"
 #include "markup/transfer.h"
 #include "test_util.h"
 
@@ -435,11 +436,30 @@ TEST_CASE("markup: a kept span with words after it stays before a final mark the
   REQUIRE(markup::Protect("Use {link} to format", {TextSpan{4, 10}}, &p).ok());
   const Fake f = Tokens(p, "Formatieren mit.", {{0, 11}, {12, 15}, {15, 16}}, {2, 1, 0});
   CHECK(Transfer(p, f) == "Formatieren mit {link}.");
-  // At the source's end it stays at the end.
+  // At the source's end too: no sentence ended before it there, so it goes before the mark the model added
+  // (it stayed at the end before 2026-11-29: "Formatieren mit. {link}").
   Parsed q;
   REQUIRE(markup::Protect("Format with {link}", {TextSpan{12, 18}}, &q).ok());
   const Fake g = Tokens(q, "Formatieren mit.", {{0, 11}, {12, 15}, {15, 16}}, {0, 1, 1});
-  CHECK(Transfer(q, g) == "Formatieren mit. {link}");
+  CHECK(Transfer(q, g) == "Formatieren mit {link}.");
+  // Nor does it cross an earlier sentence's end (Signal's "... with %@ members or less. Adding more ...": the
+  // first sentence's '.' aligned before the span, which came out as "auf. %@ Ein ...").
+  Parsed s;
+  REQUIRE(markup::Protect("Best with {n} or less. Add more.", {TextSpan{10, 13}}, &s).ok());
+  const Fake h = Tokens(s, "Am besten weniger. Mehr.", {{0, 2}, {3, 9}, {10, 17}, {17, 18}, {19, 23}, {23, 24}},
+                        {0, 0, 3, 1, 5, 6});
+  CHECK(Transfer(s, h) == "Am besten weniger {n}. Mehr.");
+  // A span that followed a sentence's end in the source may follow one in the output; "z.B." and "3." end
+  // no sentence.
+  Parsed d;
+  REQUIRE(markup::Protect("Done. {n} files.", {TextSpan{6, 9}}, &d).ok());
+  const Fake k = Tokens(d, "Fertig. Dateien.", {{0, 6}, {6, 7}, {8, 15}, {15, 16}}, {0, 0, 1, 1});
+  CHECK(Transfer(d, k) == "Fertig. {n} Dateien.");
+  CHECK(markup::SentenceEndBefore("Siehe z.B. ", 11) == std::string_view::npos);
+  CHECK(markup::SentenceEndBefore("am 3. ", 6) == std::string_view::npos);
+  CHECK(markup::SentenceEndBefore("Er kam. ", 8) == 6);
+  CHECK(markup::SentenceEndBefore("Er kam?\xe2\x80\x9d ", 11) == 6);
+  CHECK(markup::SentenceEndBefore("Er kam: ", 8) == std::string_view::npos);
 }
 
 TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothing is void, no HTML defaults") {

@@ -3,50 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "markup/punctuation.h"
+
 namespace tern::markup {
 namespace {
 
 bool WordByte(char c) {
   const auto u = static_cast<unsigned char>(c);
   return u >= 0x80 || std::isalnum(u);
-}
-
-// Sentence-final punctuation and what may close after it (quotes, brackets); '…' is UTF-8 E2 80 A6.
-bool Closing(std::string_view t, size_t i, size_t* len) {
-  *len = 1;
-  switch (t[i]) {
-    case '.': case '!': case '?': case ':': case ';': case '"': case '\'': case ')': case ']': return true;
-    default: break;
-  }
-  if (t.substr(i, 3) == "\xe2\x80\xa6" || t.substr(i, 3) == "\xe2\x80\x9d" || t.substr(i, 3) == "\xe2\x80\x99") return *len = 3, true;
-  if (t.substr(i, 2) == "\xc2\xbb" || t.substr(i, 2) == "\xc2\xab") return *len = 2, true;
-  return false;
-}
-
-// `rest` (the source after a point item) holds only spaces and closing punctuation, a final . ! ? or … among it.
-bool OnlyFinalPunctuation(std::string_view rest) {
-  bool final_mark = false;
-  for (size_t i = 0, len = 1; i < rest.size(); i += len) {
-    len = 1;
-    if (rest[i] == ' ') continue;
-    if (!Closing(rest, i, &len)) return false;
-    final_mark |= rest[i] == '.' || rest[i] == '!' || rest[i] == '?' || len == 3;
-  }
-  return final_mark;
-}
-
-// Where the translation's trailing spaces and closing punctuation start (its size when it has none).
-size_t FinalPunctuationStart(std::string_view t) {
-  size_t start = t.size(), i = 0, len = 1;
-  for (bool in_tail = false; i < t.size(); i += len) {
-    len = 1;
-    const bool tail = t[i] == ' ' || Closing(t, i, &len);
-    if (tail && !in_tail) start = i;
-    if (!tail) start = t.size();
-    in_tail = tail;
-  }
-  while (start < t.size() && t[start] == ' ') ++start;  // the spaces before the marks stay with the text
-  return start;
 }
 
 class Placer {
@@ -89,10 +53,14 @@ class Placer {
   //  - before the translation's final punctuation when it sat before the source's ("with {name}." stays
   //    "mit {name}.", never "mit. {name}", even where the final '.' aligns to an earlier word), or before
   //    words of the source (the model may end a string that had no final mark with one);
+  //  - before an earlier sentence's end that it did not follow in the source ("with %@ members or less.
+  //    Adding ..." is never "... auf. %@ Ein ...");
   //  - at a word boundary: a position inside a word of the translation moves to that word's end.
   size_t PointPos(size_t x) const {
     size_t at = MapPos(x);
     const std::string_view src = p_.text, out = t_.text;
+    if (const size_t end = SentenceEndBefore(out, at); end != std::string_view::npos && SentenceEndBefore(src, x) == std::string_view::npos)
+      at = end;
     const size_t src_tail = FinalPunctuationStart(src);
     const bool words_after = x < last_word_;  // (where the source has no final mark, the model may add one)
     const size_t from = std::max(x, src_tail);  // (x may sit inside the tail: "Trainers: {n}!" leaves ": !")

@@ -12,8 +12,8 @@
 //    comments, script, kept placeholders), goes where its source position maps: after the last target
 //    token (in the translation's order) aligned to source text before that position (at the start when
 //    there is none; at the end for the end of the source); then before the translation's final punctuation
-//    when it sat before the source's, and never inside a word (a position inside a
-//    word moves to the word's end);
+//    when it sat before the source's, before a sentence's end it did not follow in the source
+//    (markup/punctuation.h), and never inside a word (a position inside a word moves to the word's end);
 //  - the tree is kept: a child's range is clamped into its parent's, siblings keep their source order (a
 //    sibling starts no earlier than the previous one ends); an element without children that this leaves
 //    empty although its source held a word (its words are aligned before a sibling's, or were dropped)
