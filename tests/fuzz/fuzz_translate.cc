@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary bytes as input text (split into up to 4 sentences at '\n') through a
-// Translator on a tiny int8 model (a third of the inputs with keep_placeholders). Every sentence gets a
-// result or its own error; never a crash.
+// Translator on a tiny int8 model (a third of the inputs with keep_placeholders; a fifth, from 2026-11-29,
+// as ICU MessageFormat / Fluent messages through TranslateIcuMessages, half of those with xml markup). Every
+// sentence or message gets a result or its own error; never a crash.
 // The model path comes from $TERN_FUZZ_MODEL (default: the test fixture's post-swish.int8.tern).
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tern/icu_message.h"
 #include "tern/translator.h"
 
 namespace {
@@ -44,6 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   tern::TranslateOptions o;
   o.beam_size = size % 2 ? 2 : 1;
+  if (size % 5 == 1) {  // the message parsers (markup/icu_message.h: ICU's and Fluent's), the rebuild
+    o.markup = size % 10 == 1 ? tern::Markup::kXml : tern::Markup::kNone;
+    std::vector<tern::IcuTranslation> out;
+    if (!tern::TranslateIcuMessages(*Get(), tern::Span<const std::string_view>(parts, n), o, &out).ok() || out.size() != n)
+      __builtin_trap();
+    for (const auto& m : out)
+      if (!m.ok() && m.error_message.empty()) __builtin_trap();
+    return 0;
+  }
   o.keep_placeholders = size % 3 == 0;  // the placeholder parsers (markup/placeholder_syntax.h) on every input
   tern::Span<const tern::TranslationResult> r;
   tern::Status s = Get()->Translate(tern::Span<const std::string_view>(parts, n), o, &r);
