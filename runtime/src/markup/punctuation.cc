@@ -49,10 +49,14 @@ size_t FinalPunctuationStart(std::string_view t) {
 }
 
 size_t SentenceEndBefore(std::string_view t, size_t at) {
+  // Each run looked at is bounded (kLook bytes): a line of 100,000 elements calls this once per element.
+  constexpr size_t kLook = 64;
   size_t j = at < t.size() ? at : t.size();
-  while (j > 0 && t[j - 1] == ' ') --j;
+  const size_t spaces_from = j;
+  while (j > 0 && t[j - 1] == ' ' && spaces_from - j < kLook) --j;
   bool final_mark = false;
-  for (;;) {  // back over the run of closing marks (not ':' or ';', which end no sentence)
+  const size_t run_end = j;
+  for (; run_end - j < kLook;) {  // back over the run of closing marks (not ':' or ';', which end no sentence)
     const char c = j >= 1 ? t[j - 1] : '\0';
     const std::string_view three = j >= 3 ? t.substr(j - 3, 3) : std::string_view();
     if (Final(c) || c == ')' || c == ']' || c == '"' || c == '\'') {
@@ -67,8 +71,9 @@ size_t SentenceEndBefore(std::string_view t, size_t at) {
   }
   if (!final_mark) return std::string_view::npos;
   size_t w = j;  // the word before the run: two or more bytes of letters ("z.B." and "3." end no sentence)
-  while (w > 0 && (static_cast<unsigned char>(t[w - 1]) >= 0x80 || std::isalpha(static_cast<unsigned char>(t[w - 1])))) --w;
-  if (j - w < 2 || (w > 0 && (t[w - 1] == '.' || std::isdigit(static_cast<unsigned char>(t[w - 1]))))) return std::string_view::npos;
+  while (w > 0 && j - w < kLook && (static_cast<unsigned char>(t[w - 1]) >= 0x80 || std::isalpha(static_cast<unsigned char>(t[w - 1])))) --w;
+  if (j - w < 2 || (j - w < kLook && w > 0 && (t[w - 1] == '.' || std::isdigit(static_cast<unsigned char>(t[w - 1])))))
+    return std::string_view::npos;
   return j;
 }
 

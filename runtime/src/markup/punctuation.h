@@ -19,7 +19,8 @@ size_t FinalPunctuationStart(std::string_view t);
 
 /// The bytes before `at` (spaces skipped) end a sentence: a run of closing marks holding . ! ? or …, after a
 /// word of two or more bytes ("auf. |", not "z.B. |" or "3. |"). Returns where that run starts, or
-/// std::string_view::npos.
+/// std::string_view::npos. Constant time: it looks at most 64 bytes back for each of the spaces, the run and
+/// the word (more spaces or marks than that: no sentence's end).
 size_t SentenceEndBefore(std::string_view t, size_t at);
 
 }  // namespace tern::markup

@@ -19,7 +19,13 @@ class Placer {
       : p_(p), t_(t), ob_(*ob), oe_(*oe), children_(p.elements.size() + 1), tb_(p.elements.size()), te_(p.elements.size()) {
     for (size_t i = 0; i < p.elements.size(); ++i) children_[static_cast<size_t>(p.elements[i].parent + 1)].push_back(i);
     while (last_word_ > 0 && !WordByte(p.text[last_word_ - 1])) --last_word_;
+    // The tails once (a line may hold 100,000 elements: nothing per element is linear in the line).
+    for (size_t i = src_tail_, len = 1; i < p.text.size(); i += len)
+      if (ClosingMark(p.text, i, &len) && (p.text[i] == '.' || p.text[i] == '!' || p.text[i] == '?' || len == 3)) src_final_ = i + 1;
   }
+
+  // OnlyFinalPunctuation(src.substr(from)) for `from` in the source's tail, in constant time.
+  bool OnlyFinalFrom(size_t from) const { return from >= src_tail_ && from < src_final_; }
 
   std::string Run() {
     const size_t n = t_.text.size();
@@ -61,11 +67,9 @@ class Placer {
     const std::string_view src = p_.text, out = t_.text;
     if (const size_t end = SentenceEndBefore(out, at); end != std::string_view::npos && SentenceEndBefore(src, x) == std::string_view::npos)
       at = end;
-    const size_t src_tail = FinalPunctuationStart(src);
     const bool words_after = x < last_word_;  // (where the source has no final mark, the model may add one)
-    const size_t from = std::max(x, src_tail);  // (x may sit inside the tail: "Trainers: {n}!" leaves ": !")
-    if ((from < src.size() && OnlyFinalPunctuation(src.substr(from))) || words_after)
-      at = std::min(at, FinalPunctuationStart(out));
+    const size_t from = std::max(x, src_tail_);  // (x may sit inside the tail: "Trainers: {n}!" leaves ": !")
+    if (OnlyFinalFrom(from) || words_after) at = std::min(at, out_tail_);
     while (at > 0 && at < out.size() && WordByte(out[at - 1]) && WordByte(out[at])) ++at;
     return at;
   }
@@ -109,11 +113,7 @@ class Placer {
       while (hi < t_.text.size() && WordByte(t_.text[hi])) ++hi;
     }
     // Ending before the source's final marks, it ends before the translation's (PointPos: "...</0> error.").
-    const size_t src_tail = FinalPunctuationStart(src);
-    if (e.end <= src_tail && src_tail < src.size() && OnlyFinalPunctuation(src.substr(src_tail))) {
-      const size_t out_tail = FinalPunctuationStart(t_.text);
-      if (out_tail > lo && hi > out_tail) hi = out_tail;
-    }
+    if (e.end <= src_tail_ && OnlyFinalFrom(src_tail_) && out_tail_ > lo && hi > out_tail_) hi = out_tail_;
     return {lo, hi};
   }
 
@@ -255,6 +255,8 @@ class Placer {
   bool unglue_ = false;  // a space is owed before the next text if it starts with a letter or digit
   size_t after_open_ = std::string::npos;  // where the output stood after the last start tag
   size_t last_word_ = p_.text.size();       // the source's plain text: one past its last letter or digit
+  const size_t src_tail_ = FinalPunctuationStart(p_.text), out_tail_ = FinalPunctuationStart(t_.text);
+  size_t src_final_ = 0;  // one past the source tail's last final mark (. ! ? or a 3-byte one); 0: none
 };
 
 }  // namespace
