@@ -163,6 +163,15 @@ def cpu() -> str:
     return platform.machine()
 
 
+def past_brace(s: str, i: int) -> int:
+    """The index after the '}' that closes an argument whose '{' came before i (nested braces counted)."""
+    depth = 1
+    while i < len(s) and depth:
+        depth += {"{": 1, "}": -1}.get(s[i], 0)
+        i += 1
+    return i
+
+
 def icu_skeleton(s: str) -> List[str]:
     """Argument heads and case keys in order ('{name', '{name,plural', 'one{', '=0{'), read by a small parser
     of the message: a case's text ('{result}' in 'one {result}') is text, not an argument."""
@@ -200,11 +209,7 @@ def icu_skeleton(s: str) -> List[str]:
                     return i + 1
                 i += 1
             return i
-        depth = 1  # another argument (number, date, a style): to its closing brace
-        while i < len(s) and depth:
-            depth += {"{": 1, "}": -1}.get(s[i], 0)
-            i += 1
-        return i
+        return past_brace(s, i)  # another argument (number, date, a style): to its closing brace
 
     message(0, False)
     return out
@@ -234,11 +239,7 @@ def fluent_skeleton(s: str) -> List[str]:
                 break
             out.append(re.sub(r"\s+", "", k.group(0)))
             i = pattern(k.end(), True)
-        depth = 1
-        while i < len(s) and depth:
-            depth += {"{": 1, "}": -1}.get(s[i], 0)
-            i += 1
-        return i
+        return past_brace(s, i)
 
     pattern(0, False)
     return out

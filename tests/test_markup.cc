@@ -460,6 +460,9 @@ TEST_CASE("markup: a kept span with words after it stays before a final mark the
   CHECK(markup::SentenceEndBefore("Er kam. ", 8) == 6);
   CHECK(markup::SentenceEndBefore("Er kam?\xe2\x80\x9d ", 11) == 6);
   CHECK(markup::SentenceEndBefore("Er kam: ", 8) == std::string_view::npos);
+  CHECK(markup::FinalMarkEnd("Trainers: !\" ", 8) == 11);  // the '!' is the last final mark; '"' closes only
+  CHECK(markup::FinalMarkEnd("Trainers: !", 11) == 11);     // none from there on
+  CHECK(markup::FinalMarkEnd("go. now.", 2) == 3);          // "now" stops the reading
 }
 
 TEST_CASE("markup: xml mode for app strings: numbered and named tags pair, nothing is void, no HTML defaults") {

@@ -24,15 +24,15 @@ bool ClosingMark(std::string_view t, size_t i, size_t* len) {
   return false;
 }
 
-bool OnlyFinalPunctuation(std::string_view rest) {
-  bool final_mark = false;
-  for (size_t i = 0, len = 1; i < rest.size(); i += len) {
+size_t FinalMarkEnd(std::string_view t, size_t from) {
+  size_t end = from;
+  for (size_t i = from, len = 1; i < t.size(); i += len) {
     len = 1;
-    if (rest[i] == ' ') continue;
-    if (!ClosingMark(rest, i, &len)) return false;
-    final_mark |= Final(rest[i]) || len == 3;
+    if (t[i] == ' ') continue;
+    if (!ClosingMark(t, i, &len)) break;
+    if (Final(t[i]) || len == 3) end = i + len;
   }
-  return final_mark;
+  return end;
 }
 
 size_t FinalPunctuationStart(std::string_view t) {

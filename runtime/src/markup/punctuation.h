@@ -11,8 +11,9 @@ namespace tern::markup {
 /// At byte i of t: a closing mark (. ! ? : ; " ' ) ] … ” ’ » «); *len is its length in bytes.
 bool ClosingMark(std::string_view t, size_t i, size_t* len);
 
-/// `rest` holds only spaces and closing marks, a final . ! ? or a 3-byte mark (… ” ’) among them.
-bool OnlyFinalPunctuation(std::string_view rest);
+/// Reading t from byte `from` over spaces and closing marks (up to the first other byte): one past the last
+/// final mark among them (. ! ? or a 3-byte mark: … ” ’); `from` when there is none.
+size_t FinalMarkEnd(std::string_view t, size_t from);
 
 /// Where t's trailing closing marks start (after the spaces before them); t.size() when it has none.
 size_t FinalPunctuationStart(std::string_view t);

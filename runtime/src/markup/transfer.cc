@@ -19,12 +19,10 @@ class Placer {
       : p_(p), t_(t), ob_(*ob), oe_(*oe), children_(p.elements.size() + 1), tb_(p.elements.size()), te_(p.elements.size()) {
     for (size_t i = 0; i < p.elements.size(); ++i) children_[static_cast<size_t>(p.elements[i].parent + 1)].push_back(i);
     while (last_word_ > 0 && !WordByte(p.text[last_word_ - 1])) --last_word_;
-    // The tails once (a line may hold 100,000 elements: nothing per element is linear in the line).
-    for (size_t i = src_tail_, len = 1; i < p.text.size(); i += len)
-      if (ClosingMark(p.text, i, &len) && (p.text[i] == '.' || p.text[i] == '!' || p.text[i] == '?' || len == 3)) src_final_ = i + 1;
   }
 
-  // OnlyFinalPunctuation(src.substr(from)) for `from` in the source's tail, in constant time.
+  // From `from` on, the source holds only spaces and closing marks, a final mark among them (constant time:
+  // a line may hold 100,000 elements, so nothing per element is linear in the line).
   bool OnlyFinalFrom(size_t from) const { return from >= src_tail_ && from < src_final_; }
 
   std::string Run() {
@@ -256,7 +254,7 @@ class Placer {
   size_t after_open_ = std::string::npos;  // where the output stood after the last start tag
   size_t last_word_ = p_.text.size();       // the source's plain text: one past its last letter or digit
   const size_t src_tail_ = FinalPunctuationStart(p_.text), out_tail_ = FinalPunctuationStart(t_.text);
-  size_t src_final_ = 0;  // one past the source tail's last final mark (. ! ? or a 3-byte one); 0: none
+  const size_t src_final_ = FinalMarkEnd(p_.text, src_tail_);  // one past the source's last final mark
 };
 
 }  // namespace
