@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nn/packed_cache.h"
+#include "nn/packer_key.h"
 #include "tern/tern.h"
 #include "test_util.h"
 
@@ -248,4 +249,20 @@ TEST_CASE("packed cache: a model file replaced by rename gets a new cache and an
   REQUIRE(m.ok());
   auto t = MakeTranslator(m.value());
   CHECK(m.value()->packed_weights_note() == "packed at load (a model from memory is not cached)");
+}
+
+TEST_CASE("packed cache: the key holds the packer's identity for the model's weight formats only") {
+  const uint32_t int8 = FormatBit(DType::kInt8) | FormatBit(DType::kF32);
+  const uint32_t mixed = int8 | FormatBit(DType::kQb4w);
+  const std::string a = PackerIdentity(int8), b = PackerIdentity(mixed);
+  CHECK(a == PackerIdentity(int8));  // computed once, the same every time
+  CHECK(a.find(" int8:") != std::string::npos);
+  CHECK(a.find(" f32:") != std::string::npos);
+  CHECK(a.find("qb4w") == std::string::npos);  // no 4-bit probe or fingerprint for an int8 model
+  CHECK(a.find("qc4w") == std::string::npos);
+  CHECK(b.find(" qb4w:") != std::string::npos);
+  CHECK(b.find("xnnpack-") != std::string::npos);  // whether XNNPACK's 4-bit operator is right here
+  CHECK(b.rfind(a.substr(0, a.find("\nformats")), 0) == 0);  // the same header
+  CHECK(PackedCacheKey("/m.tern 1 2 3 4", int8) != PackedCacheKey("/m.tern 1 2 3 4", mixed));
+  CHECK(PackedCacheKey("", int8).empty());  // a model from memory has no key
 }

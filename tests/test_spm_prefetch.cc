@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <cstring>
+
 #include "model/model_impl.h"
+#include "model_reader.h"
 #include "tern/cpu.h"
 #include "tern/tokenize.h"
 #include "test_util.h"
@@ -69,4 +72,64 @@ TEST_CASE("SentencePiece prefetch: a proto SentencePiece rejects fails as it doe
   CHECK(taken->status().message() == direct.status().message());
   CHECK_FALSE(prefetch.Take().has_value());
   SpmPrefetch never_taken(proto, "x: ");  // destroyed without Take: its thread is joined
+}
+
+TEST_CASE("SentencePiece prefetch: the source model goes to the reader before the rest is verified, and only when sound") {
+  const std::vector<uint8_t> good = ReadBytes(ModelPath("post-swish", "int8"));
+  const fb::Model* root = fb::GetModel(good.data());
+  const auto* spm = root->tokenizer()->source_spm();
+  const std::string_view file_spm(reinterpret_cast<const char*>(spm->data()), spm->size());
+  struct Seen {
+    int calls = 0;
+    ptrdiff_t at = -1;  // the bytes handed out: where in the image, how many
+    size_t size = 0;
+  };
+  auto read = [](std::vector<uint8_t> bytes, Seen* seen) {
+    // A copy at a 64-byte aligned address, as a mapping is.
+    std::vector<uint8_t> image(bytes.size() + 64);
+    uint8_t* base = image.data() + (64 - reinterpret_cast<uintptr_t>(image.data()) % 64) % 64;
+    std::memcpy(base, bytes.data(), bytes.size());
+    auto r = format::ReadModel(base, bytes.size(), "m.tern", UINT64_MAX, [&](std::string_view p) {
+      ++seen->calls;
+      seen->at = p.data() - reinterpret_cast<const char*>(base), seen->size = p.size();
+    });
+    return r.ok() ? Status::Ok() : r.status();
+  };
+  Seen ok;
+  CHECK(read(good, &ok).ok());
+  CHECK(ok.calls == 1);
+  CHECK(ok.at == file_spm.data() - reinterpret_cast<const char*>(good.data()));
+  CHECK(ok.size == file_spm.size());
+
+  // A target piece's length past the file: the verifier refuses the file; the source model had passed its
+  // own checks first and was handed out (the caller discards what it began).
+  std::vector<uint8_t> bad_vocab = good;
+  const auto* piece = root->tokenizer()->target_vocab()->Get(7);
+  const uint32_t huge = 0x7ffffff0u;
+  std::memcpy(&bad_vocab[reinterpret_cast<const uint8_t*>(piece) - good.data()], &huge, 4);
+  Seen v;
+  const Status sv = read(bad_vocab, &v);
+  CHECK(sv.code() == StatusCode::kInvalidModel);
+  CHECK_MESSAGE(sv.message().find("FlatBuffers verifier rejected the file") != std::string::npos, sv.message());
+  CHECK(v.calls == 1);
+
+  // A source model that fails its check is never handed out, and the error is the one without a reader.
+  std::vector<uint8_t> bad_proto = good;
+  bad_proto[static_cast<size_t>(file_spm.data() - reinterpret_cast<const char*>(good.data()))] = 0x07;  // wire type 7
+  Seen p;
+  const Status sp = read(bad_proto, &p);
+  CHECK(sp.code() == StatusCode::kInvalidModel);
+  CHECK(p.calls == 0);
+  auto without = format::ReadModel(bad_proto.data(), bad_proto.size(), "m.tern");
+  REQUIRE_FALSE(without.ok());
+  CHECK(sp.message() == without.status().message());
+
+  // The root offset outside the file: nothing is handed out, the verifier says why.
+  std::vector<uint8_t> bad_root = good;
+  const uint32_t outside = static_cast<uint32_t>(good.size() + 8);
+  std::memcpy(bad_root.data(), &outside, 4);
+  Seen r;
+  const Status sr = read(bad_root, &r);
+  CHECK(sr.code() == StatusCode::kInvalidModel);
+  CHECK(r.calls == 0);
 }

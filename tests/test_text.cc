@@ -2,6 +2,8 @@
 // language codes, transformers' clean_up_tokenization.
 #include <string>
 
+#include <flatbuffers/flatbuffers.h>
+
 #include "text/sentence_splitter.h"
 #include "tern/tokenize.h"
 #include "test_util.h"
@@ -232,7 +234,13 @@ TEST_CASE("piece index: every piece finds its first id, absent pieces none, at e
     CAPTURE(n);
     std::vector<std::string> pieces;
     for (size_t i = 0; i < n; ++i) pieces.push_back("\xe2\x96\x81p" + std::to_string(i % 997 == 5 ? i - 1 : i));  // some twice
-    std::vector<std::string_view> vocab(pieces.begin(), pieces.end());
+    // A vocabulary as a .tern stores it: a FlatBuffers vector of strings.
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(fbb.CreateVectorOfStrings(pieces));
+    const auto* strings = flatbuffers::GetRoot<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>(fbb.GetBufferPointer());
+    const PieceList vocab(strings, strings->size());
+    REQUIRE(vocab.size() == n);
+    CHECK(vocab[n - 1] == pieces[n - 1]);
     PieceIndex index;
     index.Build(vocab);
     for (size_t i = 0; i < n; ++i) {

@@ -39,7 +39,7 @@ struct ModelContents {
   DType weight_dtype = DType::kF32;       // of the first linear layer (encoder layer 0's attention)
   std::vector<TensorView> tensors;        // sorted by name
   std::string_view source_spm, target_spm;
-  std::vector<std::string_view> source_vocab, target_vocab;
+  PieceList source_pieces, target_pieces;  // the vocabularies, read in place
   size_t max_source_piece_bytes = 0, max_target_piece_bytes = 0;  // the longest piece of each vocabulary
   bool clean_up_tokenization_spaces = false;
   std::string_view source_lang, target_lang;
@@ -48,8 +48,9 @@ struct ModelContents {
 
 /// Bytes of the tables Model::Load makes from a verified file's header fields (the memory rule of
 /// tern/model.h, LoadOptions): the sinusoid position table (max_positions x d_model f32, 0 for learned
-/// positions), one TensorView per tensor, one piece view per vocabulary entry of each side and the list of
-/// language tokens (at most one per source entry). 64-bit arithmetic, checked before any is allocated.
+/// positions), one TensorView per tensor, one piece view per vocabulary entry of each side (what
+/// Model::source_vocab() / target_vocab() make on their first call) and the list of language tokens (at
+/// most one per source entry). 64-bit arithmetic, checked before any is allocated.
 uint64_t LoadTableBytes(const Hyperparameters& hp, uint64_t tensor_count);
 
 /// Check 1 for an image of `size` bytes called `name`. Error: kInvalidModel.
@@ -61,15 +62,20 @@ Status CheckImageSize(uint64_t size, const std::string& name);
 /// kUnsupported (a newer format_version), kResourceExhausted (over the budget). Messages start with `name`.
 ///
 /// `on_source_spm` (optional) is called once, on this thread, with the source SentencePiece model's bytes (the
-/// image's) as soon as they passed their check and before the rest of check 5: a reader may start parsing
-/// them meanwhile (Model::Load does, runtime/src/text/spm_prefetch.h).
+/// image's) as soon as they passed their check: a reader may start parsing them meanwhile (Model::Load does,
+/// runtime/src/text/spm_prefetch.h). Given one, ReadModel verifies the path to those bytes (root, Model,
+/// tokenizer, source_spm) and checks the proto before check 3 verifies the rest (else, if that path fails,
+/// at its place in check 5); a load that fails later still fails with the same error.
 Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name,
                                 uint64_t memory_budget = UINT64_MAX,
                                 const std::function<void(std::string_view)>& on_source_spm = {});
 
 /// Check 5 alone, on a root table the verifier accepted, of an image of `size` bytes at `base`.
+/// `source_spm_checked`: the source SentencePiece bytes CheckSentencePieceModel already passed (not checked
+/// again when they are the file's).
 Status CheckSemantics(const fb::Model& root, const uint8_t* base, uint64_t size, const std::string& name, ModelContents* out,
                       uint64_t memory_budget = UINT64_MAX,
-                      const std::function<void(std::string_view)>& on_source_spm = {});
+                      const std::function<void(std::string_view)>& on_source_spm = {},
+                      std::string_view source_spm_checked = {});
 
 }  // namespace tern::format

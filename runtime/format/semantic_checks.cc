@@ -127,12 +127,13 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
 // so every read they lead to is proven in bounds first. The source model's bytes go to `on_source_spm` as
 // soon as they pass.
 Status CheckTokenizerModels(const fb::Tokenizer* tok, const std::string& file, ModelContents* c,
-                            const std::function<void(std::string_view)>& on_source_spm) {
+                            const std::function<void(std::string_view)>& on_source_spm, std::string_view source_spm_checked) {
   if (!tok || !tok->source_spm() || !tok->target_spm() || !tok->source_vocab() || !tok->target_vocab())
     return Invalid(file, "tokenizer (source/target SentencePiece models and vocabularies) missing");
   c->source_spm = std::string_view(reinterpret_cast<const char*>(tok->source_spm()->data()), tok->source_spm()->size());
   c->target_spm = std::string_view(reinterpret_cast<const char*>(tok->target_spm()->data()), tok->target_spm()->size());
-  TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->source_spm, file + ": semantic check: tokenizer.source_spm"));
+  if (c->source_spm.data() != source_spm_checked.data() || c->source_spm.size() != source_spm_checked.size())
+    TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->source_spm, file + ": semantic check: tokenizer.source_spm"));
   if (on_source_spm) on_source_spm(c->source_spm);
   return CheckSentencePieceModel(c->target_spm, file + ": semantic check: tokenizer.target_spm");
 }
@@ -145,19 +146,11 @@ Status ReadTokenizer(const fb::Tokenizer* tok, const Hyperparameters& hp, const 
   if (tok->target_vocab()->size() != hp.target_vocab_size)
     return Invalid(file, "tokenizer.target_vocab has " + std::to_string(tok->target_vocab()->size()) +
                              " pieces, the target embedding has " + std::to_string(hp.target_vocab_size) + " rows");
-  c->source_vocab.clear();
-  c->target_vocab.clear();
-  c->source_vocab.reserve(tok->source_vocab()->size());
-  c->target_vocab.reserve(tok->target_vocab()->size());
+  c->source_pieces = PieceList(tok->source_vocab(), tok->source_vocab()->size());
+  c->target_pieces = PieceList(tok->target_vocab(), tok->target_vocab()->size());
   c->max_source_piece_bytes = c->max_target_piece_bytes = 0;
-  for (const auto* s : *tok->source_vocab()) {
-    c->source_vocab.push_back(View(s));
-    c->max_source_piece_bytes = std::max<size_t>(c->max_source_piece_bytes, c->source_vocab.back().size());
-  }
-  for (const auto* s : *tok->target_vocab()) {
-    c->target_vocab.push_back(View(s));
-    c->max_target_piece_bytes = std::max<size_t>(c->max_target_piece_bytes, c->target_vocab.back().size());
-  }
+  for (const auto* s : *tok->source_vocab()) c->max_source_piece_bytes = std::max<size_t>(c->max_source_piece_bytes, s->size());
+  for (const auto* s : *tok->target_vocab()) c->max_target_piece_bytes = std::max<size_t>(c->max_target_piece_bytes, s->size());
   c->clean_up_tokenization_spaces = tok->clean_up_tokenization_spaces();
   c->source_lang = View(tok->source_lang());
   c->target_lang = View(tok->target_lang());
@@ -200,7 +193,8 @@ Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const s
 }  // namespace
 
 Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, const std::string& file, ModelContents* c,
-                      uint64_t memory_budget, const std::function<void(std::string_view)>& on_source_spm) {
+                      uint64_t memory_budget, const std::function<void(std::string_view)>& on_source_spm,
+                      std::string_view source_spm_checked) {
   const fb::Hyperparameters* h = f.hparams();
   if (!h) return Invalid(file, "hparams missing");
   TERN_RETURN_IF_ERROR(FromFb(*h, file, &c->hp));
@@ -219,7 +213,7 @@ Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, co
                       " vocabulary pieces), over the memory budget of " + std::to_string(memory_budget) +
                       " bytes (LoadOptions::memory_budget_bytes)");
   }
-  TERN_RETURN_IF_ERROR(CheckTokenizerModels(f.tokenizer(), file, c, on_source_spm));
+  TERN_RETURN_IF_ERROR(CheckTokenizerModels(f.tokenizer(), file, c, on_source_spm, source_spm_checked));
   if (const fb::GenerationDefaults* g = f.generation()) TERN_RETURN_IF_ERROR(FromFb(*g, file, &c->gen));
   TERN_RETURN_IF_ERROR(CheckGeneration(c->gen, c->hp, file));
   if (const fb::ArenaLimits* l = f.limits()) TERN_RETURN_IF_ERROR(FromFb(*l, file, &c->limits));

@@ -31,6 +31,23 @@ struct TensorView {
   const float* f32() const { return static_cast<const float*>(data); }
 };
 
+/// One side's vocabulary as the file stores it (the tokenizer's verified vector of strings): the piece of
+/// each id, read in place. Nothing is copied or allocated at load: a vector of string views took 1.75 MB of
+/// fresh pages and about 1.5 ms of a 9 ms warm load at OPUS-MT's 2 x 54,688 pieces.
+class PieceList {
+ public:
+  PieceList() = default;
+  /// `fb_strings`: a verified `flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>` of n entries.
+  PieceList(const void* fb_strings, size_t n) : strings_(fb_strings), n_(n) {}
+  size_t size() const { return n_; }
+  /// The bytes of piece `id` (id < size()), a view into the model.
+  std::string_view operator[](size_t id) const;
+
+ private:
+  const void* strings_ = nullptr;
+  size_t n_ = 0;
+};
+
 /// A lexical shortlist stored in the model (schema table Shortlist): views into the model's bytes. The
 /// candidates of source id s are candidates[offsets[s] .. offsets[s + 1]).
 struct ShortlistView {

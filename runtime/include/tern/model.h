@@ -216,7 +216,9 @@ class TERN_API Model {
   /// (e.g. 4-bit feed-forward layers, int8 attention): provenance().weights names the layout.
   DType weight_dtype() const;
 
-  /// Piece of each token id; sizes equal source/target_vocab_size. Views into the model.
+  /// Piece of each token id; sizes equal source/target_vocab_size. Views into the model, in a vector made
+  /// on the first call (16 bytes a piece; thread-safe): a load and a translation make none. Throws
+  /// std::bad_alloc when that vector cannot be allocated.
   const std::vector<std::string_view>& source_vocab() const;
   /// The target side's pieces (see source_vocab()).
   const std::vector<std::string_view>& target_vocab() const;

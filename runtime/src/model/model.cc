@@ -65,8 +65,19 @@ const GenerationDefaults& Model::generation() const { return impl_->c.gen; }
 const ArenaLimits& Model::limits() const { return impl_->c.limits; }
 const Provenance& Model::provenance() const { return impl_->c.provenance; }
 DType Model::weight_dtype() const { return impl_->c.weight_dtype; }
-const std::vector<std::string_view>& Model::source_vocab() const { return impl_->c.source_vocab; }
-const std::vector<std::string_view>& Model::target_vocab() const { return impl_->c.target_vocab; }
+namespace {
+const std::vector<std::string_view>& VocabViews(const Model::Impl& m, int side) {
+  std::call_once(m.vocab_once[side], [&] {
+    const PieceList& pieces = side == 0 ? m.c.source_pieces : m.c.target_pieces;
+    m.vocab_views[side].reserve(pieces.size());
+    for (size_t id = 0; id < pieces.size(); ++id) m.vocab_views[side].push_back(pieces[id]);
+  });
+  return m.vocab_views[side];
+}
+}  // namespace
+
+const std::vector<std::string_view>& Model::source_vocab() const { return VocabViews(*impl_, 0); }
+const std::vector<std::string_view>& Model::target_vocab() const { return VocabViews(*impl_, 1); }
 bool Model::clean_up_tokenization_spaces() const { return impl_->c.clean_up_tokenization_spaces; }
 const std::vector<std::string_view>& Model::language_tokens() const { return impl_->language_tokens; }
 std::string_view Model::source_lang() const { return impl_->c.source_lang; }
@@ -107,8 +118,10 @@ Result<std::shared_ptr<const Model>> CreateModel(std::unique_ptr<ModelData> data
   if (hook) on_source_spm = [&](std::string_view proto) { m->source_spm_prefetch = hook(proto); };
   TERN_ASSIGN_OR_RETURN(m->c, format::ReadModel(m->data->bytes(), m->data->size(), name, options.memory_budget_bytes,
                                                 on_source_spm));
-  for (std::string_view p : m->c.source_vocab)
+  for (size_t id = 0; id < m->c.source_pieces.size(); ++id) {
+    const std::string_view p = m->c.source_pieces[id];
     if (p.size() > 4 && p.compare(0, 2, ">>") == 0 && p.compare(p.size() - 2, 2, "<<") == 0) m->language_tokens.push_back(p);
+  }
   const Hyperparameters& hp = m->c.hp;
   if (hp.position_encoding != PositionEncoding::kLearned) {
     m->sinusoid.reset(new (std::nothrow) float[size_t{hp.max_positions} * hp.d_model]);

@@ -43,6 +43,10 @@ struct Model::Impl {
   mutable std::atomic<size_t> sinusoid_rows{0};   // rows filled (written under sinusoid_mu)
   mutable std::mutex sinusoid_mu;
   std::vector<std::string_view> language_tokens;
+  // Model::source_vocab() / target_vocab(): vectors of views made on first call (tern's own code reads
+  // c.source_pieces / c.target_pieces in place: a load and a translation allocate none of this).
+  mutable std::once_flag vocab_once[2];
+  mutable std::vector<std::string_view> vocab_views[2];
   // The weights prepared for the kernels: made by the first Translator, shared by every later one.
   // Logically const: a cache of derived data (an incomplete type here: the model layer does not know the
   // kernels; the shared_ptr's deleter, made where the type is complete, destroys it).

@@ -79,9 +79,15 @@ bool Probe(DType dtype) {
 }  // namespace
 
 bool XnnpackInt4Wrong(DType dtype) {
-  static const bool qc4w = Probe(DType::kQc4w);
-  static const bool qb4w = Probe(DType::kQb4w);
-  return dtype == DType::kQc4w ? qc4w : dtype == DType::kQb4w ? qb4w : false;
+  if (dtype == DType::kQc4w) {  // each probe once per process, and only when asked (a load's time)
+    static const bool qc4w = Probe(DType::kQc4w);
+    return qc4w;
+  }
+  if (dtype == DType::kQb4w) {
+    static const bool qb4w = Probe(DType::kQb4w);
+    return qb4w;
+  }
+  return false;
 }
 
 }  // namespace tern

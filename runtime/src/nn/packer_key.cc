@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "kernels/int4_gemm.h"
@@ -17,6 +18,8 @@
 
 namespace tern {
 namespace {
+
+constexpr size_t kFormats = 5;  // DType values 0..4
 
 std::string Hex(uint64_t h) {
   char buf[17];
@@ -50,29 +53,37 @@ std::string PackingFingerprint(DType dtype) {
 
 }  // namespace
 
-const std::string& PackerIdentity() {
-  static const std::string id = [] {
-    std::string s = std::string("tern ") + Version() + "\nisa " + IsaName(DetectedIsa()) + " active " + IsaName(ActiveIsa()) +
-                    "\nown int8 " + (OwnInt8GemmActive() ? "1" : "0") + " own int4 " + (OwnInt4GemmActive() ? "1" : "0") +
-                    " xnnpack int4 wrong " + (XnnpackInt4Wrong(DType::kQc4w) ? "1" : "0") +
-                    (XnnpackInt4Wrong(DType::kQb4w) ? "1" : "0") + "\npacking scheme " + std::to_string(kPackingScheme) +
-                    " kernels";
-    for (DType t : {DType::kF32, DType::kF16, DType::kInt8, DType::kQc4w, DType::kQb4w}) {
+uint32_t FormatBit(DType dtype) { return uint32_t{1} << static_cast<uint32_t>(dtype); }
+
+std::string PackerIdentity(uint32_t formats) {
+  // Each format's part once per process: the 4-bit probes and the fingerprints pack and run small layers
+  // (about 0.7 ms in all), so a load computes only those of the formats its model has.
+  static std::once_flag once[kFormats];
+  static std::string part[kFormats];
+  std::string s = std::string("tern ") + Version() + "\nisa " + IsaName(DetectedIsa()) + " active " + IsaName(ActiveIsa()) +
+                  "\nown int8 " + (OwnInt8GemmActive() ? "1" : "0") + " own int4 " + (OwnInt4GemmActive() ? "1" : "0") +
+                  "\npacking scheme " + std::to_string(kPackingScheme) + "\nxnnpack " + (InitXnnpack().ok() ? "" : "unavailable") +
+                  "\nformats";
+  for (DType t : {DType::kF32, DType::kF16, DType::kInt8, DType::kQc4w, DType::kQb4w}) {
+    const size_t i = static_cast<size_t>(t);
+    if (!(formats & FormatBit(t))) continue;
+    std::call_once(once[i], [&] {
       const LinearKernel& k = KernelFor(t);
-      s += std::string(" ") + DTypeName(t) + ":" + std::to_string(k.widened_element_bytes) + (k.exact_epilogue ? "e" : "") +
-           (k.create_reads_scales ? "s" : "");
-    }
-    s += "\nxnnpack packing";
-    if (!InitXnnpack().ok()) return s + " unavailable";
-    for (DType t : {DType::kF32, DType::kInt8, DType::kQc4w, DType::kQb4w}) s += std::string(" ") + DTypeName(t) + ":" + PackingFingerprint(t);
-    return s;
-  }();
-  return id;
+      std::string f = std::string(" ") + DTypeName(t) + ":" + std::to_string(k.widened_element_bytes) + (k.exact_epilogue ? "e" : "") +
+                      (k.create_reads_scales ? "s" : "");
+      if (t == DType::kQc4w || t == DType::kQb4w) f += XnnpackInt4Wrong(t) ? ",xnnpack-wrong" : ",xnnpack-right";
+      // f16 layers are packed by the f32 operator (widened): its fingerprint is f32's.
+      if (InitXnnpack().ok()) f += "," + PackingFingerprint(t == DType::kF16 ? DType::kF32 : t);
+      part[i] = std::move(f);
+    });
+    s += part[i];
+  }
+  return s;
 }
 
-std::string PackedCacheKey(const std::string& file_identity) {
+std::string PackedCacheKey(const std::string& file_identity, uint32_t formats) {
   if (file_identity.empty()) return "";
-  return "tern-packed-cache 1\n" + PackerIdentity() + "\nmodel " + file_identity + "\n";
+  return "tern-packed-cache 1\n" + PackerIdentity(formats) + "\nmodel " + file_identity + "\n";
 }
 
 std::string PackedCachePath(const std::string& dir, const std::string& real_path) {

@@ -2,22 +2,30 @@
 // besides the model's weights themselves. A file whose key differs is not used.
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+#include "tern/model.h"
 
 namespace tern {
 
-/// The packer's identity on this CPU, computed once per process (thread-safe): tern's version, the CPU's
-/// and the active instruction-set levels, which layers tern's own GEMMs run (they change what XNNPACK
-/// packs), what tern hands XNNPACK (kPackingScheme, nn/linear.h, and each format's kernel entry), and a
-/// fingerprint of XNNPACK's packing: a 37 x 64 probe layer packed by the operator of every
-/// weight format, its packed bytes and size hashed. Another XNNPACK version, another kernel choice
-/// (nr, kr, sr, a packing routine) or another CPU family changes the fingerprint.
-const std::string& PackerIdentity();
+/// A bit per weight format (1 << DType value) for PackerIdentity's `formats`.
+uint32_t FormatBit(DType dtype);
 
-/// The cache key for a model file: "tern-packed-cache 1", PackerIdentity() and the file's identity
-/// (internal::ModelData::identity: real path, device, inode, size, mtime). Empty when the model has no
-/// file (FromBytes): such a model is never cached.
-std::string PackedCacheKey(const std::string& file_identity);
+/// The packer's identity on this CPU for the weight formats in `formats` (FormatBit each; thread-safe, each
+/// format's part computed once per process): tern's version, the CPU's and the active instruction-set levels,
+/// which layers tern's own GEMMs run (they change what XNNPACK packs), what tern hands XNNPACK
+/// (kPackingScheme, nn/linear.h), and per format its kernel entry, for 4-bit formats whether XNNPACK's
+/// operator is right here (nn/int4_probe.h), and a fingerprint of XNNPACK's packing: a 37 x 64 probe layer
+/// packed by the format's operator, its packed bytes and size hashed. Another XNNPACK version, another
+/// kernel choice (nr, kr, sr, a packing routine) or another CPU family changes the fingerprint. Formats
+/// the model does not have are left out: they pack nothing of it (and their probes cost a load ~0.7 ms).
+std::string PackerIdentity(uint32_t formats);
+
+/// The cache key for a model file: "tern-packed-cache 1", PackerIdentity(formats) for the formats of the
+/// model's 2-D tensors, and the file's identity (internal::ModelData::identity: real path, device, inode,
+/// size, mtime). Empty when the model has no file (FromBytes): such a model is never cached.
+std::string PackedCacheKey(const std::string& file_identity, uint32_t formats);
 
 /// The cache file for a model file at `real_path` in `dir`: dir/<file name>-<16 hex digits of the path's
 /// hash>.ternpack (one file per model path; a stale one is replaced).

@@ -78,7 +78,10 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
     note = dir.empty() ? "packed at load (no packed-weights cache directory)" : "packed at load (a model from memory is not cached)";
     return Prepare(m, nullptr);
   }
-  const std::string path = PackedCachePath(dir, data.real_path()), key = PackedCacheKey(data.identity());
+  uint32_t formats = 0;  // of the weights any layer packs: every 2-D tensor's
+  for (const TensorView& t : m.impl().tensors())
+    if (t.rank == 2) formats |= FormatBit(t.dtype);
+  const std::string path = PackedCachePath(dir, data.real_path()), key = PackedCacheKey(data.identity(), formats);
   auto file = PackedCacheFile::Open(path, key);
   std::string why;
   if (file.ok()) {

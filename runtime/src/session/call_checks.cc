@@ -34,7 +34,7 @@ Status CheckGlossary(const Translator::Impl& t, const Glossary& g) {
   return Status(StatusCode::kInvalidArgument,
                 "glossary: made for a model with other vocabularies (" + std::to_string(G.source_vocab_size) + " source and " +
                     std::to_string(G.target_vocab_size) + " target pieces; this Translator's model has " +
-                    std::to_string(t.model->source_vocab().size()) + " and " + std::to_string(t.model->target_vocab().size()) +
+                    std::to_string(t.model->hparams().source_vocab_size) + " and " + std::to_string(t.model->hparams().target_vocab_size) +
                     ", or pieces that differ): a glossary holds its model's token ids");
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "model/model_impl.h"
 #include "terms/glossary_impl.h"
 #include "terms/term_text.h"
 #include "text/tokenizer.h"
@@ -73,8 +74,10 @@ size_t Glossary::bytes() const {
 
 uint64_t VocabFingerprint(const Model& model) {
   uint64_t h = 1469598103934665603ull;
-  for (const auto* vocab : {&model.source_vocab(), &model.target_vocab()}) {
-    for (std::string_view p : *vocab) {
+  // The pieces as the model stores them (Model::source_vocab() would allocate: this runs inside a call).
+  for (const PieceList* vocab : {&model.impl().c.source_pieces, &model.impl().c.target_pieces}) {
+    for (size_t id = 0; id < vocab->size(); ++id) {
+      const std::string_view p = (*vocab)[id];
       for (char c : p) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
       h = (h ^ 0xffu) * 1099511628211ull;  // a piece's end (pieces hold no 0xff byte: UTF-8)
     }
@@ -137,12 +140,12 @@ Result<std::shared_ptr<const Glossary>> GlossaryBuilder::Build(const Model& mode
   std::shared_ptr<Glossary> g(new Glossary());
   Glossary::Impl& G = const_cast<Glossary::Impl&>(g->impl());
   G.case_insensitive = options.case_insensitive;
-  G.source_vocab_size = static_cast<uint32_t>(model.source_vocab().size());
-  G.target_vocab_size = static_cast<uint32_t>(model.target_vocab().size());
+  G.source_vocab_size = model.hparams().source_vocab_size;
+  G.target_vocab_size = model.hparams().target_vocab_size;
   G.vocab_fingerprint = VocabFingerprint(model);
-  for (std::string_view p : model.target_vocab()) G.target_inside.push_back(GoesOnWord(p));
+  const PieceList& tvocab = model.impl().c.target_pieces;
+  for (size_t id = 0; id < tvocab.size(); ++id) G.target_inside.push_back(GoesOnWord(tvocab[id]));
   const uint32_t unk = model.hparams().unk_id;
-  const auto& tvocab = model.target_vocab();
   std::unordered_map<std::string, size_t> seen;  // source term (normalized; case-folded with the option) -> entry
   std::vector<uint32_t> ids;
   for (size_t e = 0; e < entries.size(); ++e) {

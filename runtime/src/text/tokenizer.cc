@@ -52,7 +52,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   const std::string where = model.name() + (source ? ": tokenizer.source_spm: " : ": tokenizer.target_spm: ");
   // MarianTokenizer: the source vocabulary, and the target one in target mode (the same list when shared).
   // The index first: SentencePiece may still be parsing the proto on Model::Load's thread meanwhile.
-  const auto& vocab = source ? model.source_vocab() : model.target_vocab();
+  const PieceList& vocab = source ? model.impl().c.source_pieces : model.impl().c.target_pieces;
   try {
     t->ids_.Build(vocab);
   } catch (const std::bad_alloc&) {
@@ -86,7 +86,7 @@ size_t MaxSourcePieceBytes(const Model& model) { return std::max<size_t>(1, mode
 size_t Tokenizer::PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const {
   static constexpr char kSpace[] = "\xe2\x96\x81";  // U+2581
   const Hyperparameters& hp = model_->hparams();
-  const auto& vocab = side_ == Side::kSource ? model_->source_vocab() : model_->target_vocab();
+  const PieceList& vocab = side_ == Side::kSource ? model_->impl().c.source_pieces : model_->impl().c.target_pieces;
   size_t len = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t id = ids[i];
@@ -212,7 +212,7 @@ size_t Tokenizer::Decode(const uint32_t* ids, size_t n, char* out, size_t capaci
                          uint32_t* scratch) const {
   static constexpr char kSpace[] = "\xe2\x96\x81";  // U+2581
   const Hyperparameters& hp = model_->hparams();
-  const auto& vocab = model_->target_vocab();
+  const PieceList& vocab = model_->impl().c.target_pieces;
   size_t len = 0;
   auto put = [&](const char* s, size_t k) {
     if (len + k > capacity) {  // keep whole UTF-8 sequences only: cut before a continuation byte
