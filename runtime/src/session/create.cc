@@ -1,5 +1,5 @@
 // Translator::Impl::Init: the arena planned and bound, the packed weights and the network, the
-// tokenizer on a thread of its own meanwhile (text/tokenizer_loader.h).
+// tokenizer on a thread of its own meanwhile, or its parse on Model::Load's (text/tokenizer_loader.h).
 #include <algorithm>
 
 #include "model/model_impl.h"
@@ -24,7 +24,11 @@ Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorCo
   // packing takes most of the load and the tokenizer is made first, as before: its parser's temporary
   // memory is freed before packing begins (peak RSS).
   const bool parallel = DescribeCpu().processors > 1 && !PreparedModel::CacheDirectory(*model).empty();
-  TokenizerLoader source_tokenizer(*model, Tokenizer::Side::kSource, parallel);
+  // When Model::Load began the parse (text/spm_prefetch.h), that thread already has the second processor:
+  // this thread builds the piece index at the end and takes the parse. A third thread would wait for a
+  // processor until one of the two finished (on 2 processors it began ~2 ms late and ran alone at the end).
+  const bool prefetched = model->impl().source_spm_prefetch != nullptr;
+  TokenizerLoader source_tokenizer(*model, Tokenizer::Side::kSource, parallel && !prefetched);
   if (!parallel) {
     TERN_ASSIGN_OR_RETURN(tokenizer, source_tokenizer.Get());
   }

@@ -1,10 +1,11 @@
 // TokenizerLoader: the model's shared tokenizer (Tokenizer::Shared) made on a thread of its own while the
 // loading thread does the rest of a Translator's load (packing or mapping the weights, the network).
 // SentencePiece parsing its proto is the longest part of a warm load once the weights come from the packed
-// cache (5-6.5 ms at the OPUS-MT base shape's 54,688 pieces, docs/cold-start.md); Model::Load begins that
-// parse (text/spm_prefetch.h), and this thread then builds the piece index and takes the parse. The two
-// threads read disjoint, immutable parts of the model, and each result is built behind its own mutex in
-// Model::Impl.
+// cache (5-6.5 ms at the OPUS-MT base shape's 54,688 pieces, docs/cold-start.md). Where Model::Load began
+// that parse on a thread of its own (text/spm_prefetch.h), the Translator starts no thread here: its loading
+// thread builds the piece index at the end and takes the parse (a third thread on two processors waited
+// for one). The threads read disjoint, immutable parts of the model, and each result is built behind its
+// own mutex in Model::Impl.
 #pragma once
 
 #include <memory>
