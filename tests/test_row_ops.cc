@@ -1,6 +1,7 @@
 // The f32 row operations around the GEMMs (kernels/row_ops.h): every ISA level's table gives the portable
 // table's floats bit for bit (attention with every key count and head_dim remainder, gathered keys, rows
-// with -inf, NaN and masked entries), and the portable attention equals a float64 reference closely.
+// with -inf, NaN and masked entries, the epilogue with its row max), and the portable attention equals a
+// float64 reference closely.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -35,7 +36,7 @@ TEST_CASE("row operations: every ISA level equals the portable one bit for bit")
     const RowOps& ops = RowOpsFor(levels[l]);
     CAPTURE(ops.isa);
     // Attention: keys in rows (stride) and gathered through offsets, every n and head_dim remainder.
-    for (size_t head_dim : {1u, 3u, 4u, 8u, 13u, 64u, 128u})
+    for (size_t head_dim : {1u, 3u, 4u, 8u, 13u, 16u, 24u, 40u, 56u, 64u, 72u, 120u, 128u})
       for (size_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 33u, 64u}) {
         CAPTURE(head_dim);
         CAPTURE(n);
@@ -76,6 +77,19 @@ TEST_CASE("row operations: every ISA level equals the portable one bit for bit")
       ref.score_row(a.data(), masked.data(), 3.25f, -1.5f, n);
       ops.score_row(b.data(), masked.data(), 3.25f, -1.5f, n);
       CHECK(Same(a, b));
+      // A linear layer's epilogue with the row's max in the same pass (the logits): the floats of y * scale +
+      // bias, and max_of of them, at every level.
+      std::vector<float> scale(n), bias(n);
+      for (size_t v = 0; v < n; ++v) scale[v] = nd(rng), bias[v] = v % 131 == 8 ? nan : nd(rng);
+      a = row, b = row;
+      const float sm0 = ref.scale_bias_max(a.data(), n, scale.data(), bias.data());
+      const float sm1 = ops.scale_bias_max(b.data(), n, scale.data(), bias.data());
+      CHECK(Same(a, b));
+      for (size_t v = 0; v < n; ++v)
+        if (!std::isnan(a[v])) CHECK(a[v] == row[v] * scale[v] + bias[v]);
+      const float want_max = ref.max_of(a.data(), n);
+      CHECK(std::memcmp(&sm0, &want_max, 4) == 0);
+      CHECK(std::memcmp(&sm1, &want_max, 4) == 0);
       if (n == 0) continue;
       // qd8 rows: min/max (also from a NaN first element) and the conversion, zero points at both ends.
       for (bool nan_first : {false, true}) {

@@ -3,4 +3,5 @@
 
 namespace tern {
 void ExpShiftedAvx512(const float* x, size_t n, float m, float* e) { ExpShiftedBody(x, n, m, e); }
+void SwishAvx512(float* x, size_t n) { SwishBody(x, n); }
 }  // namespace tern

@@ -41,5 +41,17 @@ inline void ExpShiftedBody(const float* x, size_t n, float m, float* e) {
   for (size_t k = 0; k < n; ++k) e[k] = ExpNonPositive(x[k] - m);
 }
 
+/// x[k] <- swish(x[k]) = x / (1 + e^-x) (SiLU: transformers' ACT2FN["swish"]) in place, with t = e^-|x| from
+/// ExpNonPositive: x / (1 + t) for x >= 0 and x t / (1 + t) below (the same function, never e^x of a positive
+/// x, so nothing overflows). Within 4 ulp of swish in double; below x = -87, where swish is about 0, it gives
+/// x e^-87 (at most 2e-38 |x|); NaN stays NaN.
+inline void SwishBody(float* x, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    const float v = x[k];
+    const float t = ExpNonPositive(v > 0.f ? -v : v);
+    x[k] = (v >= 0.f ? v : v * t) / (1.f + t);
+  }
+}
+
 }  // namespace
 }  // namespace tern

@@ -46,9 +46,11 @@ void Activate(Activation a, float* x, size_t n) {
     case Activation::kRelu:
       for (size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.f);
       break;
-    case Activation::kSwish:
-      for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.f + std::exp(-x[i]));
+    case Activation::kSwish: {
+      static const SwishFn swish = SwishFor(ActiveIsa());
+      swish(x, n);
       break;
+    }
     case Activation::kGelu:
       for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
       break;
@@ -58,11 +60,23 @@ void Activate(Activation a, float* x, size_t n) {
 #if defined(__x86_64__) || defined(__i386__)
 void ExpShiftedAvx2(const float* x, size_t n, float m, float* e);    // exp_avx2.cc
 void ExpShiftedAvx512(const float* x, size_t n, float m, float* e);  // exp_avx512.cc
+void SwishAvx2(float* x, size_t n);                                   // exp_avx2.cc
+void SwishAvx512(float* x, size_t n);                                 // exp_avx512.cc
 #endif
 
 namespace {
 void ExpShiftedPortable(const float* x, size_t n, float m, float* e) { ExpShiftedBody(x, n, m, e); }
+void SwishPortable(float* x, size_t n) { SwishBody(x, n); }
 }  // namespace
+
+SwishFn SwishFor(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa == Isa::kAvx512Vnni) return SwishAvx512;
+  if (isa == Isa::kAvx2) return SwishAvx2;
+#endif
+  (void)isa;
+  return SwishPortable;
+}
 
 ExpShiftedFn ExpShiftedFor(Isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -106,6 +120,10 @@ void ScoreRow(float* row, const uint8_t* masked, float lse, float base, size_t n
 }
 
 float MaxOf(const float* x, size_t n) { return ActiveRowOps().max_of(x, n); }
+
+float ScaleBiasMax(float* y, size_t n, const float* scale, const float* bias) {
+  return ActiveRowOps().scale_bias_max(y, n, scale, bias);
+}
 
 void MaskRow(float* row, const uint8_t* masked, size_t n) { ActiveRowOps().mask_row(row, masked, n); }
 

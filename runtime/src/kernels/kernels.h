@@ -24,7 +24,8 @@ void AddInPlace(float* y, const float* x, size_t n);
 /// y[i] += c.
 void AddScalar(float* y, float c, size_t n);
 
-/// In place: relu, swish (SiLU, x * sigmoid(x)) or exact gelu (0.5 x (1 + erf(x / sqrt 2))).
+/// In place: relu, swish (SiLU, x * sigmoid(x); SwishFor(ActiveIsa()), tern's exp polynomial, the same floats on
+/// every CPU) or exact gelu (0.5 x (1 + erf(x / sqrt 2))).
 void Activate(Activation a, float* x, size_t n);
 
 /// log(sum_i exp(x[i])) over x[n], with the max subtracted first; the exponentials are summed in double
@@ -38,9 +39,17 @@ float LogSumExpWithMax(const float* x, size_t n, float m);
 /// level of ActiveIsa(); the others are for tests and benchmarks.
 using ExpShiftedFn = void (*)(const float* x, size_t n, float m, float* e);
 ExpShiftedFn ExpShiftedFor(Isa isa);
+/// x[n] <- swish(x) in place (Activate's kSwish) at ISA level `isa`: the same floats at every level
+/// (kernels/exp_pass.h's SwishBody).
+using SwishFn = void (*)(float* x, size_t n);
+SwishFn SwishFor(Isa isa);
 ExpShiftedFn ActiveExpShifted();
 /// LogSumExpWithMax with a given exp pass.
 float LogSumExpWithMax(const float* x, size_t n, float m, ExpShiftedFn exp_shifted);
+
+/// One row's epilogue y[j] = y[j] * scale[j] + bias[j] (two IEEE operations, never fused) and MaxOf(y, n)
+/// of the result, in one pass; the same floats at every ISA level.
+float ScaleBiasMax(float* y, size_t n, const float* scale, const float* bias);
 
 /// Largest of x[n]: -inf for n = 0; NaN elements are ignored.
 float MaxOf(const float* x, size_t n);

@@ -31,9 +31,12 @@ void AttendGatheredPortable(const float* q, const float* keys, const float* valu
 }
 
 bool Int8RowSumPortable(const int8_t* w, size_t n, int32_t* sum) { return Int8RowSumBody(w, n, sum); }
+float ScaleBiasMaxPortable(float* y, size_t n, const float* scale, const float* bias) {
+  return ScaleBiasMaxBody(y, n, scale, bias);
+}
 
 const RowOps kPortable{"portable", MaxOfPortable, MinMaxPortable, QuantizeRowPortable, MaskRowPortable, ScoreRowPortable, AttendRowPortable,
-                       AttendGatheredPortable, Int8RowSumPortable};
+                       AttendGatheredPortable, Int8RowSumPortable, ScaleBiasMaxPortable};
 
 }  // namespace
 

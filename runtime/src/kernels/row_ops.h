@@ -28,6 +28,9 @@ struct RowOps {
   /// *sum = the sum of w[n] (int8 weights, one row, at load: kernels/int8_gemm.h's Int8RowSums); false when
   /// one of them is -128.
   bool (*int8_row_sum)(const int8_t* w, size_t n, int32_t* sum);
+  /// One row of a linear layer's epilogue, y[j] = y[j] * scale[j] + bias[j] (nn/linear.h's Epilogue), and
+  /// the largest result (max_of's): the logits' max for log-sum-exp without a second pass over the row.
+  float (*scale_bias_max)(float* y, size_t n, const float* scale, const float* bias);
 };
 
 /// The table of ISA level `isa` (a level this CPU runs: AvailableIsas); levels without their own get the

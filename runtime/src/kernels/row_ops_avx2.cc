@@ -36,6 +36,40 @@ inline void Scores(const float* q, const float* keys, Offset offset, size_t n, s
   for (; j < n; ++j) scores[j] = scale * DotBody(q, keys + offset(j), head_dim);
 }
 
+// out[head_dim] = sum_j scores[j] v_j in j order, element by element (AttendTail's loop), with
+// head_dim a multiple of 8: up to 64 columns at a time held in kVecs registers across all n keys instead of
+// loaded and stored once per key. Each element sees the same multiply and add as AttendTail's, so the floats
+// are the same.
+template <int kVecs, typename Offset>
+inline void WeightedSum(const float* values, Offset offset, size_t n, const float* scores, size_t col, float* out) {
+  __m256 acc[kVecs];
+  for (int k = 0; k < kVecs; ++k) acc[k] = _mm256_setzero_ps();
+  for (size_t j = 0; j < n; ++j) {
+    const __m256 p = _mm256_broadcast_ss(scores + j);
+    const float* v = values + offset(j) + col;
+    for (int k = 0; k < kVecs; ++k) acc[k] = _mm256_add_ps(acc[k], _mm256_mul_ps(p, _mm256_loadu_ps(v + 8 * k)));
+  }
+  for (int k = 0; k < kVecs; ++k) _mm256_storeu_ps(out + col + 8 * k, acc[k]);
+}
+
+template <typename Offset>
+inline void AttendTailAvx2(const float* values, Offset offset, size_t n, size_t head_dim, float* scores, float* out) {
+  if (head_dim % 8 != 0) return AttendTail(values, offset, n, head_dim, scores, out);
+  SoftmaxBody(scores, n);
+  size_t col = 0;
+  for (; col + 64 <= head_dim; col += 64) WeightedSum<8>(values, offset, n, scores, col, out);
+  switch ((head_dim - col) / 8) {
+    case 7: return WeightedSum<7>(values, offset, n, scores, col, out);
+    case 6: return WeightedSum<6>(values, offset, n, scores, col, out);
+    case 5: return WeightedSum<5>(values, offset, n, scores, col, out);
+    case 4: return WeightedSum<4>(values, offset, n, scores, col, out);
+    case 3: return WeightedSum<3>(values, offset, n, scores, col, out);
+    case 2: return WeightedSum<2>(values, offset, n, scores, col, out);
+    case 1: return WeightedSum<1>(values, offset, n, scores, col, out);
+    default: return;
+  }
+}
+
 // MaxOfBody's 8 lanes in one register: vmaxps(x, lane) is x > lane ? x : lane, NaN never taken.
 float MaxOfAvx2(const float* x, size_t n) {
   if (n < 8) return MaxOfBody(x, n);
@@ -75,6 +109,28 @@ void MinMaxAvx2(const float* x, size_t n, float* min, float* max) {
   *max = mx;
 }
 
+// ScaleBiasMaxBody in one pass: each element's multiply and add as the body's (never fused), the max as
+// MaxOfAvx2's (vmaxps(v, lane) keeps lane when v is NaN).
+float ScaleBiasMaxAvx2(float* y, size_t n, const float* scale, const float* bias) {
+  if (n < 8) return ScaleBiasMaxBody(y, n, scale, bias);
+  __m256 lane = _mm256_set1_ps(kRowNegInf);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(y + i), _mm256_loadu_ps(scale + i)), _mm256_loadu_ps(bias + i));
+    _mm256_storeu_ps(y + i, v);
+    lane = _mm256_max_ps(v, lane);
+  }
+  alignas(32) float l[8];
+  _mm256_store_ps(l, lane);
+  float m = kRowNegInf;
+  for (size_t k = 0; k < 8; ++k) m = l[k] > m ? l[k] : m;
+  for (; i < n; ++i) {
+    y[i] = y[i] * scale[i] + bias[i];
+    m = y[i] > m ? y[i] : m;
+  }
+  return m;
+}
+
 void QuantizeRowAvx2(const float* x, size_t n, float inv_scale, int32_t zero_point, int8_t* q) {
   QuantizeRowBody(x, n, inv_scale, zero_point, q);
 }
@@ -92,7 +148,7 @@ void AttendRowAvx2(const float* q, const float* keys, const float* values, size_
   } else {
     for (size_t j = 0; j < n; ++j) scores[j] = scale * DotBody(q, keys + offset(j), head_dim);
   }
-  AttendTail(values, offset, n, head_dim, scores, out);
+  AttendTailAvx2(values, offset, n, head_dim, scores, out);
 }
 
 void AttendGatheredAvx2(const float* q, const float* keys, const float* values, const uint32_t* offsets, size_t n,
@@ -103,7 +159,7 @@ void AttendGatheredAvx2(const float* q, const float* keys, const float* values, 
   } else {
     for (size_t j = 0; j < n; ++j) scores[j] = scale * DotBody(q, keys + offset(j), head_dim);
   }
-  AttendTail(values, offset, n, head_dim, scores, out);
+  AttendTailAvx2(values, offset, n, head_dim, scores, out);
 }
 
 }  // namespace
@@ -112,6 +168,6 @@ bool Int8RowSumAvx2(const int8_t* w, size_t n, int32_t* sum) { return Int8RowSum
 
 extern const RowOps kRowOpsAvx2;
 const RowOps kRowOpsAvx2{"avx2", MaxOfAvx2, MinMaxAvx2, QuantizeRowAvx2, MaskRowAvx2, ScoreRowAvx2, AttendRowAvx2, AttendGatheredAvx2,
-                         Int8RowSumAvx2};
+                         Int8RowSumAvx2, ScaleBiasMaxAvx2};
 
 }  // namespace tern

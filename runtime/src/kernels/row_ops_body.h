@@ -95,6 +95,13 @@ inline bool Int8RowSumBody(const int8_t* w, size_t n, int32_t* sum) {
   return lowest != -128;
 }
 
+/// y[j] = y[j] * scale[j] + bias[j] over one row of n (a linear layer's epilogue: nn/linear.h), returning
+/// the largest result as MaxOfBody would (8 lanes, NaN never taken, -inf for n = 0).
+inline float ScaleBiasMaxBody(float* y, size_t n, const float* scale, const float* bias) {
+  for (size_t j = 0; j < n; ++j) y[j] = y[j] * scale[j] + bias[j];
+  return MaxOfBody(y, n);
+}
+
 inline void MaskRowBody(float* row, const uint8_t* masked, size_t n) {
   for (size_t v = 0; v < n; ++v) row[v] = masked[v] ? kRowNegInf : row[v];
 }

@@ -32,6 +32,7 @@ void DeclareNetworkBuffers(const Dims& d, EncoderBuffers* enc, DecoderBuffers* d
   plan->Add(&dec->ctx, "decoder.ctx", rows * D, kDec, kDec);
   plan->Add(&dec->ffn, "decoder.ffn", rows * F, kDec, kDec);
   plan->Add(&dec->logits, "decoder.logits", rows * d.vocab, kDec, kDec);
+  plan->Add(&dec->logits_max, "decoder.logits_max", rows, kDec, kDec);
   plan->Add(&dec->attention, "attention.scores", std::max<uint64_t>(d.src, T + 1), kEnc, kDec);
   plan->Add(&dec->alignment_sum, "decoder.alignment_sum", d.src, kDec, kDec);
   plan->Add(&dec->alignment, "decoder.alignment", rows, kDec, kDec);

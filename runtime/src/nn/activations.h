@@ -39,6 +39,7 @@ struct DecoderBuffers {
   ArenaArray<float> q, ctx;          // [rows, d]
   ArenaArray<float> ffn;             // [rows, ffn]
   ArenaArray<float> logits;          // [rows, vocab]
+  ArenaArray<float> logits_max;      // [rows] each logits row's largest value
   ArenaArray<float> attention;       // [max(src, tgt + 1)] one attention row's scores (encoder and decoder)
   ArenaArray<float> alignment_sum;   // [src] one row's cross-attention summed over heads (alignment)
   ArenaArray<int32_t> alignment;     // [rows] the source position each row attends to most (alignment)

@@ -90,7 +90,7 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
     const LayerNormParams& f = net.decoder_final_norm();
     LayerNorm(A.x, f.gamma, f.beta, hp.layer_norm_epsilon, n, d, A.x);
   }
-  TERN_RETURN_IF_ERROR(net.OutputLogits(A.x, n, rows.columns, A.logits, q));
+  TERN_RETURN_IF_ERROR(net.OutputLogits(A.x, n, rows.columns, A.logits, A.logits_max, q));
   prof.Tock(t0, &P.output_projection_ms);
   P.decoder_steps++;
   P.weight_bytes_read += net.decoder_layer_weight_bytes() + net.OutputWeightBytes(rows.columns);

@@ -7,6 +7,7 @@
 #include <new>
 #include <vector>
 
+#include "kernels/kernels.h"
 #include "weight_formats.h"
 
 namespace tern {
@@ -179,20 +180,20 @@ void Epilogue(float* y, size_t rows, size_t n, const float* w_scale, const float
     for (size_t j = 0; j < n; ++j) y[j] = y[j] * w_scale[j] + bias[j];
 }
 
-Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
+Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool, float* row_max) const {
   // tern's own GEMMs give XNNPACK's floats bit for bit, so the choice never changes an output.
-  if (own_) {
-    own_->Run(own_kernel_, q, rows, epilogue_scales_, epilogue_bias_, y, pool);
+  if (own_ || own4_) {
+    if (own_) own_->Run(own_kernel_, q, rows, epilogue_scales_, epilogue_bias_, y, pool);
+    else own4_->Run(own4_kernel_, q, rows, own4_bias_, y, pool);
+    if (row_max)
+      for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(y + r * out_, out_);
     return Status::Ok();
   }
-  if (own4_) {
-    own4_->Run(own4_kernel_, q, rows, own4_bias_, y, pool);
-    return Status::Ok();
-  }
-  return RunXnnpack(x, q, rows, y, pool);
+  return RunXnnpack(x, q, rows, y, pool, row_max);
 }
 
-Status Linear::RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const {
+Status Linear::RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool,
+                          float* row_max) const {
   if (!op_)
     return Status(StatusCode::kInternal,
                   std::string("Linear '") + name_ + "': packed for tern's own GEMM only (LinearBackends::kBoth packs XNNPACK's too)");
@@ -200,7 +201,13 @@ Status Linear::RunXnnpack(const float* x, const QuantScratch& q, size_t rows, fl
   if (s == xnn_status_success) s = kernel_->setup(op_.get(), x, q, y);
   if (s == xnn_status_success) s = xnn_run_operator(op_.get(), pool);
   if (s != xnn_status_success) return XnnError(kernel_->op_name, s);
-  if (epilogue_scales_) Epilogue(y, rows, out_, epilogue_scales_, epilogue_bias_);
+  if (epilogue_scales_ && row_max) {  // the logits: their max in the same pass (log-sum-exp needs it)
+    for (size_t r = 0; r < rows; ++r) row_max[r] = ScaleBiasMax(y + r * out_, out_, epilogue_scales_, epilogue_bias_);
+  } else {
+    if (epilogue_scales_) Epilogue(y, rows, out_, epilogue_scales_, epilogue_bias_);
+    if (row_max)
+      for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(y + r * out_, out_);
+  }
   return Status::Ok();
 }
 

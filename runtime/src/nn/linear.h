@@ -85,11 +85,15 @@ class Linear {
   /// True when Run reads the input from a QuantScratch filled by RowQuantizer::Run (int8 weights).
   bool quantized() const { return kernel_->quantized_input; }
 
-  /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). Error: kInternal.
-  Status Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const;
+  /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). With `row_max`, also
+  /// row_max[r] = MaxOf(y row r) (kernels.h), in the epilogue's pass where XNNPACK ran the layer. Error:
+  /// kInternal.
+  Status Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool,
+             float* row_max = nullptr) const;
   /// Run on XNNPACK's operator (packed with LinearBackends::kBoth; tests and benchmarks compare it with the
   /// own GEMM). Error: kInternal (also when the layer was packed without it).
-  Status RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool) const;
+  Status RunXnnpack(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool,
+                    float* row_max = nullptr) const;
 
  private:
   XnnOperator op_;

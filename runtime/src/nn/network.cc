@@ -79,7 +79,8 @@ Status Network::Quantize(const float* x, size_t rows, size_t cols, const QuantSc
   return quantizer_.Run(x, rows, cols, q, pool());
 }
 
-Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const {
+Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q,
+                          float* row_max) const {
   if (rows == 0) return Status::Ok();
   if (l.quantized()) {
     TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool()));
@@ -87,22 +88,23 @@ Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y
   } else {
     Probe("input", l.name(), x, rows * l.in_features());
   }
-  TERN_RETURN_IF_ERROR(l.Run(x, q, rows, y, pool()));
+  TERN_RETURN_IF_ERROR(l.Run(x, q, rows, y, pool(), row_max));
   Probe("linear", l.name(), y, rows * l.out_features());
   return Status::Ok();
 }
 
-Status Network::OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits,
+Status Network::OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits, float* row_max,
                              const QuantScratch& q) const {
-  if (columns.all()) return RunLinear(output_projection_, x, rows, logits, q);
+  if (columns.all()) return RunLinear(output_projection_, x, rows, logits, q, row_max);
   if (gathered_ && gathered_->available()) {
     TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool()));
     gathered_->Run(gathered_kernel_, q, rows, columns.tokens, columns.count, logits, pool());
     Probe("gathered_logits", "output_projection", logits, rows * columns.count);
-    return Status::Ok();
+  } else {
+    TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
+    CompactColumns(logits, rows, hp_->target_vocab_size, columns.tokens, columns.count);
   }
-  TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
-  CompactColumns(logits, rows, hp_->target_vocab_size, columns.tokens, columns.count);
+  for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(logits + r * columns.count, columns.count);
   return Status::Ok();
 }
 

@@ -65,12 +65,15 @@ class Network {
   uint32_t threads() const { return threads_; }
 
   /// y[rows, out] = l(x[rows, in]), quantizing x into q first when l takes int8 input.
-  Status RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q) const;
+  Status RunLinear(const Linear& l, const float* x, size_t rows, float* y, const QuantScratch& q,
+                   float* row_max = nullptr) const;
   /// Logits [rows, columns.count] of x [rows, d_model] over `columns`: XNNPACK's full projection for all
   /// of them; for a shortlist the gathered int8 kernel (gathered_projection.h), or, where the output
   /// projection is not int8, the full projection with the shortlist's columns kept. `logits` holds
-  /// [rows, target vocab] floats. Error: kInternal (XNNPACK).
-  Status OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits, const QuantScratch& q) const;
+  /// [rows, target vocab] floats; row_max[r] = MaxOf(logits row r) (kernels.h), from the projection's epilogue
+  /// where XNNPACK runs it. Error: kInternal (XNNPACK).
+  Status OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits, float* row_max,
+                      const QuantScratch& q) const;
   /// Weight bytes a decoder step reads in its layers (every decoder linear layer but the cross-attention
   /// K/V projection, which runs once per sentence: data and scales), and in its output layer for `columns`.
   uint64_t decoder_layer_weight_bytes() const { return decoder_layer_weight_bytes_; }

@@ -264,7 +264,7 @@ void BeamSearch::Step(SearchContext& c, size_t n, size_t step) {
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i], pos = c.Pos(b, step);
     float* row = c.logits + i * V;
-    ScoreRow(row, c.vocab.mask, LogSumExp(row, V), 0.f, V);
+    ScoreRow(row, c.vocab.mask, c.logits_max ? LogSumExpWithMax(row, V, c.logits_max[i]) : LogSumExp(row, V), 0.f, V);
     if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row);
     c.ApplyCallProcessors(slot, b, pos, row);
     if (c.processors.renormalize()) {

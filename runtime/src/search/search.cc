@@ -118,6 +118,7 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   req.want_alignment = c.opt.want_alignment;
   TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
   c.logits = out.logits;
+  c.logits_max = out.logits_max;
   for (size_t i = 0; i < n; ++i) S.row_source[i] = out.alignment ? out.alignment[i] : -1;
   strategy.Step(c, n, step);
   return Status::Ok();

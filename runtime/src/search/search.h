@@ -93,6 +93,7 @@ struct StepRequest {
 /// What a step gives back (valid until the next call).
 struct StepOutput {
   float* logits = nullptr;             // [n, columns.size]
+  const float* logits_max = nullptr;   // [n] each row's largest logit (kernels.h's MaxOf); nullptr: not known
   const int32_t* alignment = nullptr;  // [n] source position each row attends to most; nullptr when not asked
 };
 
@@ -132,6 +133,7 @@ struct SearchContext {
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
   Span<const uint32_t> end_tokens;       // the call's tokens that end a hypothesis besides eos
   const uint32_t* start_step = nullptr;  // [batch] continuous batching: the step at which sentence b joined
+  const float* logits_max = nullptr;     // [rows] MaxOf of each logits row as decoded (no rule yet); or nullptr
 
   /// Sentence b's position at search step `step` (continuous batching: sentences join at different steps).
   size_t Pos(size_t b, size_t step) const { return start_step ? step - start_step[b] : step; }
