@@ -141,6 +141,12 @@ def main():
     ap.add_argument("--arrivals", type=int, default=300)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
+    try:
+        loads = [float(x) for x in args.load.split(",") if x]
+    except ValueError:
+        ap.error(f"--load: comma-separated fractions of the capacity, got {args.load!r}")
+    if any(not 0 < x < 10 for x in loads):
+        ap.error(f"--load: each fraction must lie in (0, 10) ('' for no latency runs), got {args.load!r}")
     lines = [l for l in open(args.data, encoding="utf-8").read().splitlines() if l.strip()]
     texts = (lines * (args.sentences // max(1, len(lines)) + 1))[: args.sentences]
     sys.path.insert(0, os.path.join(args.build, "python"))
@@ -164,7 +170,7 @@ def main():
             print(f"  {name:12s} {span(sps)} sentences/s, {span(tps)} tokens/s, engine / this {span(ratio, '{:.2f}')}, "
                   f"peak RSS {span([r['peak_rss_mib'] for r in res[name]])} MiB")
         cap = statistics.median([len(texts) / r["seconds"] for r in res["tern engine"]])
-        for load in [float(x) for x in args.load.split(",") if x]:
+        for load in loads:
             kinds = [("tern engine", "tern", True), ("engine static", "tern", False)]
             kinds += [("CTranslate2", "ct2", True)] if args.ct2_model else []
             lat = {name: [] for name, _, _ in kinds}
