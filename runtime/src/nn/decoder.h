@@ -39,8 +39,8 @@ struct DecodeRows {
 
 /// Embeds each row's input token at position `pos`, appends its self-attention K/V to the KV cache and
 /// attends over the cache (causal by construction: only positions <= pos exist), attends over its
-/// sentence's cross-attention K/V, and writes logits [rows.n, columns] to dec.logits and each row's largest
-/// logit to dec.logits_max[rows.n]. With an alignment
+/// sentence's cross-attention K/V, and writes logits [rows.n, columns] to dec.logits, and each row's largest
+/// logit to dec.logits_max[rows.n] when net.LogitsMaxFused(rows.columns). With an alignment
 /// layer, dec.alignment[i] is the source position row i attends to most in that layer's cross-attention,
 /// the attention probabilities summed over its heads, the source's final </s> left out (ties: the first
 /// position). Error: kInternal (XNNPACK).

@@ -182,11 +182,12 @@ void Epilogue(float* y, size_t rows, size_t n, const float* w_scale, const float
 
 Status Linear::Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool, float* row_max) const {
   // tern's own GEMMs give XNNPACK's floats bit for bit, so the choice never changes an output.
-  if (own_ || own4_) {
-    if (own_) own_->Run(own_kernel_, q, rows, epilogue_scales_, epilogue_bias_, y, pool);
-    else own4_->Run(own4_kernel_, q, rows, own4_bias_, y, pool);
-    if (row_max)
-      for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(y + r * out_, out_);
+  if (own_) {
+    own_->Run(own_kernel_, q, rows, epilogue_scales_, epilogue_bias_, y, pool);
+    return Status::Ok();
+  }
+  if (own4_) {
+    own4_->Run(own4_kernel_, q, rows, own4_bias_, y, pool);
     return Status::Ok();
   }
   return RunXnnpack(x, q, rows, y, pool, row_max);
@@ -203,10 +204,8 @@ Status Linear::RunXnnpack(const float* x, const QuantScratch& q, size_t rows, fl
   if (s != xnn_status_success) return XnnError(kernel_->op_name, s);
   if (epilogue_scales_ && row_max) {  // the logits: their max in the same pass (log-sum-exp needs it)
     for (size_t r = 0; r < rows; ++r) row_max[r] = ScaleBiasMax(y + r * out_, out_, epilogue_scales_, epilogue_bias_);
-  } else {
-    if (epilogue_scales_) Epilogue(y, rows, out_, epilogue_scales_, epilogue_bias_);
-    if (row_max)
-      for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(y + r * out_, out_);
+  } else if (epilogue_scales_) {
+    Epilogue(y, rows, out_, epilogue_scales_, epilogue_bias_);
   }
   return Status::Ok();
 }

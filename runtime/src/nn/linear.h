@@ -85,8 +85,11 @@ class Linear {
   /// True when Run reads the input from a QuantScratch filled by RowQuantizer::Run (int8 weights).
   bool quantized() const { return kernel_->quantized_input; }
 
-  /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). With `row_max`, also
-  /// row_max[r] = MaxOf(y row r) (kernels.h), in the epilogue's pass where XNNPACK ran the layer. Error:
+  /// True when Run can give each row's max from its epilogue's pass (XNNPACK runs the layer and tern
+  /// applies the scales after it); elsewhere the max would cost a pass of its own.
+  bool fuses_row_max() const { return !own_ && !own4_ && epilogue_scales_ != nullptr; }
+  /// y[rows, out] from x[rows, in] (or its quantized copy `q`, see quantized()). With `row_max` and
+  /// fuses_row_max(), also row_max[r] = MaxOf(y row r) (kernels.h); otherwise row_max is not written. Error:
   /// kInternal.
   Status Run(const float* x, const QuantScratch& q, size_t rows, float* y, pthreadpool_t pool,
              float* row_max = nullptr) const;

@@ -100,11 +100,10 @@ Status Network::OutputLogits(const float* x, size_t rows, const OutputColumns& c
     TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, hp_->d_model, q, pool()));
     gathered_->Run(gathered_kernel_, q, rows, columns.tokens, columns.count, logits, pool());
     Probe("gathered_logits", "output_projection", logits, rows * columns.count);
-  } else {
-    TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
-    CompactColumns(logits, rows, hp_->target_vocab_size, columns.tokens, columns.count);
+    return Status::Ok();
   }
-  for (size_t r = 0; r < rows; ++r) row_max[r] = MaxOf(logits + r * columns.count, columns.count);
+  TERN_RETURN_IF_ERROR(RunLinear(output_projection_, x, rows, logits, q));
+  CompactColumns(logits, rows, hp_->target_vocab_size, columns.tokens, columns.count);
   return Status::Ok();
 }
 

@@ -70,10 +70,12 @@ class Network {
   /// Logits [rows, columns.count] of x [rows, d_model] over `columns`: XNNPACK's full projection for all
   /// of them; for a shortlist the gathered int8 kernel (gathered_projection.h), or, where the output
   /// projection is not int8, the full projection with the shortlist's columns kept. `logits` holds
-  /// [rows, target vocab] floats; row_max[r] = MaxOf(logits row r) (kernels.h), from the projection's epilogue
-  /// where XNNPACK runs it. Error: kInternal (XNNPACK).
+  /// [rows, target vocab] floats. When LogitsMaxFused(columns), also row_max[r] = MaxOf(logits row r)
+  /// (kernels.h) from the projection's epilogue; otherwise row_max is not written. Error: kInternal (XNNPACK).
   Status OutputLogits(const float* x, size_t rows, const OutputColumns& columns, float* logits, float* row_max,
                       const QuantScratch& q) const;
+  /// Whether OutputLogits gives each row's max for `columns` at no extra pass (Linear::fuses_row_max).
+  bool LogitsMaxFused(const OutputColumns& columns) const { return columns.all() && output_projection_.fuses_row_max(); }
   /// Weight bytes a decoder step reads in its layers (every decoder linear layer but the cross-attention
   /// K/V projection, which runs once per sentence: data and scales), and in its output layer for `columns`.
   uint64_t decoder_layer_weight_bytes() const { return decoder_layer_weight_bytes_; }

@@ -93,7 +93,8 @@ struct StepRequest {
 /// What a step gives back (valid until the next call).
 struct StepOutput {
   float* logits = nullptr;             // [n, columns.size]
-  const float* logits_max = nullptr;   // [n] each row's largest logit (kernels.h's MaxOf); nullptr: not known
+  const float* logits_max = nullptr;   // [n] each row's largest logit (kernels.h's MaxOf) where the network
+                                       // had it for free; nullptr: not known
   const int32_t* alignment = nullptr;  // [n] source position each row attends to most; nullptr when not asked
 };
 

@@ -74,7 +74,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   if (!pooled) prof.profile.single_thread_steps++;
   StepOutput out;
   out.logits = buf.dec.logits.data();
-  out.logits_max = buf.dec.logits_max.data();
+  out.logits_max = net->LogitsMaxFused(rows.columns) ? buf.dec.logits_max.data() : nullptr;
   out.alignment = rows.alignment_layer >= 0 ? buf.dec.alignment.data() : nullptr;
   return out;
 }
