@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "kernels/gathered_kernels.h"
+#include "kernels/kernels.h"
 #include "nn/gathered_projection.h"
 #include "nn/linear.h"
 #include "nn/xnn_ops.h"
@@ -108,6 +109,15 @@ TEST_CASE("int8 identical on every CPU: an int8 linear layer is (float(acc) * x_
         REQUIRE(quantizer.value().Run(x.data(), rows, in, scratch, nullptr).ok());
         std::vector<float> y(rows * out);
         REQUIRE(linear.value().Run(x.data(), scratch, rows, y.data(), nullptr).ok());
+        // With a row_max buffer: the same floats, and each row's MaxOf where the epilogue gives it (else the
+        // buffer is left as it was).
+        std::vector<float> y2(rows * out), row_max(rows, 12345.f);
+        REQUIRE(linear.value().Run(x.data(), scratch, rows, y2.data(), nullptr, row_max.data()).ok());
+        CHECK(std::memcmp(y.data(), y2.data(), y.size() * sizeof(float)) == 0);
+        for (size_t r = 0; r < rows; ++r) {
+          const float want_max = linear.value().fuses_row_max() ? MaxOf(y.data() + r * out, out) : 12345.f;
+          CHECK(std::memcmp(&row_max[r], &want_max, sizeof want_max) == 0);
+        }
         for (size_t r = 0; r < rows; ++r)
           for (size_t n = 0; n < out; ++n) {
             int32_t acc = 0;
