@@ -104,24 +104,27 @@ STEP_WEIGHT_BYTES = LAYERS * (6 * D * D + 2 * D * FFN + 8 * (7 * D + FFN)) + VOC
 
 def model(source: str, target: list[str], mcpu: str) -> tuple[int, float, dict]:
     """Instructions of the innermost loop (from its label to the branch back to it) and its modelled cycles per
-    iteration over 1,000 iterations."""
+    iteration over 1,000 iterations. target: clang's flags, the first one --target=... (AArch64, ARMv7 or x86_64)."""
     with tempfile.TemporaryDirectory() as tmp:
         c, s, loop = (os.path.join(tmp, n) for n in ("body.c", "body.s", "loop.s"))
         with open(c, "w") as f:
             f.write(source)
         subprocess.run(["clang", *target, "-O2", "-ffreestanding", "-S", c, "-o", s], check=True)
-        text = [re.split(r"\s(//|@)", l)[0].strip() for l in open(s).read().split("\n")]
+        x86 = "x86_64" in target[0]
+        comment = r"\s(#)" if x86 else r"\s(//|@)"  # (AArch64 and ARMv7 write immediates with '#')
+        text = [re.split(comment, l)[0].strip() for l in open(s).read().split("\n")]
         labels = {l[:-1]: i for i, l in enumerate(text) if re.match(r"^\.L\w+:$", l)}
         best = None
+        branch = r"^(j\w+)\s+(\.L\w+)$" if x86 else r"^(b\.\w+|b\w*|cbnz|cbz)\s+.*?(\.L\w+)$"
         for i, l in enumerate(text):  # backward branches: the loop is [label, branch]
-            m = re.match(r"^(b\.\w+|b\w*|cbnz|cbz)\s+.*?(\.L\w+)$", l)
+            m = re.match(branch, l)
             if m and m.group(2) in labels and labels[m.group(2)] < i:
                 best = (labels[m.group(2)], i)
         start, end = best
         lines = [l for l in text[start + 1:end + 1] if l and not l.startswith((".", "//", "@"))]
         with open(loop, "w") as f:
             f.write("\n".join(lines) + "\n")
-        triple = "-mtriple=aarch64" if "aarch64" in target[0] else "-mtriple=armv7a"
+        triple = ("-mtriple=x86_64" if x86 else "-mtriple=aarch64" if "aarch64" in target[0] else "-mtriple=armv7a")
         out = subprocess.run(["llvm-mca", triple, f"-mcpu={mcpu}", "-iterations=1000", loop], capture_output=True,
                              text=True, check=True).stdout
     cycles = int(re.search(r"Total Cycles:\s+(\d+)", out).group(1)) / 1000

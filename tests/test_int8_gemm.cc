@@ -252,10 +252,12 @@ TEST_CASE("4-bit GEMM: every ISA kernel equals the portable one bit for bit (qc4
     const Int4GemmKernel k = Int4GemmFor(isas[i]);
     CAPTURE(k.isa);
     // Rows and weight rows on both sides of the panel kernel's thresholds and widths (kernels/int4_panel.h:
-    // 8 or 16 weight rows in the lanes, 4 or 8 input rows at a time, from 1, 4 or 8 rows).
-    for (size_t rows : {1u, 2u, 3u, 4u, 5u, 8u, 13u, 17u})
+    // 8 or 16 weight rows in the lanes, 4 or 8 input rows at a time, from 1, 4 or 8 rows); below them the
+    // AVX2 split kernel's row tiles of 3 (1 to 7 rows) and its steps of 64 columns summed 4 at a time in int16
+    // (K 64 to 512: 1, 2, 5 and 8 steps; 32 and 96 not a multiple of 64, which the row form keeps).
+    for (size_t rows : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 13u, 17u})
       for (size_t N : {1u, 2u, 3u, 7u, 8u, 9u, 16u, 33u})
-        for (size_t K : {32u, 64u, 128u, 512u})
+        for (size_t K : {32u, 64u, 96u, 128u, 320u, 512u})
           for (size_t block : {0u, 32u, 64u, 128u})
             for (bool extreme : {false, true}) {
               if (block > K) continue;
@@ -286,6 +288,30 @@ TEST_CASE("4-bit GEMM: every ISA kernel equals the portable one bit for bit (qc4
           REQUIRE(std::memcmp(want.data(), got.data(), want.size() * 4) == 0);
           ++compared;
         }
+  }
+  // The int16 sums at their bounds: every nibble 15 (and every one 0) against every q -128 (and 127), so each
+  // vpmaddubsw pair is +-3,840 and a kernel summing one step more in int16 than its bound allows wraps.
+  for (size_t i = 0; i < n_isas; ++i) {
+    const Int4GemmKernel k = Int4GemmFor(isas[i]);
+    CAPTURE(k.isa);
+    for (uint8_t wb : {uint8_t{0xff}, uint8_t{0x00}})
+      for (int8_t qv : {int8_t{-128}, int8_t{127}})
+        for (size_t rows : {1u, 4u, 9u})
+          for (size_t K : {512u, 4096u})
+            for (size_t block : {0u, 32u, 256u}) {
+              CAPTURE(int{wb});
+              CAPTURE(int{qv});
+              CAPTURE(rows);
+              CAPTURE(K);
+              CAPTURE(block);
+              Int4Case c = Make4(rows, 5, K, block, seed++, false);
+              std::fill(c.w.begin(), c.w.end(), wb);
+              std::fill(c.q.begin(), c.q.end(), qv);
+              Int4ChunkSums(c.q.data(), rows, K, c.chunk_sums.data());
+              const auto want = Run4(portable, c, 5, true), got = Run4(k, c, 5, true);
+              REQUIRE(std::memcmp(want.data(), got.data(), want.size() * 4) == 0);
+              ++compared;
+            }
   }
   CHECK(compared >= 300);
   // The portable kernel is the formula: against a double-precision reference of the dequantized product.

@@ -6,6 +6,7 @@
 // and added into 8 float lanes with the block's scale, lane by lane as the portable kernel does each one.
 #include <immintrin.h>
 
+#include "kernels/int4_avx2_sums.h"
 #include "kernels/int4_gemm_isa.h"
 #include "kernels/int4_panel.h"
 
@@ -21,17 +22,6 @@ inline __m256i Nibbles(const uint8_t* p) {
   return _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
 }
 
-inline int32_t Sum8(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-  return _mm_cvtsi128_si32(s);
-}
-inline int32_t Sum4x64(__m256i v) {  // vpsadbw's four 64-bit sums (each below 2^16)
-  __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
-  return _mm_cvtsi128_si32(s);
-}
 // [sum(v[0]), ..., sum(v[7])] of eight int32 vectors.
 inline __m256i Reduce8(const __m256i* v) {
   const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]), t1 = _mm256_hadd_epi32(v[2], v[3]);
@@ -226,6 +216,10 @@ __attribute__((noinline)) void PanelGemm(const Args& a, size_t rows, const uint8
 
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx2) {
   const Args a{q, qp, chunk_sums, K, block, w_scales, block_scales, bias, out, out_stride};
+  if (rows < Int4PanelRows(false, block) && Int4SplitFits(rows, K, block)) {
+    Int4SplitAvx2(q, qp, chunk_sums, rows, K, w, w_stride, block, w_scales, block_scales, bias, N, out, out_stride);
+    return;
+  }
   if (rows >= Int4PanelRows(false, block) && kPanelNP * K <= kInt4PanelBytes) {
     PanelGemm(a, rows, w, w_stride, N);
     return;
