@@ -254,7 +254,8 @@ TEST_CASE("4-bit GEMM: every ISA kernel equals the portable one bit for bit (qc4
     // Rows and weight rows on both sides of the panel kernel's thresholds and widths (kernels/int4_panel.h:
     // 8 or 16 weight rows in the lanes, 4 or 8 input rows at a time, from 1, 4 or 8 rows); below them the
     // AVX2 split kernel's row tiles of 3 (1 to 7 rows) and its steps of 64 columns summed 4 at a time in int16
-    // (K 64 to 512: 1, 2, 5 and 8 steps; 32 and 96 not a multiple of 64, which the row form keeps).
+    // (K 64 to 512: 1, 2, 5 and 8 steps; 32 and 96 not a multiple of 64, which the row form keeps); its qb4w
+    // form at 1 and 2 rows with blocks of 32 (8 weight rows in the lanes: N 1 to 33 fills some of them).
     for (size_t rows : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 13u, 17u})
       for (size_t N : {1u, 2u, 3u, 7u, 8u, 9u, 16u, 33u})
         for (size_t K : {32u, 64u, 96u, 128u, 320u, 512u})

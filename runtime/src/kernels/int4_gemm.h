@@ -41,9 +41,10 @@ struct Int4GemmKernel {
 
 /// The kernel of `isa` (portable below AVX2, and on Arm: NEON keeps XNNPACK's 4-bit kernels). The x86 kernels
 /// have three forms: from Int4PanelRows() input rows (kernels/int4_panel.h) a panel form that unpacks 8 (AVX2)
-/// or 16 (AVX-512 VNNI) weight rows once per call and runs every input row over them; below that, for qc4w
-/// with K a multiple of 64 and rows x K <= 16 KiB, a split form that splits the input's even and odd columns
-/// once per call and multiplies the nibbles where they are stored (kernels/int4_split_avx2.cc); else a row form.
+/// or 16 (AVX-512 VNNI) weight rows once per call and runs every input row over them; for qc4w below that and
+/// for qb4w with blocks of 32 at 1 or 2 rows (K a multiple of 64, rows x K <= 16 KiB), a split form that splits
+/// the input's even and odd columns once per call and multiplies the nibbles where they are stored
+/// (kernels/int4_split_avx2.cc); else a row form.
 Int4GemmKernel Int4GemmFor(Isa isa);
 
 /// Whether ActiveIsa() has tern's own 4-bit GEMM: x86 AVX2 without VNNI (and TERN_OWN_INT8 not 0).

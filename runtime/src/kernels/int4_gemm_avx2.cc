@@ -216,7 +216,7 @@ __attribute__((noinline)) void PanelGemm(const Args& a, size_t rows, const uint8
 
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx2) {
   const Args a{q, qp, chunk_sums, K, block, w_scales, block_scales, bias, out, out_stride};
-  if (rows < Int4PanelRows(false, block) && Int4SplitFits(rows, K, block)) {
+  if ((block || rows < Int4PanelRows(false, block)) && Int4SplitFits(rows, K, block)) {
     Int4SplitAvx2(q, qp, chunk_sums, rows, K, w, w_stride, block, w_scales, block_scales, bias, N, out, out_stride);
     return;
   }

@@ -126,7 +126,7 @@ __attribute__((noinline)) void PanelGemm(const Args& a, size_t rows, const uint8
 }  // namespace
 
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx512Vnni) {
-  if (rows < Int4PanelRows(true, block) || kNP * K > kInt4PanelBytes) {
+  if (rows < Int4PanelRows(true, block) || kNP * K > kInt4PanelBytes || (block && Int4SplitFits(rows, K, block))) {
     Int4GemmAvx2(q, qp, chunk_sums, rows, K, w, w_stride, block, w_scales, block_scales, bias, N, out, out_stride);
     return;
   }

@@ -46,14 +46,14 @@ inline float Int4QbOutput(float f, float x_scale, float bias) {
 TERN_INT4_GEMM_KERNEL(Int4GemmPortable);
 #if defined(__x86_64__) || defined(__i386__)
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx2);
-/// The AVX2 qc4w kernel over the split input (int4_split_avx2.cc), for K a multiple of 64 and rows x K <=
-/// kInt4SplitBytes (its split copy of q is on the stack): Int4GemmAvx2 runs it below its panel form's rows.
-/// (qb4w stays on the panel form: its per-block float sums run in the lanes of 8 weight rows there; a split
-/// form summing each row's blocks in order, tried, ran 0.3-0.6x the panel's speed.)
-constexpr size_t kInt4SplitBytes = 16384;
+/// The AVX2 kernel over the split input (int4_split_avx2.cc), for K a multiple of 64 and rows x K <=
+/// kInt4SplitBytes (its split copy of q is on the stack): qc4w, which Int4GemmAvx2 runs on it below its panel
+/// form's rows, and qb4w with blocks of 32 up to kInt4SplitQbRows rows (8 weight rows in the lanes, as the
+/// panel form, without building a panel per call).
+constexpr size_t kInt4SplitBytes = 16384, kInt4SplitQbRows = 2;
 TERN_INT4_GEMM_KERNEL(Int4SplitAvx2);
 inline bool Int4SplitFits(size_t rows, size_t K, size_t block) {
-  return block == 0 && K % 64 == 0 && rows * K <= kInt4SplitBytes;
+  return (block == 0 || (block == 32 && rows <= kInt4SplitQbRows)) && K % 64 == 0 && rows * K <= kInt4SplitBytes;
 }
 TERN_INT4_GEMM_KERNEL(Int4GemmAvx512Vnni);
 #endif
