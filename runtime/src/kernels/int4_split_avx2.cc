@@ -144,12 +144,12 @@ void Qb32(const int8_t* qs, const xnn_quantization_params* qp, const int32_t* ch
 TERN_INT4_GEMM_KERNEL(Int4SplitAvx2) {
   alignas(32) int8_t qs[kInt4SplitBytes];
   Split(q, rows * K, qs);
-  int32_t qsum[kInt4SplitBytes / 64];  // sum of q over each row (at least 64 columns a row)
-  for (size_t r = 0; r < rows; ++r) qsum[r] = Int4BlockQSum(chunk_sums, r, K, K, 0);
   if (block) {  // qb4w with blocks of 32 (Int4SplitFits)
     Qb32(qs, qp, chunk_sums, rows, K, w, w_stride, block_scales, bias, N, out, out_stride);
     return;
   }
+  int32_t qsum[kInt4SplitBytes / 64];  // sum of q over each row (at least 64 columns a row)
+  for (size_t r = 0; r < rows; ++r) qsum[r] = Int4BlockQSum(chunk_sums, r, K, K, 0);
   for (size_t n = 0; n < N; ++n) {
     const uint8_t* wr = w + n * w_stride;
     if (n + 4 < N)  // the weight row 4 ahead
