@@ -146,7 +146,7 @@ TEST_CASE("alternatives: a sentence without room or with a bad prefix fails alon
   CHECK(s.message() == "return_alternatives: 4 inputs x 3 alternatives exceed max_batch 9 (each alternative is a sentence of "
                        "the second pass): give at most 3 inputs");
   o.min_alternative_expansion_prob = 2.f;
-  CHECK(t->CheckOptions(o).message() == "return_alternatives: min_alternative_expansion_prob must be in [0, 1]");
+  CHECK(t->CheckOptions(o).message() == "min_alternative_expansion_prob 2: must be in [0, 1]");
   o.min_alternative_expansion_prob = 0.f;
   o.target_prefix_ids = {};
   o.markup = Markup::kHtml;

@@ -73,6 +73,18 @@ static int reenter(const tern_token_event* e, void* user_data) {
   return 1;
 }
 
+/* Round four: a token callback that frees its own translator: freed when the call returns, which goes on. */
+typedef struct {
+  tern_translator* tr;
+  int events;
+} FreeOwn;
+static int free_own(const tern_token_event* e, void* user_data) {
+  (void)e;
+  FreeOwn* f = (FreeOwn*)user_data;
+  if (f->events++ == 0) tern_translator_free(f->tr);
+  return 1;
+}
+
 /* A logits callback that bans one token as the first generated token, and checks what it is given. */
 typedef struct {
   uint32_t banned;
@@ -236,6 +248,17 @@ int main(int argc, char** argv) {
     CHECK(re.calls > 0 && re.busy == re.calls);
     p.token_callback = NULL;
   }
+  { /* round four: tern_translator_free from the call's own callback (a use after free before) */
+    tern_translator* doomed = tern_translator_create(model_for_glossary, NULL, &err);
+    CHECK(doomed != NULL);
+    FreeOwn f = {doomed, 0};
+    tern_translate_params fp = tern_translate_default_params();
+    fp.beam_size = 1;
+    fp.token_callback = free_own;
+    fp.token_user_data = &f;
+    CHECK(tern_translate(doomed, two, 2, &fp, res, &err) == TERN_OK);
+    CHECK(f.events > 2 && tern_result_count(res) == 2);
+  }
 
   /* transformers' beam options: early_stopping and the 4.x rules; values outside their enums are refused. */
   p.abort_callback = NULL;
@@ -249,7 +272,7 @@ int main(int argc, char** argv) {
   p.early_stopping = -1;
   p.hf_rules = 3;
   CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(strstr(err.message, "hf_rules 3 (4 or 5)") != NULL);
+  CHECK(strstr(err.message, "hf_rules 3: must be 5 or 4") != NULL);
   p.hf_rules = 0; /* 0 = 5 */
   CHECK(tern_translate(tr, two, 2, &p, res, &err) == TERN_OK);
 
@@ -324,7 +347,7 @@ int main(int argc, char** argv) {
     CHECK(tern_result_confidence(res, 1, 0, &mean, &lowest) == -1);
     p.markup = 7;
     CHECK(tern_translate(tr, tagged, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
-    CHECK(strstr(err.message, "markup 255") != NULL);
+    CHECK(strstr(err.message, "markup 7: must be") != NULL);
     p.markup = 1;
     p.token_callback = on_token;
     CHECK(tern_translate(tr, tagged, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
@@ -484,7 +507,7 @@ int main(int argc, char** argv) {
     q.end_token_count = 0;
     q.repetition_penalty = -1.0f;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
-    CHECK(strcmp(err.message, "repetition_penalty must be finite and > 0 (1: off)") == 0);
+    CHECK(strcmp(err.message, "repetition_penalty -1: must be finite and > 0") == 0);
     q.repetition_penalty = NAN;
     /* forced_eos: the file's (on) ends a hypothesis cut at max_length 3 with </s> (2 ids); off, it ends
      * after 3 ids. Values other than -1, 0, 1 (and int settings below -1) are refused, naming the field. */
@@ -514,7 +537,7 @@ int main(int argc, char** argv) {
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_OK);
     q.alignment_layer = -2;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
-    CHECK(strcmp(err.message, "tern_translate_params.alignment_layer -2 (0 or more; -1: the model's)") == 0);
+    CHECK(strcmp(err.message, "tern_translate_params.alignment_layer -2 (0 or more; -1: the file's)") == 0);
     q.alignment_layer = -1;
     q.return_alignment = 0;
     /* keep_spans: the caller's span comes back verbatim; a span naming a text the call does not have fails. */

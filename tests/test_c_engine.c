@@ -37,6 +37,26 @@ static void read_and_free_empty(tern_request* r, void* user_data) {
   tern_request_free(r);
 }
 
+/* Round four: a completion callback frees another request of its own call, waits on it, and frees the
+ * engine. Before, tern_request_free waited for that request, which only this callback's thread could finish:
+ * the worker and every later request hung. */
+static tern_request* other;
+static atomic_int other_wait = -1, freed_other;
+static void free_the_other(tern_request* r, void* user_data) {
+  (void)r, (void)user_data;
+  atomic_store(&other_wait, tern_request_wait(other, -1)); /* does not wait in a callback: 0, not complete */
+  tern_request_free(other);
+  atomic_store(&freed_other, 1);
+}
+static tern_engine* doomed;
+static atomic_int engine_freed;
+static void free_the_engine(tern_request* r, void* user_data) {
+  (void)user_data;
+  tern_engine_free(doomed); /* on its own worker: returns without joining it */
+  tern_request_free(r);
+  atomic_store(&engine_freed, 1);
+}
+
 /* An abort callback that holds its worker until released: the queue fills behind it. */
 static atomic_int entered, released;
 static int hold(void* user_data) {
@@ -90,8 +110,8 @@ int main(int argc, char** argv) {
     CHECK(x && y && a == b && memcmp(x, y, a) == 0);
     CHECK(tern_result_score(got, i, 0) == tern_result_score(want, i, 0));
   }
-  tern_request_free(r); /* waits for its completion callback */
-  CHECK(completed == 1);
+  CHECK(completed == 1); /* tern_request_wait returns once the completion callback returned */
+  tern_request_free(r);
 
   for (int i = 0; i < 8; ++i) CHECK(tern_submit(e, in, 2, NULL, read_and_free, NULL, &err) != NULL);
   /* An empty request completes inside tern_submit, whose on_done frees it before tern_submit returns: tern_submit
@@ -147,6 +167,34 @@ int main(int argc, char** argv) {
     CHECK(tern_result_count(got) == 2);
     tern_request_free(many[i]);
   }
+  /* Round four, static and continuous calls: A's callback frees B (queued behind the same held worker, so
+   * both share one call), then the engine from a callback. Nothing may hang. */
+  for (int continuous = 0; continuous < 2; ++continuous) {
+    tern_engine_params q = tern_engine_default_params();
+    q.replicas = 1;
+    q.continuous_batching = continuous;
+    tern_engine* e2 = tern_engine_create(m, &q, &err);
+    CHECK(e2 != NULL);
+    atomic_store(&released, 0), atomic_store(&entered, 0), atomic_store(&other_wait, -1), atomic_store(&freed_other, 0);
+    tern_request* hold2 = tern_submit(e2, in, 1, &held, NULL, NULL, &err);
+    CHECK(hold2 != NULL);
+    while (!atomic_load(&entered)) nanosleep(&ms, NULL);
+    tern_request* a = tern_submit(e2, in, 2, NULL, free_the_other, NULL, &err);
+    other = tern_submit(e2, in, 2, NULL, NULL, NULL, &err);
+    CHECK(a != NULL && other != NULL);
+    atomic_store(&released, 1);
+    CHECK(tern_request_wait(a, -1) == 1);
+    CHECK(atomic_load(&freed_other) == 1 && atomic_load(&other_wait) == 0);
+    CHECK(tern_request_results(a, got, &err) == TERN_OK && tern_result_count(got) == 2);
+    tern_request_free(a);
+    tern_request_free(hold2);
+    doomed = e2;
+    atomic_store(&engine_freed, 0);
+    CHECK(tern_submit(e2, in, 1, NULL, free_the_engine, NULL, &err) != NULL);
+    for (int k = 0; k < 60000 && !atomic_load(&engine_freed); ++k) nanosleep(&ms, NULL);
+    CHECK(atomic_load(&engine_freed) == 1);
+  }
+
   tern_results_free(got);
   tern_results_free(want);
   tern_translator_free(tr);

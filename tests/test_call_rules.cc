@@ -72,7 +72,7 @@ TEST_CASE("a call's own logits rules: bad values fail the call") {
   auto t = MakeTranslator(LoadOrFail(ModelPath("post-swish", "int8")));
   TranslateOptions o;
   o.repetition_penalty = 0.f;
-  CHECK(t->CheckOptions(o).message() == "repetition_penalty must be finite and > 0 (1: off)");
+  CHECK(t->CheckOptions(o).message() == "repetition_penalty 0: must be finite and > 0");
   o.repetition_penalty = NAN;
   CHECK(t->CheckOptions(o).code() == StatusCode::kInvalidArgument);
   o.repetition_penalty = 1.1f;

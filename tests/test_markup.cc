@@ -513,7 +513,7 @@ TEST_CASE("Translate with xml markup: an app string's numbered tag comes back on
     CHECK(markup::Parse(out, Mode::kXml, &again).ok());
   }
   o.markup = static_cast<Markup>(4);
-  CHECK(t->Translate(in, o, &r).message() == "markup 4 (0, 1, 2 or 3)");
+  CHECK(t->Translate(in, o, &r).message() == "markup 4: must be 0 (none), 1 (html), 2 (html-lenient) or 3 (xml)");
 }
 
 TEST_CASE("tag transfer: an element whose words the model dropped wraps the word where it maps, never nothing") {

@@ -205,5 +205,5 @@ TEST_CASE("placeholder syntaxes: switched per call, shell's $VAR only when asked
   CHECK(Occurrences(r[0].best().text, "$HOME") == 1);
   CHECK(Occurrences(r[0].best().text, "%s") == 1);
   o.placeholder_syntaxes = ps::kAll + 1;
-  CHECK(t2->CheckOptions(o).message() == "placeholder_syntaxes 1024: bits beyond placeholder_syntax::kAll (1023)");
+  CHECK(t2->CheckOptions(o).message() == "placeholder_syntaxes 1024: must be placeholder_syntax bits only (placeholder_syntax::kAll: 1023)");
 }

@@ -180,11 +180,11 @@ TEST_CASE("sampling options a call refuses") {
   o.beam_size.reset();  // unset: greedy
   CHECK(t->CheckOptions(o).ok());
   o.sampling.temperature = 0.f;
-  CHECK(t->CheckOptions(o).message() == "sampling temperature must be finite and > 0");
+  CHECK(t->CheckOptions(o).message() == "sampling_temperature 0: must be finite and >= 1e-06 (a smaller one overflows the scores; greedy search is its limit)");
   o.sampling.temperature = 1.f;
   o.sampling.top_p = 0.f;
-  CHECK(t->CheckOptions(o).message() == "sampling top_p must be in (0, 1]");
+  CHECK(t->CheckOptions(o).message() == "sampling_topp 0: must be in (0, 1]");
   o.sampling.top_p = 1.f;
   o.sampling.min_tokens_to_keep = 0;
-  CHECK(t->CheckOptions(o).message() == "sampling min_tokens_to_keep must be at least 1");
+  CHECK(t->CheckOptions(o).message() == "sampling_min_tokens_to_keep 0: must be at least 1");
 }

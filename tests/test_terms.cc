@@ -71,7 +71,7 @@ TEST_CASE("glossary files: every bad line named, duplicates name both lines, the
   CHECK(g.status().message() == "entry 2: empty source term");
   // A file that is not there, or not a regular file.
   CHECK(Glossary::Load(*m, "/nonexistent/g.tsv").status().code() == StatusCode::kNotFound);
-  CHECK(Glossary::Load(*m, "/dev/null").status().message() == "/dev/null: not a regular file");
+  CHECK(Glossary::Load(*m, "/dev/null").status().message() == "/dev/null: not a regular file (a character device)");
 }
 
 TEST_CASE("glossary of 50,000 entries: loads, and matching stays per sentence") {

@@ -62,7 +62,15 @@ Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& 
     std::signal(SIGTERM, old_term);
     std::signal(SIGHUP, old_hup);
   };
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Never blocks in open(2) and writes only a regular file: something else planted at the temporary's
+  // name (a FIFO, a symbolic link) is refused.
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+  struct stat tmp_st;
+  if (fd >= 0 && (fstat(fd, &tmp_st) != 0 || !S_ISREG(tmp_st.st_mode) || fcntl(fd, F_SETFL, 0) != 0)) {
+    close(fd);
+    restore();
+    return Status(StatusCode::kIoError, tmp + ": cannot create: something other than a regular file is there");
+  }
   if (fd < 0) {
     restore();
     return Status(StatusCode::kIoError, tmp + ": cannot create: " + std::strerror(errno));

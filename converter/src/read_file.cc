@@ -1,10 +1,13 @@
 #include "read_file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "regular_file.h"
 
 namespace tern::convert {
 namespace {
@@ -12,19 +15,22 @@ namespace {
 template <typename Buffer>
 Status Read(const std::string& path, uint64_t max_bytes, Buffer* out) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return Status(errno == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError, path + ": cannot open (" + std::strerror(errno) + ")");
-  if (!S_ISREG(st.st_mode)) return Status(StatusCode::kIoError, path + ": not a regular file");
-  if (static_cast<uint64_t>(st.st_size) > max_bytes)
+  TERN_ASSIGN_OR_RETURN(const int fd, format::OpenForReading(path, &st));  // a FIFO or device: refused at once
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
     return Status(StatusCode::kIoError, path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
                                             std::to_string(max_bytes) + " this file may have");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Status(StatusCode::kIoError, path + ": cannot open (" + std::strerror(errno) + ")");
+  }
   out->resize(static_cast<size_t>(st.st_size));
-  const size_t got = out->empty() ? 0 : std::fread(&(*out)[0], 1, out->size(), f);
-  const bool error = std::ferror(f) != 0;
-  std::fclose(f);
-  if (error || got != out->size())
+  size_t got = 0;
+  while (got < out->size()) {
+    const ssize_t n = ::read(fd, &(*out)[got], out->size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (got != out->size())
     return Status(StatusCode::kIoError, path + ": read " + std::to_string(got) + " of " + std::to_string(out->size()) + " bytes");
   return Status::Ok();
 }
@@ -43,14 +49,17 @@ LineReader::~LineReader() {
 Status LineReader::Open(const std::string& path, uint64_t max_bytes) {
   path_ = path;
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return Status(errno == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError, "cannot read " + path + " (" + std::strerror(errno) + ")");
-  if (!S_ISREG(st.st_mode)) return Status(StatusCode::kIoError, path + ": not a regular file (a device, FIFO or directory is not read)");
-  if (static_cast<uint64_t>(st.st_size) > max_bytes)
+  TERN_ASSIGN_OR_RETURN(const int fd, format::OpenForReading(path, &st));  // a FIFO or device: refused at once
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
     return Status(StatusCode::kIoError, path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
                                             std::to_string(max_bytes) + " this file may have");
-  f_ = std::fopen(path.c_str(), "rb");
-  if (!f_) return Status(StatusCode::kIoError, "cannot read " + path + " (" + std::strerror(errno) + ")");
+  }
+  f_ = fdopen(fd, "rb");
+  if (!f_) {
+    ::close(fd);
+    return Status(StatusCode::kIoError, "cannot read " + path + " (" + std::strerror(errno) + ")");
+  }
   return Status::Ok();
 }
 

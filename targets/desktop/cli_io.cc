@@ -1,5 +1,7 @@
 #include "cli_io.h"
 
+#include "regular_file.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -38,15 +40,12 @@ LineInput::~LineInput() {
 Status LineInput::Open(const std::string& path) {
   if (path.empty()) return Status::Ok();  // standard input
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return Status(StatusCode::kNotFound, Errno(path, "cannot open"));
-  if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, path + ": is a directory");
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
-    return Status(StatusCode::kIoError, path + ": not a regular file or a pipe (a device is not read as input)");
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) {
-    fd_ = 0;
-    return Status(StatusCode::kIoError, Errno(path, "cannot open"));
+  Result<int> fd = format::OpenForReading(path, &st, /*allow_fifo=*/true);  // never blocks in open(2)
+  if (!fd.ok()) {
+    if (fd.status().code() == StatusCode::kNotFound) return Status(StatusCode::kNotFound, path + ": cannot open");
+    return Status(StatusCode::kIoError, fd.status().message() + " (a regular file or a pipe is read as input)");
   }
+  fd_ = fd.value();
   own_ = true;
   return Status::Ok();
 }
@@ -103,7 +102,31 @@ Status CheckNotAnInput(const std::string& output, const std::string& input, cons
   return Status::Ok();
 }
 
+bool FdStreamBuf::Drain() {
+  const char* p = pbase();
+  while (p < pptr() && !error_) {
+    const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) error_ = true, errno_ = n < 0 ? errno : EIO;
+    else p += n;
+  }
+  setp(buf_, buf_ + sizeof buf_);
+  return !error_;
+}
+
+FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
+  if (fd_ < 0 || !Drain()) return traits_type::eof();
+  if (!traits_type::eq_int_type(c, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+  }
+  return traits_type::not_eof(c);
+}
+
+int FdStreamBuf::sync() { return fd_ >= 0 && Drain() ? 0 : -1; }
+
 OutputFile::~OutputFile() {
+  if (in_place_.fd() >= 0) ::close(in_place_.fd());
   if (!temp_.empty() && !committed_) {
     file_.close();
     unlink(temp_.c_str());
@@ -118,10 +141,10 @@ Status OutputFile::Open(const std::string& path, const std::string& input) {
   const bool exists = ::stat(path.c_str(), &out_st) == 0;
   if (exists && S_ISDIR(out_st.st_mode)) return Status(StatusCode::kIoError, path + ": is a directory");
   TERN_RETURN_IF_ERROR(CheckNotAnInput(path, input, "input file"));
-  if (exists && !S_ISREG(out_st.st_mode)) {  // a device, a FIFO: written in place
-    file_.open(path, std::ios::binary | std::ios::trunc);
-    if (!file_) return Status(StatusCode::kIoError, Errno(path, "cannot open"));
-    out_ = &file_;
+  if (exists && !S_ISREG(out_st.st_mode)) {  // a device, a FIFO: written in place, opened without blocking
+    TERN_ASSIGN_OR_RETURN(const int fd, format::OpenForWriting(path, /*create=*/false));
+    in_place_.set_fd(fd);
+    out_ = &in_place_stream_;
     return Status::Ok();
   }
   temp_ = path + ".tmp." + std::to_string(getpid());
@@ -129,7 +152,13 @@ Status OutputFile::Open(const std::string& path, const std::string& input) {
   std::memcpy(g_temp, temp_.c_str(), temp_.size() + 1);
   g_temp_active = 1;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, RemoveTempAndRaise);
-  file_.open(temp_, std::ios::binary | std::ios::trunc);
+  // The temporary is created as a regular file without blocking: something planted at its name (a FIFO
+  // would hold the open for good, a symbolic link would redirect it) is refused.
+  const int tfd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+  struct stat tst;
+  const bool regular = tfd >= 0 && ::fstat(tfd, &tst) == 0 && S_ISREG(tst.st_mode);
+  if (tfd >= 0) ::close(tfd);
+  if (regular) file_.open(temp_, std::ios::binary | std::ios::trunc);
   if (!file_) {
     const Status s(StatusCode::kIoError, Errno(temp_, "cannot create"));
     g_temp_active = 0;
@@ -148,6 +177,14 @@ Status OutputFile::Commit() {
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
       return Status(StatusCode::kIoError, name + ": write failed: " + std::strerror(errno));
     return Status::Ok();
+  }
+  if (out_ == &in_place_stream_) {
+    const int fd = in_place_.fd();
+    in_place_.set_fd(-1);
+    if (in_place_.error() || !in_place_stream_)
+      return ::close(fd), Status(StatusCode::kIoError, name + ": write failed: " + std::strerror(in_place_.errno_value() ? in_place_.errno_value() : EIO));
+    if (::close(fd) != 0) return Status(StatusCode::kIoError, Errno(name, "close failed"));
+    return committed_ = true, Status::Ok();
   }
   if (!file_) return Status(StatusCode::kIoError, name + ": write failed: " + std::strerror(errno ? errno : EIO));
   file_.close();

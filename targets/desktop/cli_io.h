@@ -3,7 +3,8 @@
 // it only when everything was written (every write and the close checked), removed on failure or on
 // SIGINT, SIGTERM and SIGHUP; refused when it is the input (same device and inode, also through "./f" or
 // a symlink). Outputs that are not regular files (/dev/stdout, /dev/full, a FIFO) are written in place,
-// with the same checks.
+// with the same checks; every path is opened without blocking (a FIFO with no reader is refused at once,
+// as is a device or a socket given as input).
 #pragma once
 
 #include <csignal>
@@ -55,6 +56,28 @@ class LineInput {
 /// text), naming both. Error: kInvalidArgument.
 Status CheckNotAnInput(const std::string& output, const std::string& input, const char* what);
 
+/// A std::streambuf writing to a file descriptor (an output opened in place: a FIFO, a device), buffered;
+/// every write is checked (error()).
+class FdStreamBuf : public std::streambuf {
+ public:
+  FdStreamBuf() { setp(buf_, buf_ + sizeof buf_); }
+  void set_fd(int fd) { fd_ = fd; }
+  int fd() const { return fd_; }
+  bool error() const { return error_; }
+  int errno_value() const { return errno_; }
+
+ protected:
+  int_type overflow(int_type c) override;
+  int sync() override;
+
+ private:
+  bool Drain();
+  int fd_ = -1;
+  bool error_ = false;
+  int errno_ = 0;
+  char buf_[65536];
+};
+
 class OutputFile {
  public:
   OutputFile() = default;
@@ -74,6 +97,8 @@ class OutputFile {
  private:
   std::string path_, temp_;
   std::ofstream file_;
+  FdStreamBuf in_place_;                   // an output that is not a regular file, opened without blocking
+  std::ostream in_place_stream_{&in_place_};
   std::ostream* out_ = &std::cout;
   bool committed_ = false;
 };

@@ -36,6 +36,8 @@ static const CLI::Validator kFinite(
     },
     "FINITE");
 
+#include "option_flags_cli.inc"
+
 static int Run(int argc, char** argv) {
   CLI::App app{"tern: int8 Transformer translation on small devices"};
   app.require_subcommand(1);
@@ -48,21 +50,11 @@ static int Run(int argc, char** argv) {
   tr->add_option("-m,--model", ta.model, "the .tern model (default: $TERN_MODEL or the bundled en-de model)");
   tr->add_option("-i,--input", ta.input, "input file, one sentence per line (default: stdin)");
   tr->add_option("-o,--output", ta.output, "output file (default: stdout)");
-  tr->add_option("--beam", ta.beam, "beam size; 1 = greedy (default: the model's)")->check(CLI::Range(1u, tern::kMaxBeam));
+  // Every plain option of the field table (runtime/fields/fields.py): --beam, --max-length, --sample-*, ...
+  // Their ranges are the library's (Translator::CheckOptions before anything is written: exit 2).
+  AddOptionFlags(tr, &ta.options);
   tr->add_option("--threads", ta.threads, "threads (default: the performance cores)")->check(CLI::Range(1u, 1024u));
   tr->add_option("--batch", ta.batch, "lines per batch (default: the model's max_batch)")->check(CLI::Range(1u, 4096u));
-  tr->add_option("--max-length", ta.max_length, "maximum generated tokens per sentence, </s> included")
-      ->check(CLI::Range(1u, 1u << 20));
-  tr->add_option("--length-penalty", ta.length_penalty,
-                 "beam scores are sum_logprob / generated_len ^ this (default: the model's)")
-      ->check(kFinite & CLI::Range(-1e6f, 1e6f));
-  tr->add_option("--early-stopping", ta.early_stopping,
-                 "beam search's early_stopping as in transformers: false, true or never (default: the model's)")
-      ->check(CLI::IsMember({"false", "true", "never"}));
-  tr->add_option("--hf-rules", ta.hf_rules,
-                 "beam search by transformers 5.x's rules (5, the default) or 4.x's (4): docs/conformance.md")
-      ->check(CLI::IsMember({4u, 5u}));
-  tr->add_option("--n-best", ta.n_best, "hypotheses per sentence (K lines each, with scores)")->check(CLI::Range(1u, tern::kMaxBeam));
   tr->add_flag("--ids", ta.ids, "space-separated token ids in and out (source ids taken as given: include </s>)");
   tr->add_flag("--scores", ta.scores, "append a tab and the score to each line");
   tr->add_flag("--exact-scores", ta.exact_scores,
@@ -70,9 +62,6 @@ static int Run(int argc, char** argv) {
                "the same output: docs/design.md)");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
-  tr->add_option("--target-lang", ta.target_lang, "multilingual models: target language, e.g. por (puts >>por<< first)");
-  tr->add_flag("--no-split", ta.no_split, "translate each line as one sentence (default: split lines into sentences)");
-  tr->add_flag("--no-shortlist", ta.no_shortlist, "score the whole target vocabulary even if the model has a shortlist");
   tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
   tr->add_option("--packed-cache", ta.packed_cache,
                  "directory of the packed-weights cache: the first run writes this CPU's packed weights there, later "
@@ -82,81 +71,28 @@ static int Run(int argc, char** argv) {
                  "text (default): one line per translation; json: one JSON object per line with every token's text, "
                  "bytes, log-probability, confidence flag and source alignment")
       ->check(CLI::IsMember({"text", "json"}));
-  tr->add_option("--alignment-layer", ta.alignment_layer,
-                 "the decoder layer whose cross-attention gives the alignment (0-based; default: the model's)")
-      ->check(CLI::Range(0u, 255u));
   tr->add_option("--low-token", ta.low_token, "--format json: a token whose log-probability is below this is low confidence")
       ->check(kFinite & CLI::Range(-1e6f, 0.f));
   tr->add_option("--low-sentence", ta.low_sentence,
                  "--format json: a translation whose mean token log-probability is below this is low confidence")
       ->check(kFinite & CLI::Range(-1e6f, 0.f));
-  tr->add_flag("--html{strict}", ta.html,
-               "lines hold inline HTML/XML: tags and entities are kept, each tag around the words translated from "
-               "what it enclosed; markup that is not well-formed fails its line (--html=lenient: repaired; --html=xml: app "
-               "strings' inline XML such as <0>..</0> or <link>..</link>, no element void)")
-      ->check(CLI::IsMember({"strict", "lenient", "xml"}));
-  tr->add_flag("--translate-code", ta.translate_code,
-               "--html: translate <code>, <kbd>, <samp>, <var>, <pre> and class=\"notranslate\" elements (kept verbatim "
-               "by default, as translate=\"no\" ones)");
   tr->add_option("--glossary", ta.glossary,
                  "TSV file, one 'source term<TAB>target term' per line: each occurrence of a source term comes out as "
                  "its target term");
   tr->add_flag("--glossary-ignore-case", ta.glossary_ignore_case,
                "--glossary: source terms also match in lower case, capitalized and in capitals");
-  tr->add_flag("--keep-placeholders", ta.keep_placeholders,
-               "placeholders ({0}, %s), URLs, e-mail addresses and numbers with units come out verbatim, placed by alignment "
-               "(with --html: those in the text between the tags)");
-  tr->add_flag("--no-auto-protect", ta.no_auto_protect,
-               "translate URLs, e-mail addresses and printf / brace placeholders as they are (by default a plain line "
-               "keeps them verbatim without --keep-placeholders)");
   tr->add_flag("--icu-messages", ta.icu_messages,
                "each line is an ICU MessageFormat message: the text of the message and of every plural / select "
                "case (and Fluent select expression variant) is translated, arguments and '#' kept, the syntax "
                "rebuilt (a malformed line fails alone)");
-  tr->add_option("--placeholder-syntaxes", ta.placeholder_syntaxes,
-                 "the syntaxes --keep-placeholders finds, as names: printf, python-named, ruby-named, brace, fluent, "
-                 "i18next, shell, url, email, number-unit, default (all but shell), all, none (default: default)")
-      ->check([](const std::string& v) {
-        const auto r = tern::PlaceholderSyntaxesFromNames(v);
-        return r.ok() ? std::string() : r.status().message();
-      });
   tr->add_option("--target-prefix,--prefix", ta.target_prefix,
                  "every line's translation starts with this text (target ids with --ids) and goes on from its end "
                  "(interactive translation: transformers' decoder_input_ids); not with --html or --keep-placeholders");
-  tr->add_flag("--sample", ta.sample,
-               "sample each token instead of taking the most likely (transformers' do_sample; greedy search only: "
-               "--beam 1); any --sample-* option turns it on");
-  tr->add_option("--sample-temperature", ta.sample_temperature, "sampling: divide the scores by this (default 1)")
-      ->check(kFinite & CLI::Range(1e-6f, 1e6f));
-  tr->add_option("--sample-topk", ta.sample_topk, "sampling: keep the K most likely tokens (default 50; 0: all)")
-      ->check(CLI::Range(0u, 1u << 24));
-  tr->add_option("--sample-topp", ta.sample_topp, "sampling: keep the most likely tokens whose probabilities reach P (default 1: all)")
-      ->check(kFinite & CLI::Range(1e-6f, 1.f));
-  tr->add_option("--seed", ta.seed, "sampling: the generator's seed (the same seed and input: the same output on every CPU)");
-  tr->add_option("--repetition-penalty", ta.repetition_penalty,
-                 "transformers' repetition penalty (1: off; default: the model's)")
-      ->check(kFinite & CLI::Range(1e-6f, 1e6f));
-  tr->add_option("--no-repeat-ngram-size", ta.no_repeat_ngram_size, "never repeat an n-gram of this size (0: off; default: the model's)")
-      ->check(CLI::Range(0u, 1u << 16));
-  tr->add_option("--min-length", ta.min_length, "tokens generated before </s> is allowed (default: the model's)")
-      ->check(CLI::Range(0u, 1u << 20));
-  tr->add_option("--forced-eos", ta.forced_eos,
-                 "true: </s> forced at --max-length (transformers' forced_eos_token_id); false: a cut line ends "
-                 "without it (default: the model's)");
-  tr->add_option("--max-input-length", ta.max_input_length,
-                 "cut a longer sentence to this many source tokens, </s> kept (default 0: such a sentence fails)")
-      ->check(CLI::Range(0u, 1u << 20));
-  tr->add_option("--alternatives", ta.alternatives,
-                 "N lines per input: the N most likely words after --target-prefix (or first words), each continued "
-                 "by the search (CTranslate2's return_alternatives; with --n-best 1)")
-      ->check(CLI::Range(0u, tern::kMaxBeam));
-  tr->add_option("--min-alternative-expansion-prob", ta.min_alternative_expansion_prob,
-                 "--alternatives: leave out first words less likely than this probability (default 0)")
-      ->check(CLI::Range(0.f, 1.f));
   tr->add_option("--suppress", ta.suppress,
                  "never generate this target text (its pieces in a row; target ids with --ids); may be repeated "
                  "(CTranslate2's suppress_sequences)");
-  tr->add_flag("--disable-unk", ta.disable_unk, "never generate the unknown token");
+  tr->add_option("--end-token", ta.end_tokens,
+                 "a target id that ends a hypothesis as </s> does (CTranslate2's end_token); may be repeated (at most 8)");
   tr->add_flag("--stream", ta.stream,
                "print words as they are generated, one line at a time (Ctrl-C stops the line being translated)");
 
@@ -200,16 +136,16 @@ static int Run(int argc, char** argv) {
   }
   if (tr->parsed()) {
     ta.json = format == "json";
-    if (!ta.html.empty() && ta.stream) {
+    if (!ta.options.markup.empty() && ta.stream) {
       std::cerr << "tern: --html puts the tags in once a line is complete; it cannot be combined with --stream\n";
       return 2;
     }
-    if (ta.icu_messages && (ta.stream || ta.json || ta.ids || ta.target_prefix || ta.alternatives > 0)) {
+    if (ta.icu_messages && (ta.stream || ta.json || ta.ids || ta.target_prefix || ta.alternatives() > 0)) {
       std::cerr << "tern: --icu-messages translates each line as one ICU message; it cannot be combined "
                    "with --stream, --format json, --ids, --target-prefix or --alternatives\n";
       return 2;
     }
-    if (ta.keep_placeholders && ta.stream) {
+    if (ta.options.keep_placeholders && ta.stream) {
       std::cerr << "tern: --keep-placeholders puts the spans back once a line is complete; it cannot be combined with "
                    "--stream\n";
       return 2;

@@ -45,15 +45,31 @@ int RunTranslate(const TranslateArgs& args) {
     std::cerr << "tern: " << model.status().message() << "\n";
     return 2;
   }
+  // Every argument is checked before anything is written: a bad option is exit 2 with the old output kept.
+  TranslateOptions opt;
+  std::shared_ptr<const Glossary> glossary;
+  OutputFormat format;
+  if (Status st = MakeTranslateOptions(args, *model.value(), &opt, &glossary, &format); !st.ok()) {
+    std::cerr << "tern: " << WithFlag(st.message()) << "\n";
+    return 2;
+  }
+  if (Status st = CheckOptionRanges(opt); !st.ok()) {  // the field table's rule, the same in every binding
+    std::cerr << "tern: " << WithFlag(st.message()) << "\n";
+    return 2;
+  }
+  if (args.beam() > kMaxBeam || args.n_best() > kMaxBeam || args.alternatives() > kMaxBeam) {
+    std::cerr << "tern: --beam, --n-best and --alternatives: at most " << kMaxBeam << " (tern::kMaxBeam)\n";
+    return 2;
+  }
   TranslatorConfig cfg;
   cfg.max_batch = args.batch;  // 0: the file's default limit
   cfg.threads = args.threads;
-  if (args.beam) cfg.max_beam = args.beam;
-  const uint32_t hypotheses = std::max(args.n_best, args.alternatives);  // per input line
+  if (args.beam()) cfg.max_beam = args.beam();
+  const uint32_t hypotheses = std::max(args.n_best(), args.alternatives());  // per input line
   cfg.max_n_best = hypotheses;
-  if (hypotheses > std::max<uint32_t>(args.beam ? args.beam : model.value()->generation().beam_size, 1))
+  if (hypotheses > std::max<uint32_t>(args.beam() ? args.beam() : model.value()->generation().beam_size, 1))
     cfg.max_beam = hypotheses;
-  if (args.max_length) cfg.max_target_tokens = std::min<uint32_t>(args.max_length, model.value()->hparams().max_positions - 1);
+  if (args.max_length()) cfg.max_target_tokens = std::min<uint32_t>(args.max_length(), model.value()->hparams().max_positions - 1);
   auto tr = Translator::Create(model.value(), cfg);
   if (!tr.ok()) {
     std::cerr << "tern: " << tr.status().message() << "\n";
@@ -76,14 +92,6 @@ int RunTranslate(const TranslateArgs& args) {
               << t.arena_unshared_bytes() << " without sharing)\n";
   }
 
-  // Every argument is checked before anything is written: a bad option is exit 2 with the old output kept.
-  TranslateOptions opt;
-  std::shared_ptr<const Glossary> glossary;
-  OutputFormat format;
-  if (Status st = MakeTranslateOptions(args, *model.value(), &opt, &glossary, &format); !st.ok()) {
-    std::cerr << "tern: glossary: " << st.message() << "\n";
-    return 2;
-  }
   // --suppress: target sequences never generated (target text, or target ids with --ids).
   std::vector<std::vector<uint32_t>> suppress(args.suppress.size());
   std::vector<Span<const uint32_t>> suppress_spans;
@@ -110,7 +118,7 @@ int RunTranslate(const TranslateArgs& args) {
   }
   opt.suppress_sequences = Span<const Span<const uint32_t>>(suppress_spans.data(), suppress_spans.size());
   if (Status st = t.CheckOptions(opt); !st.ok()) {
-    std::cerr << "tern: " << st.message() << "\n";
+    std::cerr << "tern: " << WithFlag(st.message()) << "\n";
     return 2;
   }
   LineInput in;
@@ -125,7 +133,7 @@ int RunTranslate(const TranslateArgs& args) {
   std::ostream* out = &output.stream();
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
   // With alternatives each line is that many sentences of the second pass (session/alternatives_call.h).
-  const size_t batch = interactive || args.stream ? 1 : std::max<size_t>(1, t.max_batch() / std::max<uint32_t>(1, args.alternatives));
+  const size_t batch = interactive || args.stream ? 1 : std::max<size_t>(1, t.max_batch() / std::max<uint32_t>(1, args.alternatives()));
   StreamPrinter printer;
   printer.out = out;
   printer.ids = args.ids;
@@ -138,13 +146,13 @@ int RunTranslate(const TranslateArgs& args) {
   }
   bool cancelled = false;
   const auto& langs = model.value()->language_tokens();
-  if (args.target_lang.empty() && !langs.empty() && !args.ids) {
+  if (args.options.target_lang.empty() && !langs.empty() && !args.ids) {
     std::string have;
     for (std::string_view l : langs) have += (have.empty() ? "" : " ") + std::string(l);
     std::cerr << "tern: the model translates into several languages (" << have
               << "): give --target-lang, or start each line with its token; lines without one get no language token\n";
   }
-  if (args.verbose && !args.no_split && !t.splits_sentences())
+  if (args.verbose && args.split() && !t.splits_sentences())
     std::cerr << "tern: this build has no ICU: lines are not split into sentences\n";
 
   // --target-prefix: the same prefix for every line (text, or target ids with --ids).
@@ -190,6 +198,10 @@ int RunTranslate(const TranslateArgs& args) {
       lines.clear();
       return;
     }
+    // Sampling: each line keyed by its index in the input (0-based), so that --batch does not change what it draws.
+    std::vector<uint64_t> keys;
+    for (size_t i : index) keys.push_back(lines[i].number - 1);
+    opt.sampling_keys = Span<const uint64_t>(keys.data(), keys.size());
     if (!index.empty()) {
       st = args.ids ? t.TranslateIds(Span<const Span<const uint32_t>>(idspans.data(), idspans.size()), opt, &results)
                     : t.Translate(Span<const std::string_view>(texts.data(), texts.size()), opt, &results);

@@ -52,7 +52,7 @@ def test_sampling_with_a_seed(translator):
     assert len(seeds) > 1  # other seeds, other translations
     with pytest.raises(tern.InvalidArgumentError, match="beam sampling is not supported"):
         translator.translate_batch(SRC, do_sample=True, beam_size=4)
-    with pytest.raises(tern.InvalidArgumentError, match="top_p must be in"):
+    with pytest.raises(tern.InvalidArgumentError, match="sampling_topp 0: must be in"):
         translator.translate_batch(SRC, do_sample=True, sampling_topp=0.0)
 
 
@@ -62,7 +62,7 @@ def test_call_rules(translator):
         ids = list(r.hypotheses[0].ids)
         assert len(ids) == len(set(ids))  # no token twice
         assert len(ids) >= 3
-    with pytest.raises(tern.InvalidArgumentError, match="repetition_penalty must be finite"):
+    with pytest.raises(tern.InvalidArgumentError, match="repetition_penalty 0: must be finite"):
         translator.translate_batch(SRC, repetition_penalty=0.0)
 
 

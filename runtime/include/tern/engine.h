@@ -21,9 +21,12 @@
 // calls (a batch that runs until its longest sentence ends).
 //
 // Thread safety: Submit, Ticket's calls and Cancel may be made from any thread at once. Completion
-// callbacks run on a worker thread, outside the engine's locks; one may Submit (not Wait on an engine
-// being destroyed). Destroying the engine cancels what is queued (kCancelled), stops what runs at its next
-// decoder step, completes every request, then joins the workers.
+// callbacks run on a worker thread, outside the engine's locks, and may call anything here on any object;
+// nothing called in a callback or on a worker thread waits for a worker: Ticket::Wait of a request not yet
+// complete returns at once with kBusy (it could be waiting for the thread it runs on), Shutdown and the destructor return
+// without joining (the workers end by themselves and the last one releases the engine). Destroying the
+// engine elsewhere cancels what is queued (kCancelled), stops what runs at its next decoder step, completes
+// every request, then joins the workers.
 #pragma once
 
 #include <cstdint>
@@ -90,15 +93,19 @@ class TERN_API Ticket {
   /// The engine's constructor of a Ticket (callers get theirs from Engine::Submit).
   explicit Ticket(std::shared_ptr<serving::TicketState> state);
   uint64_t id() const;          ///< the engine's number for the request (1, 2, ...); 0 for an empty Ticket
-  bool done() const;            ///< its outcome is ready
-  /// Blocks until the request completes; the outcome lives as long as any copy of the Ticket.
+  bool done() const;            ///< its outcome is ready and its completion callback returned
+  /// Blocks until the request completes and its completion callback has returned; the outcome lives as
+  /// long as any copy of the Ticket. In a completion callback (and on an engine's worker thread) it does not
+  /// wait: the outcome when it is written (the callback's own request), else an outcome with kBusy (waiting
+  /// there could wait for the thread it runs on).
   const RequestOutcome& Wait() const;
-  /// Waits at most `timeout_ms` milliseconds; true when the request completed.
+  /// Waits at most `timeout_ms` milliseconds; true when the request completed. In a callback: no wait.
   bool WaitFor(uint32_t timeout_ms) const;
-  /// Asks the request to stop: a queued one completes at once with kCancelled; a running one stops at its
-  /// next decoder step if it runs alone (a call it shares stops when all of its requests are cancelled; in a
-  /// continuous call its inputs not yet begun are not begun).
-  void Cancel() const;
+  /// Asks the request to stop: a queued one completes at once with kCancelled, never having run (returns
+  /// true); a running one stops at its next decoder step if it runs alone (a call it shares stops when all
+  /// of its requests are cancelled; in a continuous call its inputs not yet begun are not begun): false, as
+  /// for a request already complete.
+  bool Cancel() const;
 
  private:
   std::shared_ptr<serving::TicketState> state_;
@@ -119,9 +126,13 @@ class TERN_API Engine {
   /// `on_done` (optional) is called once when it completes, with `user_data`.
   Result<Ticket> Submit(Request request, CompletionCallback on_done = nullptr, void* user_data = nullptr);
 
-  /// Cancels every queued request, stops running ones at their next step, waits for the workers to finish;
-  /// later Submits fail with kCancelled. The destructor calls it.
+  /// Cancels every queued request, stops running ones at their next step, waits for the workers to finish
+  /// (on a worker thread, i.e. from a completion callback: returns without waiting); later Submits fail
+  /// with kCancelled. The destructor calls it.
   void Shutdown();
+
+  /// True on a worker thread of any Engine (where completion callbacks run): waiting there is refused.
+  static bool OnWorkerThread();
 
   uint32_t replicas() const;        ///< replicas serving
   uint32_t max_batch() const;       ///< inputs per call of a replica
@@ -131,8 +142,8 @@ class TERN_API Engine {
 
  private:
   struct Impl;
-  explicit Engine(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Engine(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // shared with the worker threads (see Shutdown)
 };
 
 }  // namespace tern

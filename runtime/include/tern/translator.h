@@ -14,7 +14,8 @@
 //   tern::Status s = tr.value()->Translate(in, {}, &out);       // out[0].best().text: "Ein Hund ..."
 //
 // A Translator is used by one thread at a time (a call made while another thread's call runs fails with
-// kBusy, nothing shared is touched); several Translators may share one Model.
+// kBusy, nothing shared is touched); several Translators may share one Model. A callback of a call may
+// destroy the Translator: the session is released when that call returns (its results with it).
 #pragma once
 
 #include <cstddef>
@@ -230,8 +231,8 @@ class TERN_API Translator {
 
  private:
   friend Impl& ImplOf(Translator& t);
-  explicit Translator(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Translator(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // each call holds it too: a Translator destroyed by its own callback ends the call first
 };
 
 }  // namespace tern

@@ -32,17 +32,19 @@ tern_status_code Busy(tern_error* err) {
 template <typename RunFn>
 tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_error* err, bool inputs_ok, const char* fn,
                       RunFn run, const tern_translate_params* params) {
-  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+  bool owner = false;  // this call took the busy flag: a tern_translator_free from its callbacks is done here
+  const tern_status_code rc = Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
     if (results) results->count = 0;
     if (!t || !results || !inputs_ok)
       return SetError(err, TERN_INVALID_ARGUMENT, std::string(fn) + ": NULL argument"), TERN_INVALID_ARGUMENT;
-    tern::BusyGuard call(t->busy);
+    tern::c_api::TranslatorCall call(t);
     if (!call.acquired()) return Busy(err);
+    owner = true;
     const size_t batch = t->translator->max_batch();
     if (n > batch)
       return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument,
                                     std::to_string(n) + " sentences exceed max_batch " + std::to_string(batch)));
-    const tern::c_api::CallOptions options(params);
+    const tern::c_api::CallOptions options(params, n);
     if (!options.status().ok()) return Fail(err, options.status());
     tern::Span<const tern::TranslationResult> out;
     tern::Status s = run(options.options(), &out);
@@ -50,6 +52,8 @@ tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_
     tern::c_api::CopyResults(out, results);
     return s.ok() ? TERN_OK : Fail(err, s);
   });
+  if (t) tern::c_api::FinishCall(t, owner);
+  return rc;
 }
 
 // Scoring has its targets: params' target prefixes are refused, as Translator::Score refuses them.
@@ -57,26 +61,6 @@ tern::Status NoPrefixes(const tern_translate_params* p) {
   if (p && (p->target_prefix || p->target_prefix_ids))
     return tern::Status(tern::StatusCode::kInvalidArgument, "score: target_prefix does not apply to scoring");
   return tern::Status::Ok();
-}
-
-// The call's options with params' target prefixes for n inputs (views in t's scratch, held while busy).
-tern::TranslateOptions WithPrefixes(tern_translator* t, const tern::TranslateOptions& o, const tern_translate_params* p, size_t n) {
-  tern::TranslateOptions x = o;
-  if (!p) return x;
-  if (p->target_prefix) {
-    t->prefix_texts.resize(n);
-    for (size_t i = 0; i < n; ++i) t->prefix_texts[i] = p->target_prefix[i] ? std::string_view(p->target_prefix[i]) : std::string_view();
-    x.target_prefix = tern::Span<const std::string_view>(t->prefix_texts.data(), n);
-  }
-  if (p->target_prefix_ids) {
-    t->prefix_spans.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t len = p->target_prefix_lengths && p->target_prefix_ids[i] ? p->target_prefix_lengths[i] : 0;
-      t->prefix_spans[i] = tern::Span<const uint32_t>(p->target_prefix_ids[i], len);
-    }
-    x.target_prefix_ids = tern::Span<const tern::Span<const uint32_t>>(t->prefix_spans.data(), n);
-  }
-  return x;
 }
 
 }  // namespace
@@ -152,7 +136,14 @@ tern_translator* tern_translator_create(const tern_model* model, const tern_tran
   });
 }
 
-void tern_translator_free(tern_translator* translator) { delete translator; }
+void tern_translator_free(tern_translator* translator) {
+  if (!translator) return;
+  if (translator->busy.load() && translator->call_thread.load() == std::this_thread::get_id()) {
+    translator->free_requested.store(true);  // from one of its own call's callbacks: freed when the call returns
+    return;
+  }
+  delete translator;
+}
 
 size_t tern_translator_arena_bytes(const tern_translator* t) { return t ? t->translator->arena_bytes() : 0; }
 
@@ -161,7 +152,7 @@ tern_status_code tern_translate(tern_translator* t, const char* const* sentences
   return Call(t, n, results, err, sentences || !n, "tern_translate", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     if (t->texts.size() < n) t->texts.resize(n);
     for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
-    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), WithPrefixes(t, o, params, n), out);
+    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), o, out);
   }, params);
 }
 
@@ -171,7 +162,7 @@ tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* s
     if (t->id_spans.size() < n) t->id_spans.resize(n);
     for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
     return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
-                                       WithPrefixes(t, o, params, n), out);
+                                       o, out);
   }, params);
 }
 

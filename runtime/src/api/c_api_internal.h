@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ struct tern_translator {
   std::shared_ptr<const tern::Model> model;
   std::unique_ptr<tern::Translator> translator;
   std::atomic<bool> busy{false};                      // a call is running (BusyGuard)
+  std::atomic<std::thread::id> call_thread{};         // the thread running the call (its callbacks run there)
+  std::atomic<bool> free_requested{false};            // tern_translator_free from a callback: freed when the call ends
   // Per-call scratch, touched only while `busy` is held; grown to the largest n seen (at most
   // Translator::max_batch(), which the memory budget bounds), then reused.
   std::vector<std::string_view> texts;
@@ -106,9 +109,11 @@ std::string StructSizeError(const char* fn, size_t size, const char* defaults, c
 
 class CallOptions {
  public:
-  /// TranslateOptions for `params` (NULL: the defaults): 0 in a count, NAN in a float, -1 for early_stopping
-  /// mean the file's default (an empty optional).
-  explicit CallOptions(const tern_translate_params* params);
+  /// TranslateOptions for `params` (NULL: the defaults) of a call of `n_inputs` inputs: 0 in a count, NAN in a
+  /// float, -1 for early_stopping mean the file's default (an empty optional). The plain fields are converted
+  /// by the field table's code (c_options_fields.inc); the per-input ones (target prefixes, sampling keys)
+  /// are views kept here for n_inputs.
+  CallOptions(const tern_translate_params* params, size_t n_inputs);
   const TranslateOptions& options() const { return options_; }
   /// A value of `params` no TranslateOptions field can hold (an int setting below -1): kInvalidArgument
   /// naming it, before the call runs; Ok otherwise.
@@ -131,12 +136,42 @@ class CallOptions {
   LogitsProcessor* logits_list_[1] = {&logits_};
   std::vector<Span<const uint32_t>> suppress_;  // views of params.suppress_sequences
   std::vector<KeepSpan> keep_;                  // params.keep_spans
+  std::vector<std::string_view> prefix_texts_;  // params.target_prefix, one per input
+  std::vector<Span<const uint32_t>> prefix_ids_;  // params.target_prefix_ids
   void Refuse(const char* field, int value, const char* allowed);  // sets status_ (the first refusal)
+  void ReadPlain(const tern_translate_params& p);  // the table's fields (c_options_fields.inc)
   static bool Token(const TokenEvent& e, void* self);
   static bool Abort(void* self);
 };
 
 /// Copies a call's results (views into the Translator's arena) into the caller's set (c_results.cc).
 void CopyResults(Span<const TranslationResult> in, tern_results* out);
+
+/// One call holding a tern_translator: its busy flag taken (acquired() says whether), the calling thread
+/// recorded (tern_translator_free from that call's callbacks then only asks, and the call frees it when it
+/// ends: Finish). Everything released on destruction.
+class TranslatorCall {
+ public:
+  explicit TranslatorCall(tern_translator* t) : t_(t), acquired_(!t->busy.exchange(true, std::memory_order_acquire)) {
+    if (acquired_) t_->call_thread.store(std::this_thread::get_id());
+  }
+  ~TranslatorCall() {
+    if (!acquired_) return;
+    t_->call_thread.store(std::thread::id());
+    t_->busy.store(false, std::memory_order_release);
+  }
+  TranslatorCall(const TranslatorCall&) = delete;
+  TranslatorCall& operator=(const TranslatorCall&) = delete;
+  bool acquired() const { return acquired_; }
+
+ private:
+  tern_translator* t_;
+  bool acquired_;
+};
+
+/// After the TranslatorCall of a call that acquired `t` is gone: frees `t` if one of its callbacks asked.
+inline void FinishCall(tern_translator* t, bool acquired) {
+  if (acquired && t->free_requested.load()) delete t;
+}
 
 }  // namespace tern::c_api

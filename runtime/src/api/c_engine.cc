@@ -2,7 +2,6 @@
 #include <cstddef>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
 #include "api/c_api_internal.h"
 #include "tern/engine.h"
@@ -13,19 +12,19 @@ struct tern_engine {
   std::unique_ptr<tern::Engine> engine;
 };
 
+// Three owners release a request, the last deleting it: the caller's handle (tern_request_free), the
+// completion (after on_done returns) and tern_submit (once it has stored the ticket; the completion can
+// run before that, on a worker or on tern_submit's own thread). Nothing here waits for a completion, so
+// freeing from any callback never hangs.
 struct tern_request {
-  tern::Ticket ticket;  // set once tern_submit's Submit returned
+  tern::Ticket ticket;  // set under mu by tern_submit once Submit returned
   std::unique_ptr<tern::c_api::CallOptions> options;  // pinned: the request's options point into it
   tern_completion_callback on_done = nullptr;
   void* user_data = nullptr;
   std::atomic<const tern::RequestOutcome*> outcome{nullptr};  // set at completion, before on_done
-  std::atomic<std::thread::id> completing{};  // the worker thread running the completion
   std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;        // the completion (and on_done) returned: the request may be freed
-  bool free_requested = false;  // tern_request_free was called from on_done: freed when it returns
-  bool submitted = false;       // tern_submit stored the ticket (under mu): until then it still writes to this
-  bool delete_pending = false;  // freed from on_done before tern_submit was done with it: tern_submit deletes it
+  int owners = 3;      // the handle, the completion, tern_submit
+  bool freed = false;  // tern_request_free was called: on_done is not called if it has not begun
 };
 
 namespace {
@@ -34,46 +33,44 @@ using tern::c_api::Fail;
 using tern::c_api::Guarded;
 using tern::c_api::SetError;
 
+// Drops one owner; the last deletes the request.
+void Release(tern_request* r) {
+  {
+    std::lock_guard<std::mutex> lock(r->mu);
+    if (--r->owners > 0) return;
+  }
+  delete r;
+}
+
 void Completed(uint64_t, const tern::RequestOutcome& out, void* user_data) {
   auto* r = static_cast<tern_request*>(user_data);
   r->outcome.store(&out);
-  r->completing.store(std::this_thread::get_id());
-  if (r->on_done) r->on_done(r, r->user_data);
+  bool call;
   {
-    std::unique_lock<std::mutex> lock(r->mu);
-    if (r->free_requested) {
-      // The completion can run (on a worker) before tern_submit has stored the ticket: the last one deletes.
-      if (!r->submitted) {
-        r->delete_pending = true;
-        return;
-      }
-      lock.unlock();
-      delete r;
-      return;
-    }
-    r->finished = true;
+    std::lock_guard<std::mutex> lock(r->mu);
+    call = r->on_done && !r->freed;
   }
-  r->cv.notify_all();
+  if (call) r->on_done(r, r->user_data);
+  Release(r);
 }
 
 tern_request* Submit(tern_engine* e, tern::Request req, const tern_translate_params* params, tern_completion_callback on_done,
                      void* user_data, tern_error* err) {
   auto r = std::make_unique<tern_request>();
-  r->options = std::make_unique<tern::c_api::CallOptions>(params);
+  r->options = std::make_unique<tern::c_api::CallOptions>(params, req.texts.empty() ? req.ids.size() : req.texts.size());
   if (!r->options->status().ok()) return Fail(err, r->options->status()), nullptr;
   req.options = r->options->options();
   r->on_done = on_done, r->user_data = user_data;
   tern::Result<tern::Ticket> t = e->engine->Submit(std::move(req), &Completed, r.get());
   if (!t.ok()) return Fail(err, t.status()), nullptr;
-  tern_request* out = r.release();  // the completion owns it now too (see Completed)
-  std::unique_lock<std::mutex> lock(out->mu);
-  out->ticket = t.value();
-  out->submitted = true;
-  const auto handle = reinterpret_cast<uintptr_t>(out);
-  if (out->delete_pending) {  // on_done already freed it: the handle is returned all the same, never used again
-    lock.unlock();
-    delete out;
+  tern_request* out = r.release();  // owned by the three owners now (see tern_request)
+  {
+    std::lock_guard<std::mutex> lock(out->mu);
+    out->ticket = t.value();
   }
+  // The handle is returned even when on_done already freed it (it is never used again then).
+  const auto handle = reinterpret_cast<uintptr_t>(out);
+  Release(out);
   return reinterpret_cast<tern_request*>(handle);
 }
 
@@ -149,7 +146,10 @@ tern_request* tern_submit_ids(tern_engine* e, const uint32_t* const* sources, co
 
 int tern_request_wait(const tern_request* r, int32_t timeout_ms) {
   if (!r) return 1;
-  if (timeout_ms < 0) return r->ticket.Wait(), 1;
+  if (timeout_ms < 0) {
+    r->ticket.Wait();  // in a callback it does not wait
+    return r->outcome.load() != nullptr || r->ticket.done() ? 1 : 0;
+  }
   return r->ticket.WaitFor(static_cast<uint32_t>(timeout_ms)) ? 1 : 0;
 }
 
@@ -193,20 +193,14 @@ tern_status_code tern_request_results(const tern_request* r, tern_results* resul
 
 void tern_request_free(tern_request* r) {
   if (!r) return;
-  if (r->completing.load() == std::this_thread::get_id()) {  // from its own on_done: freed when that returns
+  tern::Ticket ticket;
+  {
     std::lock_guard<std::mutex> lock(r->mu);
-    if (!r->finished) {
-      r->free_requested = true;
-      return;
-    }
+    r->freed = true;
+    ticket = r->ticket;
   }
-  if (r->ticket.id()) {
-    r->ticket.Cancel();
-    r->ticket.Wait();
-    std::unique_lock<std::mutex> lock(r->mu);
-    r->cv.wait(lock, [&] { return r->finished; });
-  }
-  delete r;
+  ticket.Cancel();  // never waits: a queued request completes now (without its on_done), a running one stops soon
+  Release(r);
 }
 
 }  // extern "C"

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "api/c_api_internal.h"
-#include "base/busy_guard.h"
 #include "tern/icu_message.h"
 
 using tern::c_api::Fail;
@@ -15,16 +14,18 @@ extern "C" {
 
 tern_status_code tern_translate_icu_messages(tern_translator* t, const char* const* messages, size_t n,
                                              const tern_translate_params* params, tern_results* results, tern_error* err) {
-  return Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
+  bool owner = false;  // this call took the translator (a tern_translator_free from its callbacks is done below)
+  const tern_status_code rc = Guarded(err, TERN_INTERNAL, [&]() -> tern_status_code {
     if (results) results->count = 0;
     if (!t || !results || (!messages && n))
       return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_icu_messages: NULL argument"), TERN_INVALID_ARGUMENT;
-    tern::BusyGuard call(t->busy);
+    tern::c_api::TranslatorCall call(t);
+    owner = call.acquired();
     if (!call.acquired())
       return SetError(err, TERN_BUSY, "tern_translate_icu_messages: the translator is busy with another call"), TERN_BUSY;
     if (params && (params->target_prefix || params->target_prefix_ids))
       return SetError(err, TERN_INVALID_ARGUMENT, "tern_translate_icu_messages: no target prefixes"), TERN_INVALID_ARGUMENT;
-    const tern::c_api::CallOptions options(params);
+    const tern::c_api::CallOptions options(params, n);
     if (!options.status().ok()) return Fail(err, options.status());
     std::vector<std::string_view> views(n);
     for (size_t i = 0; i < n; ++i) views[i] = messages[i] ? std::string_view(messages[i]) : std::string_view();
@@ -47,6 +48,8 @@ tern_status_code tern_translate_icu_messages(tern_translator* t, const char* con
     results->count = n;
     return TERN_OK;
   });
+  if (t) tern::c_api::FinishCall(t, owner);
+  return rc;
 }
 
 }  // extern "C"

@@ -13,6 +13,15 @@ std::string Lifetime(Phase first, Phase last) {
   return first == last ? PhaseName(first) : std::string(PhaseName(first)) + ".." + PhaseName(last);
 }
 
+// One key per input, or none (TranslateOptions::sampling_keys); and first of all, every option's range (the
+// field table's rule, CheckOptionRanges), so that each call names a bad value the same way.
+Status CheckKeys(const TranslateOptions& o, size_t n) {
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(o));
+  if (o.sampling_keys.empty() || o.sampling_keys.size() == n) return Status::Ok();
+  return Status(StatusCode::kInvalidArgument, "sampling_keys: " + std::to_string(o.sampling_keys.size()) + " keys for " +
+                                                  std::to_string(n) + " inputs (one per input, or none)");
+}
+
 Status BusyError() {
   return Status(StatusCode::kBusy, "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
 }
@@ -39,46 +48,56 @@ Result<std::vector<ArenaBufferInfo>> Translator::DescribeArena(const Model& mode
 Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Model> model, const TranslatorConfig& config) {
   if (!model) return Status(StatusCode::kInvalidArgument, "Translator: no model");
   TERN_RETURN_IF_ERROR(InitXnnpack());
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_shared<Impl>();
   TERN_RETURN_IF_ERROR(impl->Init(std::move(model), config));
   return std::unique_ptr<Translator>(new Translator(std::move(impl)));
 }
 
-Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Translator::Translator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Translator::~Translator() = default;
 
 Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                                 Span<const TranslationResult>* results) {
-  BusyGuard busy(impl_->busy);
+  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
+  BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  return impl_->TranslateIds(sources, options, results);
+  TERN_RETURN_IF_ERROR(CheckKeys(options, sources.size()));
+  return keep->TranslateIds(sources, options, results);
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
-  BusyGuard busy(impl_->busy);
+  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
+  BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  return tern::TranslateContinuous(*impl_, source, options);
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
+  return tern::TranslateContinuous(*keep, source, options);
 }
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                              Span<const TranslationResult>* results) {
-  BusyGuard busy(impl_->busy);
+  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
+  BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  return impl_->Translate(texts, options, results);
+  TERN_RETURN_IF_ERROR(CheckKeys(options, texts.size()));
+  return keep->Translate(texts, options, results);
 }
 
 Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
                          const TranslateOptions& options, Span<const TranslationResult>* results) {
-  BusyGuard busy(impl_->busy);
+  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
+  BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  return impl_->Score(sources, targets, options, results);
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
+  return keep->Score(sources, targets, options, results);
 }
 
 Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                             const TranslateOptions& options, Span<const TranslationResult>* results) {
-  BusyGuard busy(impl_->busy);
+  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
+  BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  return impl_->ScoreIds(sources, targets, options, results);
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
+  return keep->ScoreIds(sources, targets, options, results);
 }
 
 Status Translator::CheckOptions(const TranslateOptions& options) const { return impl_->CheckOptions(options); }

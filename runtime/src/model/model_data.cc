@@ -16,6 +16,7 @@
 
 #include "format.h"
 #include "model_reader.h"
+#include "regular_file.h"
 
 namespace tern::internal {
 
@@ -43,6 +44,13 @@ Status CheckAddressable(uint64_t size, const std::string& path) {
                                                     std::to_string(sizeof(void*) * 8) + "-bit process can map");
 }
 
+// format::OpenForReading, with every failure kIoError (Model::Load's contract; a missing file too).
+Result<int> OpenModelFile(const std::string& path, struct stat* st) {
+  Result<int> fd = format::OpenForReading(path, st);
+  if (!fd.ok() && fd.status().code() == StatusCode::kNotFound) return Status(StatusCode::kIoError, fd.status().message());
+  return fd;
+}
+
 }  // namespace
 
 ModelData::~ModelData() {
@@ -50,18 +58,8 @@ ModelData::~ModelData() {
 }
 
 Result<std::unique_ptr<ModelData>> ModelData::MapFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + std::strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int e = errno;
-    close(fd);
-    return Status(StatusCode::kIoError, path + ": cannot stat: " + std::strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return Status(StatusCode::kIoError, path + ": not a regular file");
-  }
+  TERN_ASSIGN_OR_RETURN(const int fd, OpenModelFile(path, &st));  // a FIFO is refused, never waited on
   Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
   if (size_ok.ok()) size_ok = CheckAddressable(static_cast<uint64_t>(st.st_size), path);
   if (!size_ok.ok()) {
@@ -83,14 +81,8 @@ Result<std::unique_ptr<ModelData>> ModelData::MapFile(const std::string& path) {
 }
 
 Result<std::unique_ptr<ModelData>> ModelData::ReadFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + std::strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const int e = errno;
-    close(fd);
-    return Status(StatusCode::kIoError, path + (e ? ": cannot stat: " + std::string(std::strerror(e)) : ": not a regular file"));
-  }
+  TERN_ASSIGN_OR_RETURN(const int fd, OpenModelFile(path, &st));
   Status size_ok = format::CheckImageSize(static_cast<uint64_t>(st.st_size), path);
   if (size_ok.ok()) size_ok = CheckAddressable(static_cast<uint64_t>(st.st_size), path);
   if (!size_ok.ok()) {

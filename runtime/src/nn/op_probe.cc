@@ -1,6 +1,8 @@
 #include "nn/op_probe.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +41,12 @@ std::unique_ptr<OpProbe> OpProbe::FromEnvironment(const std::string& model_path)
     std::fprintf(stderr, "tern: TERN_DUMP_OPS=%s is the model file; ops are not dumped\n", path);
     return nullptr;
   }
-  std::FILE* f = std::fopen(path, "a+b");
+  // Opened without blocking and only as a regular file (a FIFO named here would hold the first call for good).
+  const int fd = ::open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+  struct stat st {};
+  std::FILE* f = nullptr;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, O_APPEND) == 0) f = fdopen(fd, "a+b");
+  if (!f && fd >= 0) ::close(fd);
   if (!f) {
     std::fprintf(stderr, "tern: TERN_DUMP_OPS=%s: cannot open it; ops are not dumped\n", path);
     return nullptr;

@@ -1,6 +1,7 @@
 #include "nn/packed_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+
+#include "nn/packed_cache_dir.h"
+#include "regular_file.h"
 
 namespace tern {
 namespace {
@@ -82,13 +86,9 @@ PackedCacheFile::~PackedCacheFile() {
 }
 
 Result<std::unique_ptr<PackedCacheFile>> PackedCacheFile::Open(const std::string& path, const std::string& key) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    return Status(e == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError, path + ": cannot open: " + std::strerror(e));
-  }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < static_cast<off_t>(kHeaderBytes)) {
+  TERN_ASSIGN_OR_RETURN(const int fd, format::OpenForReading(path, &st));  // a FIFO there: refused, never waited on
+  if (st.st_size < static_cast<off_t>(kHeaderBytes)) {
     close(fd);
     return Bad(path, "not a regular file of at least " + std::to_string(kHeaderBytes) + " bytes");
   }
@@ -204,11 +204,17 @@ Status WritePackedCache(const std::string& path, const std::string& key, const s
   Put64(table.data() + kChecksumAt, Checksum(table.data(), table.data() + kHeaderBytes, key.size(),
                                              table.data() + index_at, blocks.size() * kEntryBytes));
   const size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) mkdir(path.substr(0, slash).c_str(), 0755);  // one level; EEXIST is fine
+  const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
+  if (!dir.empty()) mkdir(dir.c_str(), 0755);  // one level; EEXIST is fine
+  struct stat there;
+  if (lstat(path.c_str(), &there) == 0 && !S_ISREG(there.st_mode))  // not ours to replace (a FIFO, a link, ...)
+    return Status(StatusCode::kIoError, path + ": " + format::FileKindName(there.st_mode) + " is there, not a cache entry");
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status(StatusCode::kIoError, tmp + ": cannot create: " + std::strerror(errno));
+  flock(fd, LOCK_EX);  // held until it is renamed or removed: a temporary nobody locks is a dead writer's
+  RemoveAbandonedTemporaries(dir, tmp);
   uint64_t written = 0;
   auto write_all = [&](const void* data, uint64_t n) {
     const auto* p = static_cast<const uint8_t*>(data);

@@ -35,7 +35,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t step) {
     } else if (c.opt.sampling.enabled) {
       // transformers' _sample: the warpers on the processed row, a draw from its softmax (search/sampling.h).
       WarpRow(c.opt.sampling, row, V, S.sample_order);
-      const size_t col = DrawColumn(row, V, CounterUniform(c.opt.sampling.seed, c.in.order[b], pos));
+      const size_t col = DrawColumn(row, V, CounterUniform(c.opt.sampling.seed, c.SampleKey(b), pos));
       best = c.vocab.Token(col);
       const float lse = LogSumExp(row, V);
       if (std::isfinite(lse)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "search/coverage.h"
 #include "search/track_copy.h"
 #include "tern/logits_processor.h"
 
@@ -97,6 +98,7 @@ size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy
       S.step_tokens[n] = pos == 0 ? c.start : S.track.token[slot * T + pos - 1];
       if (positions) positions[n] = static_cast<uint32_t>(pos);
       if (pos == 0) S.beam_scores[slot] = 0.f;
+      if (pos == 0) ClearCoverage(c, slot);
       ++n;
     }
   }
@@ -115,11 +117,13 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   req.tokens = S.step_tokens;
   req.ancestry = S.track.kv_slot;
   req.columns = &c.vocab;
-  req.want_alignment = c.opt.want_alignment;
+  req.want_alignment = c.opt.want_alignment || c.opt.coverage_penalty != 0.f;
+  if (c.opt.coverage_penalty != 0.f) req.attention = S.step_attention.data();
   TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
   c.logits = out.logits;
   c.logits_max = out.logits_max;
-  for (size_t i = 0; i < n; ++i) S.row_source[i] = out.alignment ? out.alignment[i] : -1;
+  const bool aligned = out.alignment && c.opt.want_alignment;  // (the coverage penalty alone does not fill token_sources)
+  for (size_t i = 0; i < n; ++i) S.row_source[i] = aligned ? out.alignment[i] : -1;
   strategy.Step(c, n, step);
   return Status::Ok();
 }
@@ -182,6 +186,11 @@ void DeclareSearchBuffers(const Dims& d, SearchBuffers* s, ResultBuffers* r, Are
   plan->Add(&s->cand_met, "search.cand_met", CandidateCapacity(beam), kDec, kDec);
   plan->Add(&s->stream_emitted, "search.stream_emitted", batch, kEnc, kDec);
   plan->Add(&s->sample_order, "search.sample_order", d.vocab, kDec, kDec);
+  if (d.attention) {  // the coverage penalty's (TranslatorConfig::attention plans it with return_attention)
+    plan->Add(&s->step_attention, "search.step_attention", rows * d.src, kDec, kDec);
+    plan->Add(&s->coverage, "search.coverage", rows * d.src, kDec, kDec);
+    plan->Add(&s->coverage_next, "search.coverage_next", rows * d.src, kDec, kDec);
+  }
   TrackPlanes::Declare(&r->tracks, plan, kResults, batch * d.n_best * T, kEnc, kDec);
   plan->Add(&r->out_text, "results.text", batch * d.n_best * d.text_bytes, kEnc, kDec);
   plan->Add(&r->token_spans, "results.token_spans", batch * d.n_best * T, kEnc, kDec);

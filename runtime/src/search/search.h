@@ -46,6 +46,9 @@ struct SearchBuffers {
   ArenaArray<uint32_t> cand_met;             // [kCandidates] constraint tokens met by each (constrained sentences)
   ArenaArray<uint32_t> stream_emitted;       // [batch] text bytes already streamed per sentence (input order)
   ArenaArray<uint32_t> sample_order;         // [vocab] sampling: the columns of one row, ranked (search/sampling.h)
+  // The coverage penalty (search/coverage.h; planned with TranslatorConfig::attention, else empty):
+  ArenaArray<float> step_attention;          // [rows, src] each active row's cross-attention this step
+  ArenaArray<float> coverage, coverage_next; // [rows, src] per beam slot: its tokens' summed attention
 };
 
 /// What a call returns (views into these stay valid until the next call): the search writes hypotheses,
@@ -75,6 +78,7 @@ struct SearchOptions {
   HfRules hf_rules = HfRules::kTransformers5;            // beam: whose stopping rule and finished-set merge
   EarlyStopping early_stopping = EarlyStopping::kFalse;  // beam: transformers' early_stopping
   SamplingOptions sampling;  // greedy: sample instead of argmax when enabled (search/sampling.h)
+  float coverage_penalty = 0.f;  // beam: Wu et al.'s coverage penalty's weight (search/coverage.h); 0: off
 };
 
 /// The rows the search asks the network to decode at one position.
@@ -88,6 +92,7 @@ struct StepRequest {
   const uint32_t* ancestry = nullptr;    // the track's kv_slot plane [rows, tgt]: slot holding position p of slot s
   const VocabMap* columns = nullptr;     // the logits' columns
   bool want_alignment = false;
+  float* attention = nullptr;            // [n, src] with want_alignment: each row's cross-attention (nullptr: none)
 };
 
 /// What a step gives back (valid until the next call).
@@ -134,6 +139,8 @@ struct SearchContext {
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
   Span<const uint32_t> end_tokens;       // the call's tokens that end a hypothesis besides eos
   const uint32_t* start_step = nullptr;  // [batch] continuous batching: the step at which sentence b joined
+  const uint64_t* sampling_keys = nullptr;  // [inputs] the caller's key of each input (nullptr: its index)
+  uint32_t key_group = 0;  // > 0: return_alternatives' second pass, input r is alternative r % k of input r / k
   const float* logits_max = nullptr;     // [rows] MaxOf of each logits row as decoded (no rule yet); or nullptr
 
   /// Sentence b's position at search step `step` (continuous batching: sentences join at different steps).
@@ -145,6 +152,19 @@ struct SearchContext {
     for (uint32_t t : end_tokens)
       if (token == t) return true;
     return false;
+  }
+
+  /// The key sentence b's (length order) draws depend on (search/sampling.h): its input's key (the caller's,
+  /// or its index in the call), plus its part within a split text times 2^32.
+  uint64_t SampleKey(size_t b) const {
+    const uint32_t i = in.order[b];
+    if (key_group) {
+      const uint64_t input = i / key_group;
+      return (sampling_keys ? sampling_keys[input] : input) * key_group + i % key_group;
+    }
+    const size_t input = origins ? origins[i].index : i;
+    const uint64_t part = origins ? origins[i].part : 0;
+    return (sampling_keys ? sampling_keys[input] : input) + (part << 32);
   }
 
   /// Tokens of sentence b's (length order) target prefix (or scored target; 0: none).

@@ -90,7 +90,12 @@ class EngineSource final : public SentenceSource {
     for (Entry& e : entries_) {
       for (size_t k = 0; k < e.deferred.size(); k += tr_.max_batch()) {
         std::vector<std::string_view> texts;
-        for (size_t j = k; j < std::min(e.deferred.size(), k + tr_.max_batch()); ++j) texts.emplace_back(e.t->request.texts[e.deferred[j]]);
+        std::vector<uint64_t> keys;  // each deferred text's own sampling key
+        for (size_t j = k; j < std::min(e.deferred.size(), k + tr_.max_batch()); ++j) {
+          texts.emplace_back(e.t->request.texts[e.deferred[j]]);
+          keys.push_back(e.t->sampling_keys[e.deferred[j]]);
+        }
+        o.sampling_keys = Span<const uint64_t>(keys.data(), keys.size());
         Span<const TranslationResult> results;
         const Status s = tr_.Translate(Span<const std::string_view>(texts.data(), texts.size()), o, &results);
         std::vector<OwnedResult> owned;
@@ -174,6 +179,7 @@ bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shar
   EngineSource source(tr, replica, queue, call[0]);
   for (const auto& t : call) source.Add(t);
   TranslateOptions o = call[0]->request.options;
+  o.sampling_keys = {};  // the first request's; a continuous call takes no sampling (and keys no input by index)
   StopContext stop{&stopping, &source};
   o.abort = StopCall, o.abort_user_data = &stop;
   const Status s = tr.TranslateContinuous(source, o);

@@ -73,25 +73,34 @@ struct InputViews {
   }
 };
 
+// Every worker thread, for as long as it runs: the engine it serves (Engine::OnWorkerThread, and Shutdown
+// never waiting for the thread it runs on).
+thread_local const void* tls_engine = nullptr;
+
 }  // namespace
 
+// Owned by the Engine and by each worker thread (a shared_ptr each): a worker whose completion callback
+// destroys the Engine keeps it alive until it returns, and the last owner releases it.
 struct Engine::Impl {
   std::shared_ptr<const Model> model;
   std::vector<std::unique_ptr<Translator>> replicas;
-  std::vector<std::thread> workers;
   std::shared_ptr<serving::RequestQueue> queue;
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> next_id{1};
   std::mutex shutdown_mu;
   bool shut_down = false;
   bool continuous = false;  // EngineConfig::continuous_batching
+  std::mutex workers_mu;               // the thread objects: joined by one thread, detached by a worker
+  std::vector<std::thread> workers;
 
   void Work(uint32_t r) {
+    tls_engine = this;
     for (;;) {
       Call call = queue->PopCall(replicas[r]->max_batch());
-      if (call.empty()) return;  // closed and empty
+      if (call.empty()) break;  // closed and empty
       Run(r, std::move(call));
     }
+    tls_engine = nullptr;
   }
 
   void Run(uint32_t r, Call call) {
@@ -113,6 +122,10 @@ struct Engine::Impl {
     TranslateOptions o = live[0]->request.options;
     AbortContext ac{&live, &stopping};
     o.abort = AbortCall, o.abort_user_data = &ac;
+    // Each input's sampling key is its index in its own request: what it draws does not depend on batch-mates.
+    std::vector<uint64_t> keys;
+    for (const auto& t : live) keys.insert(keys.end(), t->sampling_keys.begin(), t->sampling_keys.end());
+    o.sampling_keys = Span<const uint64_t>(keys.data(), keys.size());
     Span<const TranslationResult> results;
     const Status s = InputViews(live).Run(*replicas[r], 0, n, o, &results);
     if ((!s.ok() && s.code() != StatusCode::kCancelled) || results.size() != n) {
@@ -140,6 +153,7 @@ struct Engine::Impl {
     // With alternatives each input is `alternatives` sentences of the second pass (session/alternatives_call.h).
     const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch() / std::max<uint32_t>(1, o.alternatives));
     std::vector<KeepSpan> spans;
+    const std::vector<uint64_t>& keys = t->sampling_keys;  // each input's, whichever chunk it runs in
     const InputViews inputs(call);
     for (size_t begin = 0; begin < n && out.status.ok(); begin += batch) {
       const size_t end = std::min(n, begin + batch);
@@ -151,6 +165,7 @@ struct Engine::Impl {
       if (!r.target_prefix.empty()) o.target_prefix = Span<const std::string_view>(r.target_prefix.data() + begin, end - begin);
       if (!r.target_prefix_ids.empty())
         o.target_prefix_ids = Span<const Span<const uint32_t>>(r.target_prefix_ids.data() + begin, end - begin);
+      o.sampling_keys = Span<const uint64_t>(keys.data() + begin, end - begin);
       tc.offset = begin;
       Span<const TranslationResult> results;
       out.status = inputs.Run(tr, begin, end, o, &results);
@@ -166,7 +181,7 @@ struct Engine::Impl {
   }
 };
 
-Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::Engine(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<Engine>> Engine::Create(std::shared_ptr<const Model> model, const EngineConfig& config) {
   if (!model) return Status(StatusCode::kInvalidArgument, "Engine: no model");
@@ -186,19 +201,35 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::shared_ptr<const Model> mode
     if (!t.ok()) return Status(t.status().code(), "Engine: replica " + std::to_string(i) + ": " + t.status().message());
     impl->replicas.push_back(std::move(t.value()));
   }
-  std::unique_ptr<Engine> e(new Engine(std::move(impl)));
-  for (uint32_t i = 0; i < e->impl_->replicas.size(); ++i)
-    e->impl_->workers.emplace_back([impl = e->impl_.get(), i] { impl->Work(i); });
-  return e;
+  std::shared_ptr<Impl> shared(std::move(impl));
+  {
+    std::lock_guard<std::mutex> lock(shared->workers_mu);
+    for (uint32_t i = 0; i < shared->replicas.size(); ++i)
+      shared->workers.emplace_back([impl = shared, i] { impl->Work(i); });
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(shared)));
 }
 
-Engine::~Engine() { Shutdown(); }
+Engine::~Engine() {
+  Shutdown();
+  if (!OnWorkerThread()) return;
+  // Destroyed from a completion callback: the workers end by themselves (the queue is closed, running calls
+  // stop at their next step); each holds the Impl, and the last to end releases it.
+  std::lock_guard<std::mutex> lock(impl_->workers_mu);
+  for (std::thread& w : impl_->workers)
+    if (w.joinable()) w.detach();
+}
+
+bool Engine::OnWorkerThread() { return tls_engine != nullptr; }
 
 Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void* user_data) {
   if (!request.texts.empty() && !request.ids.empty())
     return Status(StatusCode::kInvalidArgument, "Engine::Submit: a request has texts or ids, not both");
   TERN_RETURN_IF_ERROR(impl_->replicas[0]->CheckOptions(request.options));
   const size_t inputs = request.texts.empty() ? request.ids.size() : request.texts.size();
+  if (!request.options.sampling_keys.empty() && request.options.sampling_keys.size() != inputs)
+    return Status(StatusCode::kInvalidArgument, "Engine::Submit: sampling_keys: " + std::to_string(request.options.sampling_keys.size()) +
+                                                    " keys for " + std::to_string(inputs) + " inputs (one per input, or none)");
   const size_t prefixes = std::max(request.options.target_prefix.size(), request.options.target_prefix_ids.size());
   if (prefixes != 0 && prefixes != inputs)
     return Status(StatusCode::kInvalidArgument, "Engine::Submit: target_prefix: " + std::to_string(prefixes) +
@@ -219,14 +250,24 @@ Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void*
 }
 
 void Engine::Shutdown() {
-  std::lock_guard<std::mutex> lock(impl_->shutdown_mu);
-  if (impl_->shut_down) return;
-  impl_->shut_down = true;
-  impl_->stopping.store(true);
-  for (auto& t : impl_->queue->Close())
+  std::vector<std::shared_ptr<serving::TicketState>> queued;
+  {
+    std::lock_guard<std::mutex> lock(impl_->shutdown_mu);
+    if (!impl_->shut_down) {
+      impl_->shut_down = true;
+      impl_->stopping.store(true);
+      queued = impl_->queue->Close();
+    }
+  }
+  for (auto& t : queued)  // outside the lock: their callbacks may call Shutdown again
     serving::Complete(t, {Status(StatusCode::kCancelled, "engine shut down before the request ran"),
                           serving::CancelledResults(t->inputs()), 0, 0, 0, 0});
-  for (std::thread& w : impl_->workers) w.join();
+  // On a worker thread (a completion callback) nothing is waited for: that worker could be the one waited
+  // for, or another worker's callback could be waiting here for it. The workers end by themselves.
+  if (OnWorkerThread()) return;
+  std::lock_guard<std::mutex> lock(impl_->workers_mu);  // a second caller waits until every worker is joined
+  for (std::thread& w : impl_->workers)
+    if (w.joinable()) w.join();
 }
 
 uint32_t Engine::replicas() const { return static_cast<uint32_t>(impl_->replicas.size()); }

@@ -1,6 +1,9 @@
 #include "serving/sharing.h"
 
 namespace tern::serving {
+namespace {
+#include "serving/sharing_fields.inc"
+}  // namespace
 
 void OwnOptionViews(TicketState* t, size_t max_batch) {
   TranslateOptions& o = t->request.options;
@@ -14,29 +17,19 @@ void OwnOptionViews(TicketState* t, size_t max_batch) {
   for (const Span<const uint32_t>& p : o.target_prefix_ids) t->prefix_ids.emplace_back(p.begin(), p.end());
   for (const auto& p : t->prefix_ids) t->prefix_id_views.emplace_back(p.data(), p.size());
   o.target_prefix_ids = Span<const Span<const uint32_t>>(t->prefix_id_views.data(), t->prefix_id_views.size());
-  // Requests with target prefixes or alternatives run alone: a prefix belongs to its input (the engine slices it per chunk).
-  t->may_share = !o.on_token && !o.abort && t->keep_spans.empty() && o.target_prefix.empty() &&
-                 o.target_prefix_ids.empty() && o.alternatives == 0 && t->inputs() <= max_batch;
+  // Sampling keys: the caller's, or each input's index in this request (whatever call it shares).
+  t->sampling_keys.resize(t->inputs());
+  for (size_t k = 0; k < t->sampling_keys.size(); ++k) t->sampling_keys[k] = o.sampling_keys.empty() ? k : o.sampling_keys[k];
+  o.sampling_keys = Span<const uint64_t>(t->sampling_keys.data(), t->sampling_keys.size());
+  // A request whose options the table marks "alone" (callbacks, keep spans, target prefixes, alternatives) runs
+  // alone, and so does one larger than a call.
+  t->may_share = !RunsAlone(o) && t->keep_spans.empty() && t->inputs() <= max_batch;
 }
 
 bool SameCall(const TicketState& a, const TicketState& b) {
   if (!a.may_share || !b.may_share) return false;
   if (a.request.texts.empty() != b.request.texts.empty()) return false;
-  const TranslateOptions& x = a.request.options;
-  const TranslateOptions& y = b.request.options;
-  return x.beam_size == y.beam_size && x.length_penalty == y.length_penalty && x.max_length == y.max_length &&
-         x.max_length_ratio == y.max_length_ratio && x.n_best == y.n_best && x.return_scores == y.return_scores &&
-         x.return_alignment == y.return_alignment && x.alignment_layer == y.alignment_layer && x.hf_rules == y.hf_rules &&
-         x.early_stopping == y.early_stopping && x.target_lang == y.target_lang && x.split_sentences == y.split_sentences &&
-         x.markup == y.markup && x.translate_code == y.translate_code && x.glossary == y.glossary && x.keep_placeholders == y.keep_placeholders && x.auto_protect == y.auto_protect &&
-         x.placeholder_syntaxes == y.placeholder_syntaxes &&
-         x.use_shortlist == y.use_shortlist && x.sampling == y.sampling && x.repetition_penalty == y.repetition_penalty &&
-         x.no_repeat_ngram_size == y.no_repeat_ngram_size && x.min_length == y.min_length && x.forced_eos == y.forced_eos &&
-         x.max_input_length == y.max_input_length && x.alternatives == y.alternatives && x.disable_unk == y.disable_unk && x.return_attention == y.return_attention &&
-         x.end_tokens.data() == y.end_tokens.data() && x.end_tokens.size() == y.end_tokens.size() &&
-         x.suppress_sequences.data() == y.suppress_sequences.data() && x.suppress_sequences.size() == y.suppress_sequences.size() &&
-         x.min_alternative_expansion_prob == y.min_alternative_expansion_prob && x.logits_processors.data() == y.logits_processors.data() &&
-         x.logits_processors.size() == y.logits_processors.size();
+  return SameOptions(a.request.options, b.request.options);  // the field table's sharing rule (sharing_fields.inc)
 }
 
 }  // namespace tern::serving

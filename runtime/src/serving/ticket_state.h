@@ -25,6 +25,7 @@ struct TicketState {
   std::vector<std::string_view> prefix_text_views;     //   and the views options.target_prefix points to
   std::vector<std::vector<uint32_t>> prefix_ids;       // options.target_prefix_ids' ids
   std::vector<Span<const uint32_t>> prefix_id_views;   //   and the spans options.target_prefix_ids points to
+  std::vector<uint64_t> sampling_keys;  // each input's sampling key: the caller's, or its index in the request
   bool may_share = false;            // no callbacks of its own, no keep_spans or target prefixes, fits one call
   CompletionCallback on_done = nullptr;
   void* user_data = nullptr;
@@ -34,15 +35,20 @@ struct TicketState {
 
   std::mutex mu;
   std::condition_variable cv;
-  bool done = false;
+  bool ready = false;  // outcome written (it is no longer written after this)
+  bool done = false;   // ready and the completion callback returned: waiters wake now
   RequestOutcome outcome;
 
   size_t inputs() const { return request.texts.empty() ? request.ids.size() : request.texts.size(); }
 };
 
-/// Records `outcome` (times filled in here), wakes waiters, then calls the completion callback (outside
-/// every lock). Called once per request.
+/// Records `outcome` (times filled in here), calls the completion callback (outside every lock), then
+/// wakes waiters: a Wait that returns finds the callback returned. Called once per request.
 void Complete(const std::shared_ptr<TicketState>& t, RequestOutcome outcome);
+
+/// False on an engine's worker thread and inside a completion callback: waiting there for a request could
+/// wait for the thread itself (Ticket::Wait does not wait then).
+bool MayWait();
 
 /// Results of `n` inputs that were not translated: each carries kCancelled.
 std::vector<OwnedResult> CancelledResults(size_t n);

@@ -109,8 +109,10 @@ Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> text
   second.target_prefix = {};
   second.target_prefix_ids = Span<const Span<const uint32_t>>(a.prefixes.data(), n * k);
   Span<const TranslationResult> r2;
+  alternatives = static_cast<uint32_t>(k);  // sampling: row r is keyed as alternative r % k of input r / k
   const Status s2 = by_text ? TranslateTexts(Span<const std::string_view>(a.texts.data(), n * k), second, &r2)
                             : TranslateIds(Span<const Span<const uint32_t>>(a.sources.data(), n * k), second, &r2);
+  alternatives = 0;
   if (!HasResults(s2)) return s2;
   // Input i's alternatives from rows i * k + j: hypotheses move down to i's own slots (i * nb + m <= (i * k + j) * nb,
   // and every later row's slot is higher), results[i] is written once rows i * k .. are read (i <= i * k).

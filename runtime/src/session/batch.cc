@@ -7,9 +7,22 @@
 #include <cstring>
 
 namespace tern {
+namespace {
+
+// A float option's value in a message ("1e-38", "nan", "inf").
+std::string FieldValue(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
+
+}  // namespace
+
+#include "session/option_checks.inc"
 
 Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o,
                                        int default_layer) {
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(o));  // one rule per field, the field table's, for every binding
   ResolvedOptions r;
   if (n > dims.batch)
     return Status(StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " + std::to_string(dims.batch));
@@ -24,14 +37,18 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
                                                     std::to_string(r.beam) + ", max_n_best " + std::to_string(dims.n_best) + ")");
   r.n_best = o.n_best;
   r.length_penalty = o.length_penalty.value_or(g.length_penalty);
-  if (!std::isfinite(r.length_penalty)) return Status(StatusCode::kInvalidArgument, "length_penalty must be finite");
   r.max_length = std::min<uint32_t>(o.max_length.value_or(g.max_length), static_cast<uint32_t>(dims.tgt));
   if (r.max_length == 0) return Status(StatusCode::kInvalidArgument, "max_length 0 (at least 1 generated token)");
   r.max_length_ratio = o.max_length_ratio.value_or(g.max_length_ratio);
   if (!(std::isfinite(r.max_length_ratio) && r.max_length_ratio >= 0.f))
     return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite and >= 0 (0: off)");
   r.want_scores = o.return_scores;
-  r.want_alignment = o.return_alignment;
+  r.want_alignment = o.return_alignment || o.replace_unknowns;  // replace_unknowns reads the alignment
+  r.replace_unknowns = o.replace_unknowns;
+  r.coverage_penalty = r.beam > 1 ? o.coverage_penalty : 0.f;  // greedy: one hypothesis, nothing to rank
+  if (r.coverage_penalty != 0.f && !dims.attention)
+    return Status(StatusCode::kInvalidArgument, "coverage_penalty: the Translator was created without TranslatorConfig::attention "
+                                                "(which plans the cross-attention it sums)");
   r.want_attention = o.return_attention;
   if (o.return_attention && !dims.attention)
     return Status(StatusCode::kInvalidArgument, "return_attention: the Translator was created without TranslatorConfig::attention");
@@ -47,8 +64,6 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   r.call_processors = o.logits_processors;
   for (LogitsProcessor* p : o.logits_processors)
     if (p == nullptr) return Status(StatusCode::kInvalidArgument, "logits_processors holds a null pointer");
-  if (o.hf_rules != HfRules::kTransformers5 && o.hf_rules != HfRules::kTransformers4)
-    return Status(StatusCode::kInvalidArgument, "hf_rules " + std::to_string(static_cast<int>(o.hf_rules)) + " (4 or 5)");
   r.hf_rules = o.hf_rules;
   r.rules.repetition_penalty = o.repetition_penalty.value_or(g.repetition_penalty);
   if (!(std::isfinite(r.rules.repetition_penalty) && r.rules.repetition_penalty > 0.f))
@@ -56,10 +71,6 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
   r.rules.min_length = o.min_length.value_or(g.min_length);
   r.rules.forced_eos = o.forced_eos.value_or(g.forced_eos);
-  if (o.placeholder_syntaxes & ~placeholder_syntax::kAll)
-    return Status(StatusCode::kInvalidArgument, "placeholder_syntaxes " + std::to_string(o.placeholder_syntaxes) +
-                                                    ": bits beyond placeholder_syntax::kAll (" +
-                                                    std::to_string(placeholder_syntax::kAll) + ")");
   for (size_t j = 0; j < o.suppress_sequences.size(); ++j) {
     const Span<const uint32_t>& seq = o.suppress_sequences[j];
     if (seq.empty()) return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " is empty");
@@ -86,13 +97,15 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
   if (o.sampling.enabled) {
     if (r.beam != 1)
       return Status(StatusCode::kInvalidArgument, "sampling is for greedy search (beam_size 1): beam sampling is not supported");
-    if (!(std::isfinite(o.sampling.temperature) && o.sampling.temperature > 0.f))
-      return Status(StatusCode::kInvalidArgument, "sampling temperature must be finite and > 0");
+    if (!(std::isfinite(o.sampling.temperature) && o.sampling.temperature >= SamplingOptions::kMinTemperature))
+      return Status(StatusCode::kInvalidArgument, "sampling temperature must be finite and >= 1e-06 (a smaller one overflows "
+                                                  "the scores; greedy search is its limit)");
     if (!(o.sampling.top_p > 0.f && o.sampling.top_p <= 1.f))
       return Status(StatusCode::kInvalidArgument, "sampling top_p must be in (0, 1]");
     if (o.sampling.min_tokens_to_keep == 0)
       return Status(StatusCode::kInvalidArgument, "sampling min_tokens_to_keep must be at least 1");
   }
+  r.sampling_keys = o.sampling_keys;  // one per input of the caller's call (api/translator.cc checks the count)
   if (!o.target_prefix.empty() && !o.target_prefix_ids.empty())
     return Status(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
   const size_t prefixes = std::max(o.target_prefix.size(), o.target_prefix_ids.size());

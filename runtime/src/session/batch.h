@@ -27,7 +27,10 @@ struct ResolvedOptions {
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
   LogitsRules rules;         // the file's, or the call's own
   bool disable_unk = false;  // TranslateOptions::disable_unk (the rule gets the model's unk id)
-  SamplingOptions sampling;  // checked: greedy only, temperature > 0, top_p in (0, 1], min_tokens_to_keep >= 1
+  SamplingOptions sampling;  // checked: greedy only, temperature >= kMinTemperature, top_p in (0, 1], min_tokens_to_keep >= 1
+  Span<const uint64_t> sampling_keys;  // [inputs] or empty (TranslateOptions::sampling_keys)
+  float coverage_penalty = 0.f;  // beam search (needs dims.attention's buffers)
+  bool replace_unknowns = false; // a generated <unk>'s text is its aligned source token's
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses
 };

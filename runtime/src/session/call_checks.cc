@@ -40,9 +40,7 @@ Status CheckGlossary(const Translator::Impl& t, const Glossary& g) {
 
 Status CheckMarkup(const TranslateOptions& options) {
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
-  if (options.markup != Markup::kNone && options.markup != Markup::kHtml && options.markup != Markup::kHtmlLenient &&
-      options.markup != Markup::kXml)
-    return Status(StatusCode::kInvalidArgument, "markup " + std::to_string(static_cast<int>(options.markup)) + " (0, 1, 2 or 3)");
+  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));  // the field table's rules (markup's value among them)
   if ((options.markup != Markup::kNone || keep) && options.on_token)
     return Status(StatusCode::kInvalidArgument, keep ? "do-not-translate spans cannot be combined with on_token: they go back in "
                                                        "when a sentence is complete"

@@ -22,6 +22,8 @@ Status CheckContinuousOptions(const Translator::Impl& t, const TranslateOptions&
                      : o.return_attention        ? "return_attention"
                      : o.on_token                ? "on_token"
                      : o.sampling.enabled        ? "sampling"
+                     : o.coverage_penalty != 0.f ? "coverage_penalty"
+                     : o.replace_unknowns        ? "replace_unknowns"
                      : !o.logits_processors.empty() ? "logits_processors"
                      : t.dims.shortlist && o.use_shortlist ? "a shortlist (use_shortlist false translates without it)"
                                                            : nullptr;

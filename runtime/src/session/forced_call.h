@@ -18,6 +18,10 @@ struct ForcedInput {
   const char* what = "target_prefix";    // names it in errors
 
   bool empty() const { return texts.empty() && ids.empty(); }
+  /// Input i has forced tokens to decode: a scored target (even an empty one: its `</s>`), or a prefix.
+  bool Has(size_t i) const {
+    return scored || (!texts.empty() && !texts[i].empty()) || (!ids.empty() && !ids[i].empty());
+  }
   /// The forced input of a translate call's options.
   static ForcedInput Of(const TranslateOptions& o) {
     ForcedInput f;

@@ -67,7 +67,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.ancestry = r.ancestry;
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
   rows.alignment_layer = r.want_alignment ? call_alignment_layer : -1;
-  rows.attention = call_attention, rows.attention_stride = dims.src;
+  rows.attention = r.attention ? r.attention : call_attention, rows.attention_stride = dims.src;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
@@ -91,6 +91,8 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   if (constrained) ctx.opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
   ctx.stream = streaming ? &stream : nullptr;
   ctx.origins = origins;
+  ctx.sampling_keys = o.sampling_keys.empty() ? nullptr : o.sampling_keys.data();
+  ctx.key_group = alternatives;
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
   ctx.constraints = constrained ? &in.constraints : nullptr;
   const ForcedTokens forced{in.forced_ids.data(), in.forced_len.data(), dims.tgt, o.scored};
@@ -145,9 +147,11 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
   const ResultBuffers& out = buf.results;
   const size_t n = texts.size();
   TERN_RETURN_IF_ERROR(CheckTargetLang(*this, options.target_lang));  // a language the model lacks fails the call
-  const Status st = RunCall(*this, n, options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
-    if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
-      // Nothing to translate: an empty translation, without running the model.
+  const ForcedInput forced = scored ? *scored : ForcedInput::Of(options);
+  const Status st = RunCall(*this, n, options, forced, [&](size_t i) {
+    if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos && !forced.Has(i)) {
+      // Nothing to translate: an empty translation, without running the model. Not when the input has
+      // forced tokens (a scored target, a target prefix): they are decoded from the source `</s>` alone.
       Hypothesis& h = out.hypotheses[i * dims.n_best];
       h = Hypothesis();
       out.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
@@ -174,6 +178,7 @@ Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, cons
     if (!r.ok() || !in.sentence_ok[i]) continue;
     r.source_spans = Span<const TextSpan>(in.src_spans + i * dims.src, in.in_len[i]);
     DetokenizeResult(*this, i);
+    if (options.replace_unknowns) ReplaceUnknowns(*this, i, texts[i]);
   }
   *results = Span<const TranslationResult>(out.results, n);
   return st;

@@ -50,6 +50,7 @@ struct Translator::Impl : public StepDecoder {
   int call_alignment_layer = -1;  // this call's
   float* call_attention = nullptr;  // the attention pass: where Decode writes each row's cross-attention
   uint32_t expand = 0;            // > 0: return_alternatives' first pass (session/alternatives_call.h)
+  uint32_t alternatives = 0;      // > 0: its second pass, k sentences per input (their sampling keys)
   mutable uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h), computed by the first
                                           // call with a glossary (0 = not yet): a glossary must match them
 
@@ -96,6 +97,9 @@ struct Translator::Impl : public StepDecoder {
 void StageIds(Translator::Impl& t, size_t i, Span<const uint32_t> given, const TranslateOptions& options);
 /// Detokenizes every hypothesis of result i into the arena's text slots (text and token_spans).
 void DetokenizeResult(Translator::Impl& t, size_t i);
+/// TranslateOptions::replace_unknowns on result i (detokenized, its source spans set; `input` the sentence's
+/// text): each generated `<unk>`'s text becomes its aligned source token's bytes (session/unknowns.cc).
+void ReplaceUnknowns(Translator::Impl& t, size_t i, std::string_view input);
 /// kInvalidArgument when the model has no language token for `target_lang` (empty: none asked).
 Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang);
 

@@ -64,6 +64,7 @@ SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o) {
   opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
   opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
   opt.hf_rules = o.hf_rules, opt.early_stopping = o.early_stopping, opt.sampling = o.sampling;
+  opt.coverage_penalty = o.coverage_penalty;
   SearchContext ctx{t.dims,
                     SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
                     t.buf.search,

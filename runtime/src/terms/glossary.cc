@@ -1,14 +1,16 @@
 // Glossary: entries checked and tokenized for a model (tern/glossary.h).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 
 #include "model/model_impl.h"
+#include "regular_file.h"
 #include "terms/glossary_impl.h"
 #include "terms/term_text.h"
 #include "text/tokenizer.h"
@@ -120,15 +122,27 @@ Result<std::shared_ptr<const Glossary>> Glossary::Parse(const Model& model, std:
 
 Result<std::shared_ptr<const Glossary>> Glossary::Load(const Model& model, const std::string& path, const GlossaryOptions& options) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Status(StatusCode::kNotFound, path + ": cannot open");
-  if (!S_ISREG(st.st_mode)) return Status(StatusCode::kInvalidArgument, path + ": not a regular file");
-  if (static_cast<uint64_t>(st.st_size) > kMaxGlossaryFileBytes)
-    return Status(StatusCode::kInvalidArgument, path + ": " + std::to_string(st.st_size) + " bytes (a glossary is at most 256 MiB)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kNotFound, path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return Parse(model, text.str(), path, options);
+  Result<int> fd = format::OpenForReading(path, &st);  // a FIFO or a device: refused at once, never waited on
+  if (!fd.ok()) return Status(fd.status().code() == StatusCode::kIoError ? StatusCode::kInvalidArgument : fd.status().code(),
+                              fd.status().message());
+  std::string text;
+  Status read = Status::Ok();
+  if (static_cast<uint64_t>(st.st_size) > kMaxGlossaryFileBytes) {
+    read = Status(StatusCode::kInvalidArgument, path + ": " + std::to_string(st.st_size) + " bytes (a glossary is at most 256 MiB)");
+  } else {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd.value(), &text[got], text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != text.size()) read = Status(StatusCode::kIoError, path + ": read " + std::to_string(got) + " of " + std::to_string(text.size()) + " bytes");
+  }
+  ::close(fd.value());
+  TERN_RETURN_IF_ERROR(read);
+  return Parse(model, text, path, options);
 }
 
 Result<std::shared_ptr<const Glossary>> GlossaryBuilder::Build(const Model& model, Span<const GlossaryEntry> entries,

@@ -4,6 +4,7 @@
 // request (tern_request_free from its own callback). No C++ exception escapes.
 #include <jni.h>
 
+#include <atomic>
 #include <new>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 
 namespace {
 
+// Owned by the Java Engine's handle and by each submission in flight (a completion may still run after
+// nativeClose returned: closed from a callback, tern_engine_free does not wait for the workers).
 struct EngineSession {
   tern_model* model = nullptr;
   tern_engine* engine = nullptr;
@@ -21,7 +24,19 @@ struct EngineSession {
   jclass translator_class = nullptr;
   jmethodID complete = nullptr;
   tern_jni::ResultMethods make;  // its hypothesis_class a global reference
+  std::atomic<int> owners{1};
 };
+
+// Drops one owner of `s`; the last deletes its global references (with `env`, the caller's) and it.
+void Release(EngineSession* s, JNIEnv* env) {
+  if (s->owners.fetch_sub(1) != 1) return;
+  if (env) {
+    env->DeleteGlobalRef(s->engine_class);
+    env->DeleteGlobalRef(s->translator_class);
+    env->DeleteGlobalRef(s->make.hypothesis_class);
+  }
+  delete s;
+}
 
 // One submission in flight: the Java future (a global reference) and the inputs (for source spans).
 struct Pending {
@@ -41,10 +56,11 @@ jint AttachWith(jint (JavaVM::*attach)(Env, void*), JavaVM* vm, JNIEnv** env) {
 void Completed(tern_request* request, void* user_data) {
   auto* p = static_cast<Pending*>(user_data);
   EngineSession* s = p->session;
+  JavaVM* vm = s->vm;
   JNIEnv* env = nullptr;
   bool attached = false;
-  if (s->vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) == JNI_EDETACHED) {
-    if (AttachWith(&JavaVM::AttachCurrentThread, s->vm, &env) != JNI_OK) env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) == JNI_EDETACHED) {
+    if (AttachWith(&JavaVM::AttachCurrentThread, vm, &env) != JNI_OK) env = nullptr;
     attached = env != nullptr;
   }
   if (env) {
@@ -69,14 +85,16 @@ void Completed(tern_request* request, void* user_data) {
       out = nullptr;
       error = env->NewStringUTF("dev.tern.Engine: results could not be made (out of memory)");
     }
+    // Java code may run here (the future's dependents) and close the Engine: `s` stays ours until Release.
     env->CallStaticVoidMethod(s->engine_class, s->complete, p->future, out, error);
     env->ExceptionClear();
     env->DeleteGlobalRef(p->future);
     tern_results_free(results);
-    if (attached) s->vm->DetachCurrentThread();
   }
   delete p;
   tern_request_free(request);  // from its own callback: released when this returns
+  Release(s, env);
+  if (attached) vm->DetachCurrentThread();
 }
 
 }  // namespace
@@ -118,7 +136,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls,
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
-                                                         jintArray keep_spans, jobject options, jint early_stopping, jint markup, jobject future) {
+                                                         jintArray keep_spans, jobject options, jobject future) {
   auto* s = reinterpret_cast<EngineSession*>(handle);
   if (!s) return tern_jni::Throw(env, "engine is closed");
   auto* p = new (std::nothrow) Pending{s, nullptr, {}, {}};
@@ -136,13 +154,18 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
   }
   for (size_t i = 0; i < p->inputs.size(); ++i) pointers[i] = p->inputs[i].c_str();
   tern_translate_params tp = tern_translate_default_params();
-  if (!tern_jni::ReadOptions(env, options, early_stopping, markup, nullptr, &tp, &p->keep)) return delete p;
+  if (!tern_jni::ReadOptions(env, options, nullptr, 0, p->inputs.size(), &tp, &p->keep)) {
+    delete p;
+    return;
+  }
   tern_jni::ReadKeepSpans(env, keep_spans, p->inputs, &p->keep, &tp);
   p->future = env->NewGlobalRef(future);
   tern_error err;
+  s->owners.fetch_add(1);  // the completion's
   if (!tern_submit(s->engine, pointers.data(), pointers.size(), &tp, Completed, p, &err)) {
     env->DeleteGlobalRef(p->future);
     delete p;
+    Release(s, env);
     tern_jni::Throw(env, err.message);
   }
 }
@@ -150,12 +173,11 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
 JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeClose(JNIEnv* env, jclass, jlong handle) {
   auto* s = reinterpret_cast<EngineSession*>(handle);
   if (!s) return;
-  tern_engine_free(s->engine);  // completes every request (their futures) before it returns
+  // Completes every request (their futures) before it returns; from a completion (a future's dependent) it
+  // does not wait, and the completions still running hold `s`.
+  tern_engine_free(s->engine);
   tern_model_free(s->model);
-  env->DeleteGlobalRef(s->engine_class);
-  env->DeleteGlobalRef(s->translator_class);
-  env->DeleteGlobalRef(s->make.hypothesis_class);
-  delete s;
+  Release(s, env);
 }
 
 }  // extern "C"

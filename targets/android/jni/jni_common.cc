@@ -119,54 +119,96 @@ jobject MakeResult(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_r
   return env->ExceptionCheck() ? nullptr : out;
 }
 
-// tern_translate_params from a Translator.Options (false: an exception is pending). `lang` keeps the
-// target language's bytes for the call.
-bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, const tern_glossary* glossary,
+namespace {
+
+// The helpers of the generated ReadPlainOptions.
+uint32_t NonNegative(const char* name, jint v, OptionStorage* keep) {
+  if (v < 0 && keep->bad.empty()) keep->bad = std::string("Options.") + name + " " + std::to_string(v) + ": must be 0 or more";
+  return v < 0 ? 0u : static_cast<uint32_t>(v);
+}
+
+int BooleanOrNull(JNIEnv* env, jobject options, jclass c, const char* name) {
+  jobject b = env->GetObjectField(options, env->GetFieldID(c, name, "Ljava/lang/Boolean;"));
+  if (!b || env->ExceptionCheck()) return -1;
+  const jmethodID value = env->GetMethodID(env->GetObjectClass(b), "booleanValue", "()Z");
+  const int v = value && env->CallBooleanMethod(b, value) == JNI_TRUE ? 1 : 0;
+  env->DeleteLocalRef(b);
+  return v;
+}
+
+// A String field as UTF-8 kept in *out (null: false, *out untouched).
+bool StringOf(JNIEnv* env, jobject options, jclass c, const char* name, std::string* out) {
+  auto s = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, name, "Ljava/lang/String;")));
+  if (!s || env->ExceptionCheck()) return false;
+  const char* chars = env->GetStringUTFChars(s, nullptr);
+  if (!chars) return false;
+  *out = chars;
+  env->ReleaseStringUTFChars(s, chars);
+  env->DeleteLocalRef(s);
+  return true;
+}
+
+const char* StringField(JNIEnv* env, jobject options, jclass c, const char* name, std::string* keep) {
+  return StringOf(env, options, c, name, keep) ? keep->c_str() : nullptr;
+}
+
+bool SyntaxesField(JNIEnv* env, jobject options, jclass c, const char* name, uint32_t* bits) {
+  std::string names;
+  if (!StringOf(env, options, c, name, &names)) return !env->ExceptionCheck();  // null: the default
+  tern_error err;
+  if (tern_placeholder_syntaxes(names.c_str(), bits, &err) != TERN_OK) return Throw(env, err.message), false;
+  return true;
+}
+
+// A String field naming one of `names` (its index), or null (`null_value`); another name throws.
+template <typename T>
+bool EnumField(JNIEnv* env, jobject options, jclass c, const char* name, std::initializer_list<const char*> names, int null_value,
+               T* out) {
+  std::string v;
+  if (!StringOf(env, options, c, name, &v)) {
+    *out = static_cast<T>(null_value);
+    return !env->ExceptionCheck();
+  }
+  int k = 0;
+  std::string all;
+  for (const char* n : names) {
+    if (v == n && *n) return *out = static_cast<T>(k), true;
+    if (*n) all += std::string(all.empty() ? "" : ", ") + "\"" + n + "\"";
+    ++k;
+  }
+  Throw(env, (std::string("Options.") + name + " \"" + v + "\": must be null or one of " + all).c_str());
+  return false;
+}
+
+#include "options_fields.inc"
+
+}  // namespace
+
+bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t first, size_t n,
                  tern_translate_params* p, OptionStorage* keep) {
   jclass c = env->GetObjectClass(options);
-  auto i = [&](const char* name) { return env->GetIntField(options, env->GetFieldID(c, name, "I")); };
-  auto z = [&](const char* name) { return env->GetBooleanField(options, env->GetFieldID(c, name, "Z")) == JNI_TRUE; };
-  const jint beam = i("beamSize"), max_length = i("maxLength"), hf_rules = i("hfRules");
-  const jfloat length_penalty = env->GetFloatField(options, env->GetFieldID(c, "lengthPenalty", "F"));
-  p->split_sentences = z("splitSentences") ? 1 : 0;
-  p->use_shortlist = z("useShortlist") ? 1 : 0;
-  p->return_scores = z("returnScores") ? 1 : 0;
-  p->return_alignment = z("returnAlignment") ? 1 : 0;
-  p->keep_placeholders = z("keepPlaceholders") ? 1 : 0;
-  p->auto_protect = z("autoProtect") ? 1 : 0;
-  p->translate_code = z("translateCode") ? 1 : 0;
-  const bool use_glossary = z("useGlossary");
-  auto f = [&](const char* name) { return env->GetFloatField(options, env->GetFieldID(c, name, "F")); };
-  p->max_length_ratio = f("maxLengthRatio");  // NaN: the file's
-  p->do_sample = z("doSample") ? 1 : 0;
-  p->sampling_temperature = f("samplingTemperature");
-  p->sampling_topk = static_cast<uint32_t>(i("samplingTopK"));  // >= 0 (Translator.checkOptions)
-  p->sampling_topp = f("samplingTopP");
-  p->sampling_seed = static_cast<uint64_t>(env->GetLongField(options, env->GetFieldID(c, "seed", "J")));
-  p->repetition_penalty = f("repetitionPenalty");
-  p->no_repeat_ngram_size = i("noRepeatNgramSize");  // below -1: refused by the C API
-  p->min_length = i("minLength");
-  p->max_input_length = static_cast<uint32_t>(i("maxInputLength"));  // >= 0 (Translator.checkOptions)
-  p->disable_unk = z("disableUnk") ? 1 : 0;
-  p->alignment_layer = i("alignmentLayer");  // below -1: refused by the C API, naming it
-  p->n_best = static_cast<uint32_t>(i("nBest"));  // >= 1 (Translator.checkOptions)
-  p->alternatives = static_cast<uint32_t>(i("alternatives"));  // >= 0 (Translator.checkOptions)
-  p->min_alternative_expansion_prob = f("minAlternativeExpansionProb");
-  p->return_attention = z("returnAttention") ? 1 : 0;
+  if (!ReadPlainOptions(env, options, c, p, keep)) return false;
+  if (!keep->bad.empty()) return Throw(env, keep->bad.c_str()), false;
+  // The table's special rows that Options holds (callbacks and targetPrefix / keepSpans are the caller's).
+  const bool use_glossary = env->GetBooleanField(options, env->GetFieldID(c, "useGlossary", "Z")) == JNI_TRUE;
+  p->glossary = use_glossary ? glossary : nullptr;
   auto id = [](jint v) { return v < 0 ? UINT32_MAX : static_cast<uint32_t>(v); };
+  auto ints = [&](jintArray a, std::vector<uint32_t>* out) {
+    const jsize len = env->GetArrayLength(a);
+    std::vector<jint> v(static_cast<size_t>(len));
+    if (len) env->GetIntArrayRegion(a, 0, len, v.data());
+    for (jint x : v) out->push_back(id(x));
+  };
   auto suppress = static_cast<jobjectArray>(env->GetObjectField(options, env->GetFieldID(c, "suppressSequences", "[[I")));
   if (env->ExceptionCheck()) return false;
   if (suppress) {
-    const jsize n = env->GetArrayLength(suppress);
-    keep->suppress.assign(static_cast<size_t>(n), {});
-    for (jsize k = 0; k < n; ++k) {
+    const jsize count = env->GetArrayLength(suppress);
+    keep->suppress.assign(static_cast<size_t>(count), {});
+    for (jsize k = 0; k < count; ++k) {
       auto seq = static_cast<jintArray>(env->GetObjectArrayElement(suppress, k));
       if (!seq) return Throw(env, ("suppressSequences[" + std::to_string(k) + "] is null").c_str()), false;
-      const jsize len = env->GetArrayLength(seq);
-      std::vector<jint> v(static_cast<size_t>(len));
-      if (len) env->GetIntArrayRegion(seq, 0, len, v.data());
+      ints(seq, &keep->suppress[static_cast<size_t>(k)]);
       env->DeleteLocalRef(seq);
-      for (jint x : v) keep->suppress[static_cast<size_t>(k)].push_back(id(x));
     }
     for (const auto& seq : keep->suppress) keep->suppress_ids.push_back(seq.data()), keep->suppress_lengths.push_back(seq.size());
     p->suppress_sequences = keep->suppress_ids.data();
@@ -176,47 +218,39 @@ bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup,
   auto ends = static_cast<jintArray>(env->GetObjectField(options, env->GetFieldID(c, "endTokens", "[I")));
   if (env->ExceptionCheck()) return false;
   if (ends) {
-    const jsize len = env->GetArrayLength(ends);
-    std::vector<jint> v(static_cast<size_t>(len));
-    if (len) env->GetIntArrayRegion(ends, 0, len, v.data());
-    for (jint x : v) keep->end_tokens.push_back(id(x));
+    ints(ends, &keep->end_tokens);
     p->end_tokens = keep->end_tokens.data();
     p->end_token_count = keep->end_tokens.size();
   }
-  jobject forced = env->GetObjectField(options, env->GetFieldID(c, "forcedEos", "Ljava/lang/Boolean;"));
+  // targetPrefixIds: this chunk's (one per sentence of the whole call).
+  auto prefixes = static_cast<jobjectArray>(env->GetObjectField(options, env->GetFieldID(c, "targetPrefixIds", "[[I")));
   if (env->ExceptionCheck()) return false;
-  if (forced) {
-    const jmethodID value = env->GetMethodID(env->GetObjectClass(forced), "booleanValue", "()Z");
-    if (!value) return false;
-    p->forced_eos = env->CallBooleanMethod(forced, value) == JNI_TRUE ? 1 : 0;
+  if (prefixes) {
+    if (static_cast<size_t>(env->GetArrayLength(prefixes)) < first + n)
+      return Throw(env, ("targetPrefixIds: " + std::to_string(env->GetArrayLength(prefixes)) + " prefixes for more sentences (one per sentence)").c_str()), false;
+    keep->prefix_ids.assign(n, {});
+    for (size_t k = 0; k < n; ++k) {
+      auto seq = static_cast<jintArray>(env->GetObjectArrayElement(prefixes, static_cast<jsize>(first + k)));
+      if (seq) ints(seq, &keep->prefix_ids[k]), env->DeleteLocalRef(seq);
+    }
+    for (const auto& seq : keep->prefix_ids) keep->prefix_id_pointers.push_back(seq.data()), keep->prefix_id_lengths.push_back(seq.size());
+    p->target_prefix_ids = keep->prefix_id_pointers.data();
+    p->target_prefix_lengths = keep->prefix_id_lengths.data();
   }
-  auto syntaxes = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "placeholderSyntaxes", "Ljava/lang/String;")));
+  // samplingKeys: this chunk's; none given: each sentence's index in the Java call, whichever chunk it runs in.
+  auto keys = static_cast<jlongArray>(env->GetObjectField(options, env->GetFieldID(c, "samplingKeys", "[J")));
   if (env->ExceptionCheck()) return false;
-  if (syntaxes) {
-    const char* names = env->GetStringUTFChars(syntaxes, nullptr);
-    if (!names) return false;
-    tern_error err;
-    const tern_status_code rc = tern_placeholder_syntaxes(names, &p->placeholder_syntaxes, &err);
-    env->ReleaseStringUTFChars(syntaxes, names);
-    if (rc != TERN_OK) return Throw(env, err.message), false;
+  keep->sampling_keys.resize(n);
+  if (keys) {
+    if (static_cast<size_t>(env->GetArrayLength(keys)) < first + n)
+      return Throw(env, ("samplingKeys: " + std::to_string(env->GetArrayLength(keys)) + " keys for more sentences (one per sentence)").c_str()), false;
+    if (n) env->GetLongArrayRegion(keys, static_cast<jsize>(first), static_cast<jsize>(n), reinterpret_cast<jlong*>(keep->sampling_keys.data()));
+  } else {
+    for (size_t k = 0; k < n; ++k) keep->sampling_keys[k] = first + k;
   }
-  auto target = static_cast<jstring>(env->GetObjectField(options, env->GetFieldID(c, "targetLang", "Ljava/lang/String;")));
-  if (env->ExceptionCheck()) return false;  // a field is missing (NoSuchFieldError)
-  p->beam_size = beam > 0 ? static_cast<uint32_t>(beam) : 0;
-  p->max_length = max_length > 0 ? static_cast<uint32_t>(max_length) : 0;
-  p->length_penalty = length_penalty;  // NaN: the file's
-  p->early_stopping = early_stopping;  // -1: the file's
-  p->markup = markup;
-  p->hf_rules = hf_rules > 0 ? static_cast<uint32_t>(hf_rules) : 0;
-  p->glossary = use_glossary ? glossary : nullptr;
-  if (target) {
-    const char* l = env->GetStringUTFChars(target, nullptr);
-    if (!l) return false;
-    keep->lang = l;
-    env->ReleaseStringUTFChars(target, l);
-    p->target_lang = keep->lang.c_str();
-  }
-  return true;
+  p->sampling_keys = keep->sampling_keys.data();
+  p->sampling_key_count = n;
+  return !env->ExceptionCheck();
 }
 
 void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,

@@ -47,11 +47,16 @@ jobject MakeResult(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_r
 /// end_tokens as uint32_t): alive until the call (or the engine's request) completes.
 struct OptionStorage {
   std::string lang;
+  std::string bad;  // the first Options field holding a value no parameter takes (a negative count)
   std::vector<std::vector<uint32_t>> suppress;
   std::vector<const uint32_t*> suppress_ids;
   std::vector<size_t> suppress_lengths;
   std::vector<uint32_t> end_tokens;
   std::vector<tern_keep_span> keep_spans;
+  std::vector<std::vector<uint32_t>> prefix_ids;  // targetPrefixIds of the chunk
+  std::vector<const uint32_t*> prefix_id_pointers;
+  std::vector<size_t> prefix_id_lengths;
+  std::vector<uint64_t> sampling_keys;            // the chunk's
 };
 
 /// Options.keepSpans triples (sentence, begin, end in String offsets) as tern_keep_span byte ranges of
@@ -60,9 +65,12 @@ struct OptionStorage {
 void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
                    tern_translate_params* p);
 
-/// tern_translate_params from a Translator.Options (false: an exception is pending); `keep` holds what the
-/// params point to. Negative ids become UINT32_MAX, which the C API refuses as outside the vocabulary.
-bool ReadOptions(JNIEnv* env, jobject options, jint early_stopping, jint markup, const tern_glossary* glossary,
+/// tern_translate_params from a Translator.Options for inputs [first, first + n) of the Java call (false: an
+/// exception is pending): the field table's plain fields (options_fields.inc), then the special ones (the
+/// glossary, suppressSequences, endTokens, and the chunk's targetPrefixIds and samplingKeys; without
+/// samplingKeys each input is keyed by its index in the Java call). `keep` holds what the params point to.
+/// Negative ids become UINT32_MAX, which the C API refuses as outside the vocabulary.
+bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t first, size_t n,
                  tern_translate_params* p, OptionStorage* keep);
 
 bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m);

@@ -124,13 +124,12 @@ void OnLogits(tern_logits_row* row, void* user_data) {
 // A call that fills a result set from `inputs` under the Options (scoring, ICU messages): the options read,
 // run(&params, results, &err), the results into `out`; a failed call throws.
 template <typename Run>
-void ResultsCall(JNIEnv* env, jclass cls, jobject options, jint early_stopping, jint markup,
-                 const std::vector<std::string>& inputs, jobjectArray out, Run run) {
+void ResultsCall(JNIEnv* env, jclass cls, jobject options, const std::vector<std::string>& inputs, jobjectArray out, Run run) {
   ResultsOwner results;
   if (!results.r) return Throw(env, "out of memory");
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, early_stopping, markup, nullptr, &p, &keep)) return;
+  if (!ReadOptions(env, options, nullptr, 0, inputs.size(), &p, &keep)) return;
   tern_error err;
   if (run(&p, results.r, &err) != TERN_OK) return Throw(env, err.message);
   FillResults(env, cls, results.r, inputs, out);
@@ -164,8 +163,7 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
 JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
                                                                     jobjectArray sentences, jobjectArray prefix_bytes,
                                                                     jintArray keep_spans,
-                                                                    jobject options,
-                                                                    jint early_stopping, jint markup, jobject listener,
+                                                                    jobject options, jobject listener,
                                                                     jint index_offset,
                                                                     jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
@@ -179,7 +177,7 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
   if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, early_stopping, markup, s->glossary, &p, &keep)) return JNI_FALSE;
+  if (!ReadOptions(env, options, s->glossary, static_cast<size_t>(index_offset), n, &p, &keep)) return JNI_FALSE;
   tern_jni::ReadKeepSpans(env, keep_spans, inputs, &keep, &p);
   // Options.targetPrefix: this chunk's, as UTF-8 (Translator.translateLocked; null: none).
   if (prefix_bytes) {
@@ -211,28 +209,26 @@ JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env,
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeScore(JNIEnv* env, jclass cls, jlong handle, jobjectArray sources,
-                                                            jobjectArray targets, jobject options, jint early_stopping,
-                                                            jint markup, jobjectArray out) {
+                                                            jobjectArray targets, jobject options, jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed");
   std::vector<std::string> src, tgt;
   std::vector<const char*> src_pointers, tgt_pointers;
   ReadBytes(env, sources, &src, &src_pointers);
   ReadBytes(env, targets, &tgt, &tgt_pointers);
-  ResultsCall(env, cls, options, early_stopping, markup, src, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
+  ResultsCall(env, cls, options, src, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
     return tern_score(s->translator, src_pointers.data(), tgt_pointers.data(), src.size(), p, r, err);
   });
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeIcuMessages(JNIEnv* env, jclass cls, jlong handle, jobjectArray messages,
-                                                                  jobject options, jint early_stopping, jint markup,
-                                                                  jobjectArray out) {
+                                                                  jobject options, jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
   if (!s) return Throw(env, "translator is closed");
   std::vector<std::string> msgs;
   std::vector<const char*> pointers;
   ReadBytes(env, messages, &msgs, &pointers);
-  ResultsCall(env, cls, options, early_stopping, markup, msgs, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
+  ResultsCall(env, cls, options, msgs, out, [&](const tern_translate_params* p, tern_results* r, tern_error* err) {
     return tern_translate_icu_messages(s->translator, pointers.data(), msgs.size(), p, r, err);
   });
 }

@@ -125,7 +125,7 @@ public class TranslatorTest {
       try {
         t.translate(new String[] {"A dog."}, rules);
       } catch (TernException e) {
-        threw = e.getMessage().contains("repetition_penalty must be finite and > 0");
+        threw = e.getMessage().contains("repetition_penalty -1: must be finite and > 0");
       }
       check(threw, "a bad repetition penalty is refused");
 

@@ -21,31 +21,6 @@ struct CancelToken {
   std::atomic<bool> cancelled{false};
 };
 
-/// Arguments of both calls.
-struct CallArgs {
-  std::optional<uint32_t> beam_size, max_length, alignment_layer;
-  uint32_t n_best = 1;
-  std::optional<float> max_length_ratio, length_penalty;
-  py::object early_stopping = py::none();  // None, bool or "never"
-  int hf_rules = 5;
-  bool return_scores = true, return_alignment = false, use_shortlist = true;
-  py::object callback = py::none();  // callable(StreamEvent) -> stop (truthy) or not
-  std::shared_ptr<CancelToken> cancel;
-  std::string on_error = "raise";    // "raise" or "keep"
-  py::object logits_processors = py::none();  // None, or a sequence of callables taking a LogitsRow
-};
-
-/// Arguments of translate_batch only.
-struct TextArgs {
-  std::string target_lang;
-  bool split_sentences = true, keep_placeholders = false, translate_code = false;
-  std::optional<std::string> markup;  // None, "html", "html-lenient", "xml"
-  std::optional<PyGlossary> glossary;
-  std::vector<std::tuple<size_t, size_t, size_t>> keep_spans;  // (text index, begin byte, end byte)
-  std::string placeholder_syntaxes = "default";  // names (PlaceholderSyntaxesFromNames)
-  bool auto_protect = true;                       // TranslateOptions::auto_protect
-};
-
 /// What the callbacks of one call share (lives in the calling frame; GIL held when it is made and destroyed).
 struct CallState {
   py::object callback = py::none();
@@ -59,14 +34,41 @@ struct CallState {
   std::vector<LogitsProcessor*> processor_ptrs;              //   as TranslateOptions::logits_processors sees them
 };
 
-/// Options for a call from `args` with callbacks on `state`. Raises InvalidArgumentError (hf_rules,
-/// early_stopping, on_error). GIL held.
-TranslateOptions MakeOptions(const CallArgs& args, CallState* state);
-/// Adds translate_batch's own options; `spans` holds the KeepSpans (the caller renumbers them per chunk).
-/// Raises InvalidArgumentError (markup, a keep span naming a text beyond `n_texts`, a glossary of another
-/// model). GIL held.
-void AddTextOptions(const TextArgs& args, const std::shared_ptr<const Model>& model, size_t n_texts, TranslateOptions* o,
-                    std::vector<KeepSpan>* spans);
+/// Which call a set of keywords is for: each takes the field table's keywords for it (option_keywords.inc).
+enum class CallKind { kTexts, kIds, kScoreTexts, kScoreIds };
+
+/// A call's keyword arguments as tern::TranslateOptions, with what its views point into and its callbacks'
+/// state. Every option keyword comes from the field table (runtime/fields/fields.py): the plain ones through the
+/// generated SetPlainKeyword, the special ones (callback, cancel, logits_processors, glossary, target prefixes,
+/// suppress_sequences, end_tokens, keep_spans, sampling_keys) here; on_error is the binding's own. Not movable:
+/// the options point into it. GIL held while it is made and destroyed.
+struct CallKeywords {
+  TranslateOptions options;
+  CallState state;
+  std::string on_error = "raise";
+  std::string target_lang;                      // options.target_lang's bytes
+  std::optional<PyGlossary> glossary;           // options.glossary's owner
+  std::vector<KeepSpan> keep_spans;             // the whole call's (KeepFor renumbers a chunk's)
+  std::vector<KeepSpan> chunk_spans;
+  std::vector<std::string> prefix_texts;        // target_prefix (None entries: "")
+  std::vector<std::string_view> prefix_text_views;
+  std::vector<std::vector<uint32_t>> prefix_ids;  // target_prefix_ids (None entries: empty)
+  std::vector<Span<const uint32_t>> prefix_id_views;
+  std::vector<std::vector<uint32_t>> suppress;  // suppress_sequences
+  std::vector<Span<const uint32_t>> suppress_views;
+  std::vector<uint32_t> end_tokens;
+  std::vector<uint64_t> sampling_keys;          // the caller's, or each input's index in the call
+
+  CallKeywords() = default;
+  CallKeywords(const CallKeywords&) = delete;
+  CallKeywords& operator=(const CallKeywords&) = delete;
+  /// Reads `kw` for a `kind` call of `n` inputs on `model`. Raises TypeError (a keyword the call does not take,
+  /// a value of another type) and InvalidArgumentError (a value no option holds: markup, early_stopping,
+  /// hf_rules, on_error, placeholder names, a keep span or prefix count that does not fit the inputs).
+  void Read(py::kwargs kw, CallKind kind, size_t n, const std::shared_ptr<const Model>& model, const char* fn);
+  /// Sets the per-input views (target prefixes, keep spans, sampling keys) to inputs [b, e).
+  void Chunk(size_t b, size_t e);
+};
 /// The ids of a 1-D integer array-like (NumPy array of any integer dtype, list of int): TypeError for
 /// another dtype, InvalidArgumentError for another shape or a value outside [0, 2^32). GIL held.
 std::vector<uint32_t> IdsOf(py::handle h, const std::string& what);

@@ -130,27 +130,32 @@ class Translator:
                  max_source_tokens: int = 0, max_target_tokens: int = 0) -> None:
         """0: the file's default limit (threads: cpuinfo's performance cores). Raises InvalidArgumentError,
         ResourceExhaustedError (arena over the Model's memory_budget), InvalidModelError."""
-    def translate_batch(self, texts: Sequence[_Text], *, beam_size: Optional[int] = None, n_best: int = 1,
-                        max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
-                        length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
-                        hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-                        alignment_layer: Optional[int] = None, use_shortlist: bool = True,
+    def translate_batch(self, texts: Sequence[_Text], *,
+                        # fields: texts keywords
+                        beam_size: Optional[int] = None, length_penalty: Optional[float] = None,
+                        early_stopping: Union[None, bool, str] = None, hf_rules: int = 5,
+                        max_length: Optional[int] = None, max_length_ratio: Optional[float] = None, n_best: int = 1,
+                        return_scores: bool = True, return_alignment: bool = False, target_lang: str = "",
+                        split_sentences: bool = True, use_shortlist: bool = True, markup: Optional[str] = None,
                         callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
-                        on_error: str = "raise",
-                        do_sample: bool = False, sampling_temperature: float = 1.0, sampling_topk: int = 50,
-                        sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
-                        no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
-                        max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
-                        suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
-                        end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
                         logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
-                        target_lang: str = "", split_sentences: bool = True,
-                        markup: Optional[str] = None, glossary: Optional[Glossary] = None,
-                        keep_placeholders: bool = False,
-                        keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
-                        placeholder_syntaxes: str = "default", auto_protect: bool = True,
-                        target_prefix: Optional[Sequence[Optional[_Text]]] = None,
-                        target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
+                        glossary: Optional[Glossary] = None, keep_placeholders: bool = False,
+                        translate_code: bool = False, target_prefix: Optional[Sequence[Optional[_Text]]] = None,
+                        target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None, do_sample: bool = False,
+                        sampling_temperature: float = 1.0, sampling_topk: int = 50, sampling_topp: float = 1.0,
+                        seed: int = 0, repetition_penalty: Optional[float] = None,
+                        no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
+                        max_input_length: int = 0, alternatives: int = 0,
+                        min_alternative_expansion_prob: float = 0.0,
+                        suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                        return_attention: bool = False, end_tokens: Sequence[int] = (),
+                        forced_eos: Optional[bool] = None, alignment_layer: Optional[int] = None,
+                        keep_spans: Sequence[Tuple[int, int, int]] = (), placeholder_syntaxes: str = "default",
+                        auto_protect: bool = True, sampling_min_tokens_to_keep: int = 1,
+                        coverage_penalty: float = 0.0, replace_unknowns: bool = False,
+                        sampling_keys: Optional[Sequence[int]] = None,
+                        # end fields: texts keywords
+                        on_error: str = "raise") -> List[TranslationResult]:
         """One TranslationResult per text. beam_size 1: greedy. max_length: generated tokens with </s>.
         early_stopping: True, False or "never" (transformers'). hf_rules: 5 or 4 (transformers 5.x / 4.x
         beam rules). markup: None, "html", "html-lenient", "xml" (app strings' <0>..</0>, <link>..</link>). keep_spans: (text index, begin byte, end byte).
@@ -170,21 +175,26 @@ class Translator:
         on_error "raise": the first failed input's error is raised after the call (.index, .results); "keep":
         it is that result's .error. Raises TypeError (not a list of str/bytes), InvalidArgumentError (options),
         CancelledError (callback returned True, CancelToken; .results), KeyboardInterrupt (Ctrl-C)."""
-    def translate_ids(self, sources: Sequence[_Ids], *, beam_size: Optional[int] = None, n_best: int = 1,
-                      max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
-                      length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
-                      hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-                      alignment_layer: Optional[int] = None, use_shortlist: bool = True,
+    def translate_ids(self, sources: Sequence[_Ids], *,
+                      # fields: ids keywords
+                      beam_size: Optional[int] = None, length_penalty: Optional[float] = None,
+                      early_stopping: Union[None, bool, str] = None, hf_rules: int = 5,
+                      max_length: Optional[int] = None, max_length_ratio: Optional[float] = None, n_best: int = 1,
+                      return_scores: bool = True, return_alignment: bool = False, use_shortlist: bool = True,
                       callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
-                      on_error: str = "raise",
-                      do_sample: bool = False, sampling_temperature: float = 1.0, sampling_topk: int = 50,
-                      sampling_topp: float = 1.0, seed: int = 0, repetition_penalty: Optional[float] = None,
+                      logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
+                      target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None, do_sample: bool = False,
+                      sampling_temperature: float = 1.0, sampling_topk: int = 50, sampling_topp: float = 1.0,
+                      seed: int = 0, repetition_penalty: Optional[float] = None,
                       no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
                       max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
-                      suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False, return_attention: bool = False,
-                      end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
-                      logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
-                      target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None) -> List[TranslationResult]:
+                      suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                      return_attention: bool = False, end_tokens: Sequence[int] = (),
+                      forced_eos: Optional[bool] = None, alignment_layer: Optional[int] = None,
+                      sampling_min_tokens_to_keep: int = 1, coverage_penalty: float = 0.0,
+                      replace_unknowns: bool = False, sampling_keys: Optional[Sequence[int]] = None,
+                      # end fields: ids keywords
+                      on_error: str = "raise") -> List[TranslationResult]:
         """Each source: 1-D integer ids, </s> included. Results carry ids only."""
     def translate_icu_messages(self, messages: Sequence[_Text], *, beam_size: Optional[int] = None,
                                max_length: Optional[int] = None, keep_placeholders: bool = False,
@@ -197,15 +207,31 @@ class Translator:
     def generate_tokens(self, source: Union[_Text, _Ids], **options: Any) -> Iterator[StreamEvent]:
         """One sentence's steps as an iterator (tern/steps.py; CTranslate2's generate_tokens): a text, or source
         ids with </s>; translate_batch's / translate_ids' keywords. Leaving the loop early cancels the call."""
-    def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *, max_length: Optional[int] = None,
-                    max_length_ratio: Optional[float] = None, return_alignment: bool = False,
-                    alignment_layer: Optional[int] = None, cancel: Optional[CancelToken] = None,
-                    on_error: str = "raise", target_lang: str = "") -> List[TranslationResult]:
+    def score_batch(self, sources: Sequence[_Text], targets: Sequence[_Text], *,
+                    # fields: score_texts keywords
+                    max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+                    return_alignment: bool = False, target_lang: str = "", callback: Optional[_Callback] = None,
+                    cancel: Optional[CancelToken] = None,
+                    logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
+                    repetition_penalty: Optional[float] = None, no_repeat_ngram_size: Optional[int] = None,
+                    min_length: Optional[int] = None, max_input_length: int = 0,
+                    suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                    forced_eos: Optional[bool] = None, alignment_layer: Optional[int] = None,
+                    # end fields: score_texts keywords
+                    on_error: str = "raise") -> List[TranslationResult]:
         """Scores given translations: per pair, hypotheses[0] holds the target's ids, token_logprobs (</s>
         last) and score, their sum (greedy search's score of the same tokens)."""
-    def score_ids(self, sources: Sequence[_Ids], targets: Sequence[_Ids], *, max_length: Optional[int] = None,
-                  max_length_ratio: Optional[float] = None, return_alignment: bool = False,
-                  alignment_layer: Optional[int] = None, cancel: Optional[CancelToken] = None,
+    def score_ids(self, sources: Sequence[_Ids], targets: Sequence[_Ids], *,
+                  # fields: score_ids keywords
+                  max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
+                  return_alignment: bool = False, callback: Optional[_Callback] = None,
+                  cancel: Optional[CancelToken] = None,
+                  logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
+                  repetition_penalty: Optional[float] = None, no_repeat_ngram_size: Optional[int] = None,
+                  min_length: Optional[int] = None, max_input_length: int = 0,
+                  suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                  forced_eos: Optional[bool] = None, alignment_layer: Optional[int] = None,
+                  # end fields: score_ids keywords
                   on_error: str = "raise") -> List[TranslationResult]:
         """score_batch on ids: sources with </s>, targets without it."""
     max_batch: int
@@ -220,7 +246,7 @@ class _Ticket:
     """A submitted request of an _Engine (tern.Future holds it)."""
     id: int
     done: bool
-    def cancel(self) -> None: ...
+    def cancel(self) -> bool: ...  # True: it was still queued (taken out, never runs)
 
 # done(error or None, results or None, info): called once per request on a worker thread, with the GIL.
 _Done = Callable[[Optional[Exception], Optional[List[TranslationResult]], Dict[str, float]], None]
@@ -230,23 +256,50 @@ class _Engine:
     def __init__(self, model: Model, *, replicas: int = 0, threads: int = 1, max_batch: int = 0, max_beam: int = 0,
                  max_n_best: int = 1, max_source_tokens: int = 0, max_target_tokens: int = 0, max_queued: int = 0,
                  continuous_batching: bool = True) -> None: ...
-    def submit(self, texts: Sequence[_Text], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
-               max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
-               length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
-               hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-               alignment_layer: Optional[int] = None, use_shortlist: bool = True,
-               callback: Optional[_Callback] = None, target_lang: str = "",
-               split_sentences: bool = True, markup: Optional[str] = None, glossary: Optional[Glossary] = None,
-               keep_placeholders: bool = False, keep_spans: Sequence[Tuple[int, int, int]] = (), translate_code: bool = False,
-               placeholder_syntaxes: str = "default", auto_protect: bool = True, **rules: Any) -> _Ticket:
-        """rules: translate_batch's sampling and logits-rule keywords (do_sample ... seed, repetition_penalty,
-        no_repeat_ngram_size, min_length, max_input_length, alternatives, min_alternative_expansion_prob,
-        suppress_sequences, disable_unk, return_attention, end_tokens, forced_eos); TypeError for another."""
-    def submit_ids(self, sources: Sequence[_Ids], done: _Done, *, beam_size: Optional[int] = None, n_best: int = 1,
-                   max_length: Optional[int] = None, max_length_ratio: Optional[float] = None,
-                   length_penalty: Optional[float] = None, early_stopping: Union[None, bool, str] = None,
-                   hf_rules: int = 5, return_scores: bool = True, return_alignment: bool = False,
-                   alignment_layer: Optional[int] = None, use_shortlist: bool = True, **rules: Any) -> _Ticket: ...
+    def submit(self, texts: Sequence[_Text], done: _Done, *,
+               # fields: texts keywords
+               beam_size: Optional[int] = None, length_penalty: Optional[float] = None,
+               early_stopping: Union[None, bool, str] = None, hf_rules: int = 5, max_length: Optional[int] = None,
+               max_length_ratio: Optional[float] = None, n_best: int = 1, return_scores: bool = True,
+               return_alignment: bool = False, target_lang: str = "", split_sentences: bool = True,
+               use_shortlist: bool = True, markup: Optional[str] = None, callback: Optional[_Callback] = None,
+               cancel: Optional[CancelToken] = None,
+               logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
+               glossary: Optional[Glossary] = None, keep_placeholders: bool = False, translate_code: bool = False,
+               target_prefix: Optional[Sequence[Optional[_Text]]] = None,
+               target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None, do_sample: bool = False,
+               sampling_temperature: float = 1.0, sampling_topk: int = 50, sampling_topp: float = 1.0, seed: int = 0,
+               repetition_penalty: Optional[float] = None, no_repeat_ngram_size: Optional[int] = None,
+               min_length: Optional[int] = None, max_input_length: int = 0, alternatives: int = 0,
+               min_alternative_expansion_prob: float = 0.0, suppress_sequences: Optional[Sequence[_Ids]] = None,
+               disable_unk: bool = False, return_attention: bool = False, end_tokens: Sequence[int] = (),
+               forced_eos: Optional[bool] = None, alignment_layer: Optional[int] = None,
+               keep_spans: Sequence[Tuple[int, int, int]] = (), placeholder_syntaxes: str = "default",
+               auto_protect: bool = True, sampling_min_tokens_to_keep: int = 1, coverage_penalty: float = 0.0,
+               replace_unknowns: bool = False, sampling_keys: Optional[Sequence[int]] = None,
+               # end fields: texts keywords
+               ) -> _Ticket:
+        """translate_batch's keywords, every one (the field table's); TypeError for another."""
+    def submit_ids(self, sources: Sequence[_Ids], done: _Done, *,
+                   # fields: ids keywords
+                   beam_size: Optional[int] = None, length_penalty: Optional[float] = None,
+                   early_stopping: Union[None, bool, str] = None, hf_rules: int = 5,
+                   max_length: Optional[int] = None, max_length_ratio: Optional[float] = None, n_best: int = 1,
+                   return_scores: bool = True, return_alignment: bool = False, use_shortlist: bool = True,
+                   callback: Optional[_Callback] = None, cancel: Optional[CancelToken] = None,
+                   logits_processors: Optional[Sequence[Callable[[LogitsRow], None]]] = None,
+                   target_prefix_ids: Optional[Sequence[Optional[_Ids]]] = None, do_sample: bool = False,
+                   sampling_temperature: float = 1.0, sampling_topk: int = 50, sampling_topp: float = 1.0,
+                   seed: int = 0, repetition_penalty: Optional[float] = None,
+                   no_repeat_ngram_size: Optional[int] = None, min_length: Optional[int] = None,
+                   max_input_length: int = 0, alternatives: int = 0, min_alternative_expansion_prob: float = 0.0,
+                   suppress_sequences: Optional[Sequence[_Ids]] = None, disable_unk: bool = False,
+                   return_attention: bool = False, end_tokens: Sequence[int] = (), forced_eos: Optional[bool] = None,
+                   alignment_layer: Optional[int] = None, sampling_min_tokens_to_keep: int = 1,
+                   coverage_penalty: float = 0.0, replace_unknowns: bool = False,
+                   sampling_keys: Optional[Sequence[int]] = None,
+                   # end fields: ids keywords
+                   ) -> _Ticket: ...
     def close(self) -> None: ...
     replicas: int
     max_batch: int

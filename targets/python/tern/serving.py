@@ -15,6 +15,7 @@ Future.cancel() cancels a request that waits (and one that runs alone, at its ne
 import atexit
 import concurrent.futures
 import itertools
+import threading
 import weakref
 
 from . import _tern
@@ -28,20 +29,49 @@ def _close_all():
     # Workers complete requests with the GIL taken: they must be stopped before the interpreter finalizes.
     for e in list(_engines):
         e.close()
+    _tern._release_closed_engines()  # engines dropped in a done callback: joined here, off their workers
 
 
 class Future(concurrent.futures.Future):
-    """A concurrent.futures.Future whose cancel() also cancels the engine's request."""
+    """A concurrent.futures.Future whose cancel() also cancels the engine's request: a request still in
+    the queue is taken out and never runs (cancel() returns True, as for any pending Future); a running one
+    is asked to stop at its next decoder step (cancel() returns False, and the Future ends with
+    CancelledError, or with the results if it finished first).
+
+    Done callbacks run on an engine worker thread. They may call anything, on any object (another
+    Future's result(), engine.close(), dropping the last reference to the engine): result() and exception()
+    of a Future not yet done raise BusyError there at once instead of waiting (the request could need the
+    very thread that waits)."""
 
     def __init__(self):
         super().__init__()
         self._ticket = None
+        self._cancel_thread = None  # the thread inside cancel(): a queued request completes on it
         self.info = {}  # queued_ms, run_ms, replica, shared_with once done
 
     def cancel(self):
-        if self._ticket is not None and not self.done():
-            self._ticket.cancel()
-        return super().cancel()
+        ticket = self._ticket
+        if ticket is None or self.done():
+            return super().cancel()
+        self._cancel_thread = threading.get_ident()
+        try:
+            taken_out = ticket.cancel()  # a queued request completes now, on this thread (its outcome ignored)
+        finally:
+            self._cancel_thread = None
+        return super().cancel() if taken_out else False
+
+    def _refuse_wait(self, what):
+        if not self.done() and _tern._on_engine_worker():
+            raise _errors.BusyError(f"Future.{what}() in a done callback (an engine worker thread) for a request "
+                                    "not yet done: it does not wait there")
+
+    def result(self, timeout=None):
+        self._refuse_wait("result")
+        return super().result(timeout)
+
+    def exception(self, timeout=None):
+        self._refuse_wait("exception")
+        return super().exception(timeout)
 
 
 class Engine:
@@ -50,14 +80,15 @@ class Engine:
     max_target_tokens: each replica's limits, as Translator's. max_queued: requests that may wait (0:
     4,096); submit() beyond it raises ResourceExhaustedError. continuous_batching (default True): a
     finished sentence's slot takes the next waiting sentence, which joins the running batch, and a request
-    completes as soon as its sentences end (tern/engine.h); False: static batches."""
+    completes as soon as its sentences end (tern/engine.h); False: static batches. attention: plan the
+    buffers of return_attention and coverage_penalty (as Translator's)."""
 
     def __init__(self, model, *, replicas=0, threads=1, max_batch=0, max_beam=0, max_n_best=1, max_source_tokens=0,
-                 max_target_tokens=0, max_queued=0, continuous_batching=True):
+                 max_target_tokens=0, max_queued=0, continuous_batching=True, attention=False):
         self._engine = _tern._Engine(model, replicas=replicas, threads=threads, max_batch=max_batch,
                                      max_beam=max_beam, max_n_best=max_n_best, max_source_tokens=max_source_tokens,
                                      max_target_tokens=max_target_tokens, max_queued=max_queued,
-                                     continuous_batching=continuous_batching)
+                                     continuous_batching=continuous_batching, attention=attention)
         _engines.add(self)
 
     replicas = property(lambda self: self._engine.replicas, doc="replicas serving")
@@ -85,14 +116,13 @@ class Engine:
             raise _errors.InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
         return self._submit(self._engine.submit_ids, list(sources), on_error, options)
 
-    def _submit(self, submit, inputs, on_error, options):
+    def _submit(self, submit, inputs, on_error, options, pick=None):
         fut = Future()
-        fut.set_running_or_notify_cancel()
 
         def done(error, results, info):
             fut.info = info
-            if fut.done():
-                return
+            if fut.done() or fut._cancel_thread == threading.get_ident():
+                return  # cancelled while queued: cancel() marks the Future cancelled
             if error is not None:
                 if results is not None:
                     error.results = results
@@ -104,7 +134,7 @@ class Engine:
                 err.index, err.results = i, results
                 fut.set_exception(err)
             else:
-                fut.set_result(results)
+                fut.set_result(results if pick is None else results[pick])
 
         fut._ticket = submit(inputs, done, **options)
         return fut
@@ -118,22 +148,11 @@ class Engine:
         return [f.result() for f in futs]
 
     def _one(self, text, options):
-        inner = self.submit([text], **options)
-        outer = Future()
-        outer._ticket = inner._ticket
-        outer.set_running_or_notify_cancel()
-
-        def chain(f):
-            outer.info = f.info
-            if f.cancelled():
-                outer.set_exception(_errors.CancelledError("request cancelled"))
-            elif f.exception() is not None:
-                outer.set_exception(f.exception())
-            else:
-                outer.set_result(f.result()[0])
-
-        inner.add_done_callback(chain)
-        return outer
+        options = dict(options)
+        on_error = options.pop("on_error", "raise")
+        if on_error not in ("raise", "keep"):
+            raise _errors.InvalidArgumentError(f"on_error: 'raise' or 'keep', got {on_error!r}")
+        return self._submit(self._engine.submit, [text], on_error, options, pick=0)
 
     def translate_iterable(self, iterable, *, max_batch_size=32, batch_type="examples", read_ahead=None,
                            **options):

@@ -22,23 +22,38 @@ tokens after them. ``score_batch(source, target)`` returns ``ScoringResult``s (`
 the search (tern's TranslateOptions::alternatives). ``sampling_topk`` / ``sampling_topp`` / ``sampling_temperature`` sample with ``beam_size=1`` (tern's
 generator, seeded by ``set_random_seed``: the same seed, the same output on every CPU).
 
+``replace_unknowns`` replaces each generated ``<unk>`` by the source token it attends to most (tern's
+alignment, ``</s>`` left out, as CTranslate2 does with its attention). The module's functions
+(``get_cuda_device_count``: 0, ``get_supported_compute_types``, ``contains_model``, ``set_random_seed``,
+``set_log_level``, ``get_log_level``) keep CTranslate2's meaning on a machine without CUDA.
+
 What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(coverage penalty, attention, beam sampling) raise ``tern.UnsupportedError`` when set to
-anything but CTranslate2's default; ``device`` must be "cpu" or "auto". Pieces the source vocabulary lacks
-become ``<unk>``. Sources longer than the Translator's max_source_tokens are cut to it (CTranslate2 cuts at
-``max_input_length``).
+(patience, prefix bias, beam sampling, ``return_logits_vocab``) raise ``tern.UnsupportedError`` when set to
+anything but CTranslate2's default; ``device`` must be "cpu" or "auto" (the CPU). Pieces the source
+vocabulary lacks become ``<unk>``. A source is translated whole up to ``max_input_length`` tokens
+(CTranslate2's default 1,024; the Translators are made again, larger, for a longer source, up to the model's
+positions); a longer one is cut to it with a warning, as CTranslate2 cuts it, and one the model has no
+positions for raises ValueError naming it, as CTranslate2's position encodings do. docs/python.md has the
+table of every keyword and attribute.
 """
 
 import concurrent.futures
 import itertools
+import logging
 import os
 import threading
+import warnings
 
 from .. import _tern
 from ..errors import CancelledError, UnsupportedError
 from ..serving import Engine
 
-__all__ = ["Translator", "TranslationResult", "GenerationStepResult", "ScoringResult", "set_random_seed"]
+__all__ = ["Translator", "TranslationResult", "GenerationStepResult", "ScoringResult", "AsyncTranslationResult",
+           "AsyncScoringResult", "ExecutionStats", "set_random_seed", "get_cuda_device_count",
+           "get_supported_compute_types", "contains_model", "set_log_level", "get_log_level", "Generator", "Encoder",
+           "Whisper", "StorageView"]
+
+__version__ = "4.8.1"  # the CTranslate2 Python API this module follows (tern's own: tern.__version__)
 
 
 class TranslationResult:
@@ -91,6 +106,19 @@ class GenerationStepResult:
         self.token, self.log_prob, self.is_last = token, log_prob, is_last
 
 
+class ExecutionStats:
+    """CTranslate2's ExecutionStats (translate_file, score_file): examples, tokens and milliseconds."""
+
+    __slots__ = ("num_tokens", "num_examples", "total_time_in_ms")
+
+    def __init__(self, num_tokens, num_examples, total_time_in_ms):
+        self.num_tokens, self.num_examples, self.total_time_in_ms = num_tokens, num_examples, total_time_in_ms
+
+    def __repr__(self):
+        return "ExecutionStats(num_tokens=%d, num_examples=%d, total_time_in_ms=%f)" % (
+            self.num_tokens, self.num_examples, self.total_time_in_ms)
+
+
 class _Done:
     """A finished AsyncTranslationResult (a call with a callback runs synchronously)."""
 
@@ -117,11 +145,69 @@ class _Async:
         return self._future.done()
 
 
+AsyncTranslationResult = AsyncScoringResult = _Async  # CTranslate2's names for what asynchronous=True returns
+
+
+def _unsupported(name, why):
+    class Unsupported:
+        __doc__ = "CTranslate2's %s: %s (tern.UnsupportedError)." % (name, why)
+
+        def __init__(self, *args, **kwargs):
+            raise UnsupportedError("ctranslate2.%s: %s" % (name, why))
+
+    Unsupported.__name__ = Unsupported.__qualname__ = name
+    return Unsupported
+
+
+Generator = _unsupported("Generator", "tern runs encoder-decoder translation models (Translator), not decoder-only ones")
+Encoder = _unsupported("Encoder", "tern runs encoder-decoder translation models (Translator) only")
+Whisper = _unsupported("Whisper", "tern runs text translation models (Translator) only")
+StorageView = _unsupported("StorageView", "tern's results are NumPy arrays and lists")
+
+
+def get_cuda_device_count():
+    """CTranslate2's get_cuda_device_count: tern runs on the CPU, so 0 (as CTranslate2 without a GPU)."""
+    return 0
+
+
+def get_supported_compute_types(device, device_index=0):
+    """CTranslate2's get_supported_compute_types: on "cpu" the types tern runs ("float32", "int8",
+    "int8_float32": a .tern file's f32 and int8 formats, with float activations); "cuda" as CTranslate2 without
+    CUDA ({"float32"}: nothing runs there). Another device name raises ValueError, as CTranslate2's does."""
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError("unsupported device %s" % device)
+    return {"float32"} if device == "cuda" else {"float32", "int8", "int8_float32"}
+
+
+def contains_model(path):
+    """CTranslate2's contains_model: whether `path` holds a model this module loads (a .tern file, or a
+    directory with one .tern file, or model.tern)."""
+    try:
+        return os.path.isfile(_find_model(path, None))
+    except (UnsupportedError, RuntimeError, OSError, TypeError):
+        return False
+
+
+_log_level = [logging.WARNING]
+
+
+def set_log_level(level):
+    """CTranslate2's set_log_level (a Python logging level). tern logs nothing of its own here; the level is
+    kept for get_log_level. ValueError for a value that is not a logging level, as CTranslate2."""
+    if level not in (logging.CRITICAL, logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG, logging.NOTSET):
+        raise ValueError("Level %d is not a valid logging level" % level)
+    _log_level[0] = level
+
+
+def get_log_level():
+    """CTranslate2's get_log_level."""
+    return _log_level[0]
+
+
 # translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
 _FIXED = {
-    "patience": 1, "coverage_penalty": 0, "return_end_token": False, "prefix_bias_beta": 0,
+    "patience": 1, "return_end_token": False, "prefix_bias_beta": 0,
     "use_vmap": False, "return_logits_vocab": False,
-    "replace_unknowns": False,
 }
 _seed = [0]
 
@@ -136,6 +222,8 @@ def _find_model(model_path, files):
     if files:
         raise UnsupportedError("files: tern loads a .tern file from model_path")
     path = os.fspath(model_path)
+    if not os.path.exists(path):
+        raise RuntimeError("Unable to open file 'model.bin' in model '%s'" % path)  # CTranslate2's message
     if os.path.isdir(path):
         found = sorted(f for f in os.listdir(path) if f.endswith(".tern"))
         if "model.tern" in found:
@@ -151,72 +239,106 @@ class Translator:
     parts of a batch in parallel (the GIL is released); intra_threads is each one's thread count (0: tern's
     default). compute_type is the file's (a .tern holds one weight format)."""
 
-    def __init__(self, model_path, device="auto", device_index=0, compute_type="default", inter_threads=1,
+    def __init__(self, model_path, device="cpu", *, device_index=0, compute_type="default", inter_threads=1,
                  intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
-        if device not in ("cpu", "auto"):
-            raise UnsupportedError("device %r: tern runs on the CPU" % (device,))
+        if device not in ("cpu", "auto"):  # "auto": the CPU, as CTranslate2 without a GPU
+            raise UnsupportedError("device %r: tern runs on the CPU (\"cpu\" or \"auto\")" % (device,))
         if device_index not in (0, [0]):
             raise UnsupportedError("device_index %r: tern has one device" % (device_index,))
+        if tensor_parallel:
+            raise UnsupportedError("tensor_parallel=True: tern runs on one CPU (inter_threads runs replicas)")
         self._model = _tern.Model.load(_find_model(model_path, files))
         self._intra_threads = intra_threads
         self._n_translators = max(1, int(inter_threads))
         self._lock = threading.Lock()
         self._max_beam = 0
         self._attention = False  # Translators made with attention buffers (return_attention asked once)
+        limits, hp = self._model.limits, self._model.hparams
+        self._positions = hp["max_positions"]  # the most source tokens (</s> included) the model has positions for
+        self._max_source = limits["max_source_tokens"]  # what the Translators are sized for now
+        self._max_target = limits["max_target_tokens"]
         self._translators = []
-        self._engine, self._engine_beam = None, 0
+        self._engine, self._engine_size = None, None
         self._sized_for(max(4, self._model.generation["beam_size"]))
         self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
         self._target_vocab = self._model.target_vocab
         self._target_index = {p: i for i, p in enumerate(self._target_vocab)}
-        hp = self._model.hparams
         self._unk, self._eos = hp["unk_id"], hp["eos_id"]
         self._unk_target = self._target_index.get("<unk>", self._unk)
-        self._max_source = self._model.limits["max_source_tokens"]
+        self._unk_piece = self._target_vocab[self._unk_target]
         self.device, self.device_index, self.compute_type = "cpu", [0], self._model.weight_dtype
-        self.num_translators = len(self._translators)
+        self.tensor_parallel = False
+        self.num_translators = self._n_translators
         self.num_queued_batches = 0
+        self.num_active_batches = 0
         self.model_is_loaded = True
 
-    def _sized_for(self, beam, attention=False):
+    def _size(self, source_tokens, decoding_length):
+        """(max_source_tokens, max_target_tokens) for a call: at least what the Translators have, grown to the
+        next power of two that holds the call's longest source and its max_decoding_length, at most the
+        model's positions."""
+        src, tgt = self._max_source, self._max_target
+        while src < min(source_tokens, self._positions):
+            src = min(src * 2, self._positions)
+        if source_tokens > src or decoding_length > tgt:  # a longer source may need a longer output
+            want = min(max(decoding_length, tgt), self._positions)
+            while tgt < want:
+                tgt = min(tgt * 2, self._positions)
+        return src, tgt
+
+    def _sized_for(self, beam, attention=False, source_tokens=0, decoding_length=0):
         """The Translators, made again with a larger arena when a call asks for more beams or hypotheses
-        than they were made for (CTranslate2 takes any beam_size; tern sizes its arena up front)."""
+        than they were made for, or has a longer source than they hold (CTranslate2 takes any beam_size and,
+        up to max_input_length, any source; tern sizes its arena up front)."""
         with self._lock:
-            if beam > self._max_beam or (attention and not self._attention):
+            src, tgt = self._size(source_tokens, decoding_length)
+            if beam > self._max_beam or (attention and not self._attention) or src > self._max_source or tgt > self._max_target:
                 self._attention = self._attention or attention
                 beam = max(beam, self._max_beam)
                 if beam > _tern.MAX_BEAM:
                     raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
                 self._translators = [_tern.Translator(self._model, threads=self._intra_threads, max_beam=beam, max_n_best=beam,
-                                                      attention=self._attention)
+                                                      max_source_tokens=src, max_target_tokens=tgt, attention=self._attention)
                                      for _ in range(self._n_translators)]
-                self._max_beam = beam
+                self._max_beam, self._max_source, self._max_target = beam, src, tgt
             return self._translators
 
-    def _engine_for(self, beam):
+    def _engine_for(self, beam, attention=False, source_tokens=0, decoding_length=0):  # noqa: C901
         """The tern.Engine behind asynchronous=True and translate_iterable: inter_threads replicas of
-        intra_threads threads (0: 1), made again for a larger beam."""
+        intra_threads threads (0: 1), made again for a larger beam or a longer source."""
         with self._lock:
-            if self._engine is None or beam > self._engine_beam:
-                if beam > _tern.MAX_BEAM:
+            src, tgt = self._size(source_tokens, decoding_length)
+            size = (max(beam, 4), src, tgt, int(attention))
+            old = self._engine_size
+            if self._engine is None or any(a > b for a, b in zip(size, old)):
+                if size[0] > _tern.MAX_BEAM:
                     raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
+                if old is not None:
+                    size = tuple(max(a, b) for a, b in zip(size, old))
                 if self._engine is not None:
                     self._engine.close()
                 self._engine = Engine(self._model, replicas=self._n_translators, threads=self._intra_threads,
-                                      max_beam=max(beam, 4), max_n_best=max(beam, 4))
-                self._engine_beam = max(beam, 4)
+                                      max_beam=size[0], max_n_best=size[0], max_source_tokens=size[1],
+                                      max_target_tokens=size[2], attention=bool(size[3]))
+                self._engine_size = size
             return self._engine
 
-    def _ids(self, tokens, max_input_length):
+    def _ids(self, tokens, max_input_length, index=0):
+        """Source token ids with </s>: cut to max_input_length (</s> included; 0: no limit) with a warning, as
+        CTranslate2 cuts; ValueError when the model has no positions for them (CTranslate2 fails there too)."""
         if isinstance(tokens, str):
             raise TypeError("source: a list of token lists is needed, got a str in it")
         ids = [self._source_index.get(t, self._unk) for t in tokens]
         if ids and ids[-1] == self._eos:
             ids.pop()
-        limit = self._max_source - 1
-        if max_input_length:
-            limit = min(limit, max_input_length - 1)
-        return ids[:limit] + [self._eos]
+        if max_input_length and len(ids) + 1 > max_input_length:
+            warnings.warn("source %d: %d tokens cut to max_input_length %d (</s> included), as CTranslate2 cuts them"
+                          % (index, len(ids) + 1, max_input_length), stacklevel=3)
+            ids = ids[:max(0, max_input_length - 1)]
+        if len(ids) + 1 > self._positions:
+            raise ValueError("source %d: %d tokens (</s> included), but the model has positions for %d: pass "
+                             "max_input_length=%d to cut it" % (index, len(ids) + 1, self._positions, self._positions))
+        return ids + [self._eos]
 
     def _target_ids(self, tokens, what):
         if isinstance(tokens, str):
@@ -239,57 +361,65 @@ class Translator:
         return out + ([cur] if cur else [])
 
     def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
-                        beam_size=2, num_hypotheses=1, length_penalty=1, max_input_length=1024, max_decoding_length=256,
-                        return_scores=False, callback=None, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
-                        repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1, return_alternatives=False,
-                        min_alternative_expansion_prob=0, suppress_sequences=None, disable_unk=False,
-                        return_attention=False, end_token=None, **options):
+                        beam_size=2, num_hypotheses=1, length_penalty=1, coverage_penalty=0, max_input_length=1024,
+                        max_decoding_length=256, return_scores=False, callback=None, sampling_topk=1, sampling_topp=1,
+                        sampling_temperature=1, repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1,
+                        return_alternatives=False, min_alternative_expansion_prob=0, suppress_sequences=None,
+                        disable_unk=False, return_attention=False, end_token=None, replace_unknowns=False, **options):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
         AsyncTranslationResult each with asynchronous=True)."""
-        prefix_ids = None
-        if target_prefix is not None and any(target_prefix):
-            if len(target_prefix) != len(source):
-                raise ValueError("target_prefix: %d prefixes for %d examples" % (len(target_prefix), len(source)))
-            prefix_ids = [self._target_ids(p or [], "target_prefix") for p in target_prefix]
         for name, value in options.items():
             if name not in _FIXED:
                 raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
             if value != _FIXED[name]:
                 raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        if not source:
+            return []
+        prefix_ids = None
+        if target_prefix is not None and any(target_prefix):
+            if len(target_prefix) != len(source):
+                raise ValueError("target_prefix: %d prefixes for %d examples" % (len(target_prefix), len(source)))
+            prefix_ids = [self._target_ids(p or [], "target_prefix") for p in target_prefix]
         # CTranslate2 samples when sampling_topk is not 1 (0: the whole vocabulary); tern's sampling is greedy
         # search's, with transformers' warpers (temperature, top-k, top-p).
-        sampling = {}
+        kw = {}
         if sampling_topk != 1:
             if beam_size != 1:
                 raise UnsupportedError("sampling with beam_size %d: tern samples with beam_size=1 only" % beam_size)
-            sampling = dict(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
-                            sampling_temperature=float(sampling_temperature), seed=_seed[0])
+            kw.update(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
+                      sampling_temperature=float(sampling_temperature), seed=_seed[0])
         # CTranslate2's defaults leave the file's rules; another value is the call's own (transformers' processors).
         if repetition_penalty != 1:
-            sampling["repetition_penalty"] = float(repetition_penalty)
+            kw["repetition_penalty"] = float(repetition_penalty)
         if no_repeat_ngram_size != 0:
-            sampling["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
+            kw["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
         if min_decoding_length != 1:  # CTranslate2 counts tokens before </s>, as tern's min_length does
-            sampling["min_length"] = int(min_decoding_length)
+            kw["min_length"] = int(min_decoding_length)
         if suppress_sequences:  # token lists of the target vocabulary
-            sampling["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
+            kw["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
         if disable_unk:
-            sampling["disable_unk"] = True
+            kw["disable_unk"] = True
         if return_attention:
-            sampling["return_attention"] = True
+            kw["return_attention"] = True
+        if coverage_penalty:  # Wu et al. 2016 as CTranslate2's beam search finishes a hypothesis with it
+            kw["coverage_penalty"] = float(coverage_penalty)
+        if replace_unknowns:  # the alignment gives each <unk> the source token it attends to most
+            kw["return_alignment"] = True
         if end_token:  # tokens that end a hypothesis besides </s> (tern's end_tokens; </s> always ends one too)
             ends = [end_token] if isinstance(end_token, str) else list(end_token)
-            sampling["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
+            kw["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
         alternatives = {}
         if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
             alternatives = dict(alternatives=int(num_hypotheses),
                                 min_alternative_expansion_prob=float(min_alternative_expansion_prob))
         elif beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
             raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
-        translators = self._sized_for(max(beam_size, num_hypotheses), attention=bool(return_attention))
-        ids = [self._ids(s, max_input_length) for s in source]
+        ids = [self._ids(s, max_input_length, k) for k, s in enumerate(source)]
+        longest = max(len(x) for x in ids)
         groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
         steps = {}
+        finish = lambda r, k, prefix=0, alt=None: self._result(
+            r, return_scores, length_penalty, prefix, alt, source[k] if replace_unknowns else None)
 
         def run(translator, group):
             stream = None
@@ -306,23 +436,30 @@ class Translator:
                                                n_best=1 if alternatives else num_hypotheses,
                                                length_penalty=length_penalty, max_length=max_decoding_length,
                                                return_scores=return_scores, callback=stream, target_prefix_ids=prefixes,
-                                               **sampling, **alternatives)
+                                               sampling_keys=list(group), **kw, **alternatives)
             except CancelledError as stopped:  # the callback returned True: what finished, empty for the rest
                 res = stopped.results
-            return [self._result(r, return_scores, length_penalty, len(prefixes[k]) if prefixes else 0,
-                                 alternatives=("greedy" if beam_size == 1 else "beam") if alternatives else None)
+            return [finish(r, group[k], len(prefixes[k]) if prefixes else 0,
+                           ("greedy" if beam_size == 1 else "beam") if alternatives else None)
                     for k, r in enumerate(res)]
 
-        if asynchronous and callback is None and prefix_ids is None and not sampling and not alternatives:  # real futures: each example a request of the engine
-            engine = self._engine_for(beam_size)
+        if asynchronous and callback is None and not alternatives and not return_attention:
+            # real futures: each example a request of the engine
+            engine = self._engine_for(max(beam_size, num_hypotheses), attention=bool(coverage_penalty),
+                                      source_tokens=longest, decoding_length=max_decoding_length)
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
             futs = [None] * len(ids)
             for i in order:
                 fut = engine.submit_ids([ids[i]], on_error="keep", beam_size=beam_size, n_best=num_hypotheses,
                                         length_penalty=length_penalty, max_length=max_decoding_length,
-                                        return_scores=return_scores)
-                futs[i] = _Async(fut, lambda rs: self._result(rs[0], return_scores, length_penalty))
+                                        return_scores=return_scores,
+                                        target_prefix_ids=[prefix_ids[i]] if prefix_ids else None,
+                                        sampling_keys=[i], **kw)
+                prefix = len(prefix_ids[i]) if prefix_ids else 0
+                futs[i] = _Async(fut, lambda rs, i=i, prefix=prefix: finish(rs[0], i, prefix))
             return futs
+        translators = self._sized_for(max(beam_size, num_hypotheses), attention=bool(return_attention or coverage_penalty),
+                                      source_tokens=longest, decoding_length=max_decoding_length)
         results = [None] * len(ids)
         if len(translators) == 1 or len(groups) <= 1 or callback is not None:
             for g in groups:
@@ -337,10 +474,16 @@ class Translator:
                         results[i] = r
         return [_Done(r) for r in results] if asynchronous else results
 
-    def _result(self, r, return_scores, length_penalty, prefix=0, alternatives=None):
+    def _result(self, r, return_scores, length_penalty, prefix=0, alternatives=None, source_tokens=None):
         hyps, scores = [], []
         for h in (r.hypotheses if r.ok else []):
-            hyps.append([self._target_vocab[i] for i in h.ids])
+            pieces = [self._target_vocab[i] for i in h.ids]
+            if source_tokens is not None:  # replace_unknowns: CTranslate2 copies the caller's source token
+                sources = h.token_sources
+                for t, piece in enumerate(pieces):
+                    if piece == self._unk_piece and 0 <= sources[t] < len(source_tokens):
+                        pieces[t] = source_tokens[sources[t]]
+            hyps.append(pieces)
             if return_scores and alternatives == "greedy":
                 # CTranslate2: the first token's log-probability plus the continuation's score normalized by its
                 # length ** length_penalty; tern's greedy continuation score is the plain sum.
@@ -361,7 +504,7 @@ class Translator:
     def generate_tokens(self, source, target_prefix=None, *, max_decoding_length=256, min_decoding_length=1,
                         sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,
                         repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
-                        max_input_length=1024, **options):
+                        end_token=None, max_input_length=1024, **options):
         """CTranslate2's generate_tokens: an iterator of GenerationStepResult for one example (a token list),
         greedy search (or sampling); leaving the loop early stops the translation (tern's
         Translator.generate_tokens)."""
@@ -384,24 +527,34 @@ class Translator:
             kw["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
         if disable_unk:
             kw["disable_unk"] = True
+        if end_token:
+            ends = [end_token] if isinstance(end_token, str) else list(end_token)
+            kw["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
         if target_prefix:
             kw["target_prefix_ids"] = [self._target_ids(target_prefix, "target_prefix")]
-        translator = self._sized_for(1)[0]
-        for step, ev in enumerate(translator.generate_tokens(self._ids(source, max_input_length), **kw)):
+        ids = self._ids(source, max_input_length)
+        translator = self._sized_for(1, source_tokens=len(ids), decoding_length=max_decoding_length)[0]
+        for step, ev in enumerate(translator.generate_tokens(ids, **kw)):
             yield GenerationStepResult(step, 0, ev.token, self._target_vocab[ev.token], ev.last,
                                        float(ev.logprob) if return_log_prob else None)
 
     def score_batch(self, source, target, *, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
                     asynchronous=False):
         """CTranslate2's score_batch: a ScoringResult per (source, target) pair of token lists (target pieces
-        without ``</s>``): each target token's log-probability, ``</s>`` last (tern's Translator.score_ids)."""
-        if offset:
-            raise UnsupportedError("offset=%r: tern scores every target token" % (offset,))
+        without ``</s>``): each target token's log-probability, ``</s>`` last (tern's Translator.score_ids).
+        offset n: the first n target tokens are scored but left out of the result, as CTranslate2 leaves them."""
         if len(source) != len(target):
             raise ValueError("score_batch: %d sources and %d targets" % (len(source), len(target)))
-        translator = self._sized_for(self._max_beam)[0]
-        ids = [self._ids(s, max_input_length) for s in source]
+        if offset < 0:
+            raise ValueError("offset %r: at least 0" % (offset,))
+        ids = [self._ids(s, max_input_length, k) for k, s in enumerate(source)]
         tgt = [self._target_ids(t, "target") for t in target]
+        for k, t in enumerate(tgt):
+            if max_input_length and len(t) + 1 > max_input_length:  # CTranslate2 cuts targets at it too
+                tgt[k] = t[:max(0, max_input_length - 1)]
+        longest = max([len(x) for x in ids], default=0)
+        translator = self._sized_for(self._max_beam, source_tokens=longest,
+                                     decoding_length=max([len(t) + 1 for t in tgt], default=0))[0]
         out = [None] * len(ids)
         for g in self._batches([len(x) for x in ids], max_batch_size, batch_type):
             res = translator.score_ids([ids[i] for i in g], [tgt[i] for i in g], on_error="keep")
@@ -410,28 +563,106 @@ class Translator:
                     out[i] = ScoringResult([], [])
                     continue
                 h = r.hypotheses[0]
-                out[i] = ScoringResult([self._target_vocab[t] for t in h.tokens], [float(x) for x in h.token_logprobs])
+                out[i] = ScoringResult([self._target_vocab[t] for t in h.tokens][offset:],
+                                       [float(x) for x in h.token_logprobs][offset:])
         return [_Done(r) for r in out] if asynchronous else out
 
     def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
         """CTranslate2's translate_iterable: a TranslationResult per example of `source` (token lists), in
         order, while it reads ahead (max_batch_size x inter_threads x 4 examples at a time, submitted
-        shortest first so that similar lengths share calls)."""
-        if target_prefix is not None:
-            raise UnsupportedError("target_prefix: translate_iterable takes none here (translate_batch does)")
+        shortest first so that similar lengths share calls). target_prefix: an iterable of prefixes beside it."""
         if batch_type not in ("examples", "tokens"):
             raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
         it = iter(source)
+        prefixes = iter(target_prefix) if target_prefix is not None else None
         ahead = max(1, max_batch_size) * self._n_translators * 4
         pending = []
         while True:
             chunk = list(itertools.islice(it, ahead))
-            submitted = self.translate_batch(chunk, asynchronous=True, **kwargs) if chunk else []
+            if chunk and prefixes is not None:
+                kw = dict(kwargs, target_prefix=list(itertools.islice(prefixes, len(chunk))))
+                submitted = self.translate_batch(chunk, max_batch_size=max_batch_size, batch_type=batch_type, **kw)
+            else:
+                submitted = self.translate_batch(chunk, asynchronous=True, **kwargs) if chunk else []
             for a in pending:
-                yield a.result()
+                yield a.result() if isinstance(a, (_Async, _Done)) else a
             if not chunk:
                 return
             pending = submitted
+
+    def score_iterable(self, source, target, max_batch_size=64, batch_type="examples", **kwargs):
+        """CTranslate2's score_iterable: a ScoringResult per (source, target) pair of the two iterables, in order."""
+        it = zip(source, target)
+        ahead = max(1, max_batch_size) * self._n_translators * 4
+        while True:
+            chunk = list(itertools.islice(it, ahead))
+            if not chunk:
+                return
+            yield from self.score_batch([c[0] for c in chunk], [c[1] for c in chunk], max_batch_size=max_batch_size,
+                                        batch_type=batch_type, **kwargs)
+
+    def translate_file(self, source_path, output_path, target_path=None, *, max_batch_size=32, read_batch_size=0,
+                       batch_type="examples", with_scores=False, source_tokenize_fn=None, target_tokenize_fn=None,
+                       target_detokenize_fn=None, **kwargs):
+        """CTranslate2's translate_file: each line of source_path (space-separated tokens, or raw text with
+        source_tokenize_fn and target_detokenize_fn) translated into output_path ("score ||| " first with
+        with_scores), written to a temporary file and renamed when complete. Returns ExecutionStats."""
+        import time
+        if bool(source_tokenize_fn) != bool(target_detokenize_fn):
+            raise ValueError("source_tokenize_fn and target_detokenize_fn should both be set or none at all")
+        if target_path is not None and source_tokenize_fn and not target_tokenize_fn:
+            raise ValueError("target_tokenize_fn should be set when passing a target file")
+        tokenize = source_tokenize_fn or (lambda line: line.split())
+        detokenize = target_detokenize_fn or (lambda tokens: " ".join(tokens))
+        start = time.perf_counter()
+        with open(source_path, encoding="utf-8") as f:
+            src = [tokenize(line.rstrip("\n")) for line in f]
+        prefix = None
+        if target_path is not None:
+            with open(target_path, encoding="utf-8") as f:
+                prefix = [(target_tokenize_fn or (lambda line: line.split()))(line.rstrip("\n")) for line in f]
+        results = self.translate_batch(src, prefix, max_batch_size=max_batch_size, batch_type=batch_type,
+                                       return_scores=with_scores, **kwargs)
+        tokens = 0
+        tmp = "%s.tmp-%d" % (output_path, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as out:
+            for r in results:
+                hyp = r.hypotheses[0] if r.hypotheses else []
+                tokens += len(hyp)
+                line = detokenize(hyp)
+                out.write(("%f ||| %s\n" % (r.scores[0], line)) if with_scores and r.scores else line + "\n")
+        os.replace(tmp, output_path)
+        return ExecutionStats(tokens, len(src), (time.perf_counter() - start) * 1000.0)
+
+    def score_file(self, source_path, target_path, output_path, *, max_batch_size=32, read_batch_size=0,
+                   batch_type="examples", max_input_length=1024, offset=0, with_tokens_score=False,
+                   source_tokenize_fn=None, target_tokenize_fn=None, target_detokenize_fn=None):
+        """CTranslate2's score_file: "score ||| target [||| token scores]" per line pair, the score normalized
+        by the target length with </s>. Returns ExecutionStats."""
+        import time
+        if bool(source_tokenize_fn) != bool(target_tokenize_fn) or bool(target_tokenize_fn) != bool(target_detokenize_fn):
+            raise ValueError("source_tokenize_fn, target_tokenize_fn, and target_detokenize_fn should all be set or none at all")
+        split = lambda line: line.split()
+        start = time.perf_counter()
+        with open(source_path, encoding="utf-8") as f:
+            src = [(source_tokenize_fn or split)(line.rstrip("\n")) for line in f]
+        with open(target_path, encoding="utf-8") as f:
+            tgt = [(target_tokenize_fn or split)(line.rstrip("\n")) for line in f]
+        results = self.score_batch(src, tgt, max_batch_size=max_batch_size, batch_type=batch_type,
+                                   max_input_length=max_input_length, offset=offset)
+        detokenize = target_detokenize_fn or (lambda tokens: " ".join(tokens))
+        tokens = 0
+        tmp = "%s.tmp-%d" % (output_path, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as out:
+            for r, t in zip(results, tgt):
+                tokens += len(r.tokens)
+                score = sum(r.log_probs) / len(r.log_probs) if r.log_probs else 0.0
+                line = "%f ||| %s" % (score, detokenize(t))
+                if with_tokens_score:
+                    line += " ||| " + " ".join("%f" % x for x in r.log_probs)
+                out.write(line + "\n")
+        os.replace(tmp, output_path)
+        return ExecutionStats(tokens, len(src), (time.perf_counter() - start) * 1000.0)
 
     def unload_model(self, to_cpu=False):
         """CTranslate2 frees the model's memory; tern keeps it (a .tern model is small and mapped)."""

@@ -2,6 +2,10 @@ package dev.tern;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -17,7 +21,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * </pre>
  *
  * The futures complete on the engine's worker threads. {@link #close} cancels what waits (those results
- * are {@code cancelled}), stops what runs, and returns when every future is complete.
+ * are {@code cancelled}), stops what runs, and returns when every future is complete. A future's dependents
+ * (thenAccept, ...) run on a worker thread and may call anything on any object, close included (it then
+ * returns without waiting); there {@code get()} and {@code join()} of a future not yet complete fail at once
+ * (a TernException "busy") instead of waiting for a worker that may be the very thread waiting.
  */
 public final class Engine implements AutoCloseable {
   static {
@@ -26,6 +33,44 @@ public final class Engine implements AutoCloseable {
 
   private long handle;
   private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
+  private volatile boolean closeRequested;  // close() from inside this engine's submit (see close)
+
+  /** True while this thread completes a future (a worker thread running the future's dependents). */
+  private static final ThreadLocal<Boolean> COMPLETING = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
+  /** The futures {@link #submit} returns: get() and join() refuse to wait inside a completion. */
+  static final class Future<T> extends CompletableFuture<T> {
+    private void refuseWait() throws ExecutionException {
+      if (!isDone() && COMPLETING.get())
+        throw new ExecutionException(new TernException("busy: get() in a completion (an engine worker thread) of a "
+            + "future not yet complete does not wait there"));
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException {
+      refuseWait();
+      return super.get();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+      refuseWait();
+      return super.get(timeout, unit);
+    }
+
+    @Override
+    public T join() {
+      if (!isDone() && COMPLETING.get())
+        throw new CompletionException(new TernException("busy: join() in a completion (an engine worker thread) of a "
+            + "future not yet complete does not wait there"));
+      return super.join();
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new Future<U>();
+    }
+  }
 
   /**
    * @param replicas translators serving in parallel (0: the performance cores / threads)
@@ -61,21 +106,27 @@ public final class Engine implements AutoCloseable {
       if (sentences[i] == null) throw new TernException("sentence " + i + " is null");
       in[i] = sentences[i].getBytes(StandardCharsets.UTF_8);
     }
-    CompletableFuture<Translator.Result[]> future = new CompletableFuture<>();
+    CompletableFuture<Translator.Result[]> future = new Future<>();
     lifetime.readLock().lock();
     try {
       if (handle == 0) throw new TernException("engine is closed");
-      nativeSubmit(handle, in, options.keepSpans, options, Translator.earlyStoppingCode(options.earlyStopping),
-          Translator.markupCode(options.markup), future);
+      nativeSubmit(handle, in, options.keepSpans, options, future);
     } finally {
       lifetime.readLock().unlock();
     }
+    if (closeRequested && lifetime.getReadHoldCount() == 0) close();
     return future;
   }
 
   /** Cancels waiting requests, stops running ones, completes every future. Closing twice is allowed. */
   @Override
   public void close() {
+    // From a dependent of a future that completed inside this thread's own submit (an empty request), which
+    // holds the read lock: the write lock would wait for this thread. submit closes when it returns.
+    if (lifetime.getReadHoldCount() > 0) {
+      closeRequested = true;
+      return;
+    }
     lifetime.writeLock().lock();
     try {
       if (handle != 0) {
@@ -89,15 +140,21 @@ public final class Engine implements AutoCloseable {
 
   // Called by the native code on a worker thread when a request completes.
   private static void complete(CompletableFuture<Translator.Result[]> future, Translator.Result[] results, String error) {
-    if (error != null) future.completeExceptionally(new TernException(error));
-    else future.complete(results);
+    final boolean outer = !COMPLETING.get();
+    COMPLETING.set(Boolean.TRUE);
+    try {
+      if (error != null) future.completeExceptionally(new TernException(error));
+      else future.complete(results);
+    } finally {
+      if (outer) COMPLETING.set(Boolean.FALSE);
+    }
   }
 
   private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch, int maxBeam, int maxNBest,
       boolean attention, String packedCacheDir) throws TernException;
 
-  private static native void nativeSubmit(long handle, byte[][] sentences, int[] keepSpans, Translator.Options options, int earlyStopping,
-      int markup, CompletableFuture<Translator.Result[]> future) throws TernException;
+  private static native void nativeSubmit(long handle, byte[][] sentences, int[] keepSpans, Translator.Options options,
+      CompletableFuture<Translator.Result[]> future) throws TernException;
 
   private static native void nativeClose(long handle);
 }

@@ -32,95 +32,229 @@ public final class Translator implements AutoCloseable {
 
   /** Per-call options; 0 (or NaN for the length penalty) means the model file's default. */
   public static final class Options {
-    public int beamSize = 0;               // 1 = greedy
-    public int maxLength = 0;              // generated tokens including </s>
-    public float lengthPenalty = Float.NaN;
-    /** Beam search's early_stopping as in transformers: "false", "true" or "never"; null: the file's. */
-    public String earlyStopping = null;
-    /** Beam search by transformers 5.x's rules (5) or 4.x's (4). */
-    public int hfRules = 5;
-    public String targetLang = null;       // multilingual models: "por" puts >>por<< first
-    public boolean splitSentences = true;  // split texts into sentences and join their translations
-    public boolean useShortlist = true;    // a model with a lexical shortlist scores only its tokens
-    public boolean returnScores = true;    // score and tokenLogprobs
-    public boolean returnAlignment = false; // tokenSources: the source token each generated token aligns to
-    /** The decoder layer (0-based) whose cross-attention gives tokenSources; -1: the model's. */
-    public int alignmentLayer = -1;
+    // BEGIN fields: Options (runtime/fields/generate.py writes these from runtime/fields/fields.py)
     /**
-     * Inline HTML/XML in the sentences: "html" (markup that is not well-formed fails its sentence) or
-     * "html-lenient" (repaired), "xml" (app strings' inline XML: no void elements); null: plain text. Tags and entities are kept, each tag around the words
-     * translated from what it enclosed. Not with a TokenListener.
+     * 1 = greedy (argmax; Hugging Face greedy search semantics). 0: the file's.
+     */
+    public int beamSize = 0;
+    /**
+     * Beam search: score = sum_logprob / generated_len ^ length_penalty. NaN: the file's.
+     */
+    public float lengthPenalty = Float.NaN;
+    /**
+     * transformers' early_stopping (tern/model.h EarlyStopping): false, true or never. "false", "true" or
+     * "never"; null: the file's.
+     */
+    public String earlyStopping = null;
+    /**
+     * Beam search's stopping rule, finished-set merge and n-best order: transformers 5.x's (a sentence stops
+     * when its best running beam / generated_len ^ length_penalty cannot beat its worst finished hypothesis,
+     * for good) or 4.x's (BeamHypotheses.is_done on the best candidate). 5 or 4.
+     */
+    public int hfRules = 5;
+    /**
+     * Generated tokens including `&lt;/s&gt;` (like max_new_tokens); at most the Translator's
+     * max_target_tokens. 0: the file's.
+     */
+    public int maxLength = 0;
+    /**
+     * &gt; 0: also at most ceil(ratio * source tokens) + 10 generated tokens; 0: off. NaN: the file's.
+     */
+    public float maxLengthRatio = Float.NaN;
+    /**
+     * Hypotheses returned per sentence (&lt;= beam_size and &lt;= max_n_best).
+     */
+    public int nBest = 1;
+    /**
+     * Fill Hypothesis::score and token_logprobs.
+     */
+    public boolean returnScores = true;
+    /**
+     * Fill Hypothesis::token_sources: the source token each generated token attends to most (the decoder's
+     * cross-attention; docs/translating.md "Confidence and alignment").
+     */
+    public boolean returnAlignment = false;
+    /**
+     * Multilingual models (Model::language_tokens): "por" puts the token &gt;&gt;por&lt;&lt; first in every
+     * source, in place of any "&gt;&gt;xxx&lt;&lt;" the text starts with (MarianTokenizer). Null: none.
+     */
+    public String targetLang = null;
+    /**
+     * Split each text into sentences (ICU's sentence BreakIterator, runtime/src/text/sentence_splitter.h),
+     * translate them as one batch and join the translations with the whitespace that separated them, one
+     * result per input text.
+     */
+    public boolean splitSentences = true;
+    /**
+     * A model with a lexical shortlist (Model::shortlist) scores only the shortlist of the call's sentences
+     * (runtime/src/search/vocab_map.h); false scores the whole target vocabulary.
+     */
+    public boolean useShortlist = true;
+    /**
+     * Inline markup in the texts (runtime/src/markup/html.h says what is recognized): the output keeps exactly
+     * the input's tags, placed around the words translated from the text they enclosed. "html",
+     * "html-lenient", "xml"; null: plain text.
      */
     public String markup = null;
     /**
-     * Placeholders ({0}, %s), URLs, e-mail addresses and numbers with units in plain sentences come out
-     * verbatim, placed by alignment (docs/translating.md "Terminology"). Not with markup or a TokenListener.
+     * The call's own rules on the next-token scores ({@link LogitsProcessor}), after the file's; null: none. A
+     * Java call per hypothesis per step: slow, for rules no option covers.
+     */
+    public LogitsProcessor[] logitsProcessors = null;
+    /**
+     * Use the translator's glossary ({@link Translator#setGlossary}), if it has one.
+     */
+    public boolean useGlossary = true;
+    /**
+     * Do-not-translate spans of plain texts (docs/translating.md "Terminology"): placeholders ({0}, {name},
+     * %s, %1$d, %(name)s, { $var }, $t(key), %{name}: every syntax in
+     * runtime/src/markup/placeholder_syntax.h), URLs, e-mail addresses and numbers with units
+     * (runtime/src/markup/protect.h lists what is found) come out of the text before translation and go back
+     * verbatim where the alignment places them; keep_spans adds the caller's own (sorted per text, not
+     * overlapping; a bad one fails its text alone).
      */
     public boolean keepPlaceholders = false;
     /**
-     * On by default: URLs, e-mail addresses and printf / brace placeholders in a plain text are kept verbatim
-     * without keepPlaceholders (tern::TranslateOptions::auto_protect); false translates them as they are.
+     * Markup: the contents of code, kbd, samp, var and pre elements and of elements whose class holds
+     * "notranslate" are kept verbatim, as translate="no" ones are (translate="yes" on such a tag translates
+     * it).
      */
-    public boolean autoProtect = true;
+    public boolean translateCode = false;
+    /**
+     * Per sentence, the text its translation starts with (target prefix: transformers' decoder_input_ids);
+     * null, or a null entry: none. One per sentence of the call.
+     */
+    public String[] targetPrefix = null;
+    /**
+     * The same as target ids: per sentence the ids its translation starts with; null, or a null entry: none.
+     * Not together with targetPrefix.
+     */
+    public int[][] targetPrefixIds = null;
+    /**
+     * Sample (transformers' do_sample) in place of greedy search's argmax: the row the logits rules produced
+     * is warped in transformers' order (temperature, top-k, top-p) and a token is drawn from its softmax by
+     * tern's own counter-based generator (runtime/src/search/sampling.h): the same call with the same seed
+     * gives the same output on every CPU.
+     */
+    public boolean doSample = false;
+    /**
+     * Sampling: scores / temperature (TemperatureLogitsWarper).
+     */
+    public float samplingTemperature = 1.0f;
+    /**
+     * Sampling: keep the top_k highest scores (ties kept; TopKLogitsWarper); 0: off.
+     */
+    public int samplingTopK = 50;
+    /**
+     * Sampling: keep the most likely tokens whose probabilities reach top_p (TopPLogitsWarper); 1: off.
+     */
+    public float samplingTopP = 1.0f;
+    /**
+     * Sampling: the generator's seed.
+     */
+    public long seed = 0;
+    /**
+     * The call's own RepetitionPenaltyLogitsProcessor in place of the file's (transformers' order,
+     * runtime/src/search/logits_processors.h); 1: off. NaN: the file's.
+     */
+    public float repetitionPenalty = Float.NaN;
+    /**
+     * The call's own NoRepeatNGramLogitsProcessor in place of the file's: an n-gram of this size is never
+     * repeated; 0: off. -1: the file's.
+     */
+    public int noRepeatNgramSize = -1;
+    /**
+     * The call's own MinLengthLogitsProcessor in place of the file's: tokens generated before `&lt;/s&gt;` is
+     * allowed (transformers' min_length - 1). -1: the file's.
+     */
+    public int minLength = -1;
+    /**
+     * &gt; 0: a sentence longer than this many source tokens is cut to it (its first tokens, then
+     * `&lt;/s&gt;`), as CTranslate2's max_input_length does (at most max_source_tokens); 0: such a sentence
+     * fails alone (kResourceExhausted), as one over max_source_tokens always does.
+     */
+    public int maxInputLength = 0;
+    /**
+     * &gt; 0: CTranslate2's return_alternatives: the `alternatives` most likely tokens at the end of the
+     * target prefix (or at the first position without one), `&lt;/s&gt;` excluded, each continued by the
+     * call's search (greedy, beam or sampling) into its own hypothesis, in the order of that first token's
+     * log-probability (runtime/src/session/alternatives_call.h).
+     */
+    public int alternatives = 0;
+    /**
+     * return_alternatives: first tokens less likely than this probability are left out (CTranslate2's
+     * min_alternative_expansion_prob).
+     */
+    public float minAlternativeExpansionProb = 0.0f;
+    /**
+     * Target id sequences never generated (CTranslate2's suppress_sequences); null: none.
+     */
+    public int[][] suppressSequences = null;
+    /**
+     * Never generate the unknown token (CTranslate2's disable_unk; Hyperparameters::unk_id).
+     */
+    public boolean disableUnk = false;
+    /**
+     * Fill Hypothesis::attention (CTranslate2's return_attention): per token, the cross-attention of
+     * alignment_layer averaged over its heads, over the source tokens.
+     */
+    public boolean returnAttention = false;
+    /**
+     * More target ids that end a hypothesis as &lt;/s&gt; does (at most 8); null: none.
+     */
+    public int[] endTokens = null;
+    /**
+     * `&lt;/s&gt;` forced at the last position a hypothesis may take (max_length; transformers'
+     * ForcedEOSTokenLogitsProcessor, forced_eos_token_id = eos) on (true) or off (false) for this call; unset:
+     * the file's (GenerationDefaults::forced_eos). Null: the file's.
+     */
+    public Boolean forcedEos = null;
+    /**
+     * The decoder layer (0-based) whose cross-attention gives token_sources; unset: the model's default
+     * (docs/translating.md "Confidence and alignment" says which and why). -1: the file's.
+     */
+    public int alignmentLayer = -1;
     /**
      * The caller's own do-not-translate spans, as triples (sentence index, begin, end) of String offsets
      * (tern::KeepSpan): kept verbatim and placed by alignment, as keepPlaceholders does; sorted per sentence,
-     * not overlapping (a bad one fails its sentence alone). Not with a TokenListener.
+     * not overlapping (a bad one fails its sentence alone).
      */
     public int[] keepSpans = null;
     /**
-     * The syntaxes keepPlaceholders finds, as names: printf, python-named, ruby-named, brace, fluent, i18next,
-     * shell, url, email, number-unit, default (every one but shell's $VAR), all, none.
+     * The syntaxes keep_placeholders finds (placeholder_syntax bits; PlaceholderSyntaxesFromNames reads a list
+     * of names: printf, python-named, ruby-named, brace, fluent, i18next, shell, url, email, number-unit,
+     * default, all, none). Names, comma-separated.
      */
     public String placeholderSyntaxes = "default";
-    /** Markup: translate code, kbd, samp, var, pre and class="notranslate" elements (kept verbatim by default). */
-    public boolean translateCode = false;
-    /** Use the translator's glossary ({@link Translator#setGlossary}), if it has one. */
-    public boolean useGlossary = true;
-    /** > 0: also at most ceil(ratio x source tokens) + 10 generated tokens; 0: off; NaN: the file's. */
-    public float maxLengthRatio = Float.NaN;
     /**
-     * Per sentence, the text its translation starts with (target prefix: transformers' decoder_input_ids);
-     * null, or a null entry: none. One per sentence of the call. Translator only (not Engine).
+     * On by default: a plain text (keep_placeholders off, no markup, no keep_spans) that holds a URL, an
+     * e-mail address or a printf or brace placeholder (placeholder_syntax::kAutoProtect, within
+     * placeholder_syntaxes) gets them kept verbatim as keep_placeholders keeps them; a text without any is
+     * translated exactly as with it off.
      */
-    public String[] targetPrefix = null;
-    /** Sample instead of taking the most likely token (greedy search only; tern::SamplingOptions). */
-    public boolean doSample = false;
-    public float samplingTemperature = 1f;  // scores / temperature
-    public int samplingTopK = 50;           // keep the K most likely tokens; 0: all
-    public float samplingTopP = 1f;         // keep the most likely tokens whose probabilities reach P
-    public long seed = 0;                   // the same seed and input: the same output on every CPU
-    /** This call's logits rules: repetition penalty (NaN: the file's), n-gram size (-1: the file's), min length (-1). */
-    public float repetitionPenalty = Float.NaN;
-    public int noRepeatNgramSize = -1;
-    public int minLength = -1;
-    /** > 0: a longer sentence is cut to this many source tokens, </s> kept; 0: it fails alone. */
-    public int maxInputLength = 0;
-    /** Never generate the unknown token (CTranslate2's disable_unk). */
-    public boolean disableUnk = false;
-    /** Hypotheses per sentence, best first (<= the Config's maxNBest); {@link Result#hypotheses}. */
-    public int nBest = 1;
+    public boolean autoProtect = true;
     /**
-     * > 0: the N most likely tokens after the target prefix (or first tokens), each continued by the search,
-     * are the N hypotheses (CTranslate2's return_alternatives; nBest 1, N <= the Config's maxNBest). A native
-     * batch then takes maxBatch / N sentences.
+     * Sampling: top-k and top-p keep at least this many tokens (transformers' min_tokens_to_keep).
      */
-    public int alternatives = 0;
-    /** Alternatives: first tokens less likely than this probability are left out (0 to 1). */
-    public float minAlternativeExpansionProb = 0f;
-    /** Target id sequences never generated (CTranslate2's suppress_sequences); null: none. */
-    public int[][] suppressSequences = null;
-    /** More target ids that end a hypothesis as &lt;/s&gt; does (at most 8); null: none. */
-    public int[] endTokens = null;
-    /** &lt;/s&gt; forced at maxLength on (TRUE) or off (FALSE); null: the file's. */
-    public Boolean forcedEos = null;
-    /** Each hypothesis' cross-attention ({@link Hypothesis#attention}); needs the Config's attention. */
-    public boolean returnAttention = false;
+    public int samplingMinTokensToKeep = 1;
     /**
-     * The call's own rules on the next-token scores ({@link LogitsProcessor}), after the file's; null: none.
-     * Translator only (an Engine refuses them). A Java call per hypothesis per step: slow, for rules no option covers.
+     * Beam search: the coverage penalty of Wu et al. 2016 (GNMT) as CTranslate2's decoding.cc applies it: a
+     * finished hypothesis' score gains beta x sum over source tokens j of log(min(c_j, 1)), c_j its tokens'
+     * summed cross-attention on j (alignment_layer's, averaged over its heads; `&lt;/s&gt;` included; tokens
+     * never attended to left out), after the length penalty. 0: off.
      */
-    public LogitsProcessor[] logitsProcessors = null;
+    public float coveragePenalty = 0.0f;
+    /**
+     * A generated unknown token (`&lt;unk&gt;`) becomes the source token it attends to most (its token_sources
+     * entry), as CTranslate2's replace_unknowns: in the text, that source token's own bytes.
+     */
+    public boolean replaceUnknowns = false;
+    /**
+     * Sampling: each sentence's key, which its draws depend on in place of its index in the call
+     * (tern::TranslateOptions::sampling_keys); null: the index.
+     */
+    public long[] samplingKeys = null;
+    // END fields: Options
   }
 
   /**
@@ -357,8 +491,7 @@ public final class Translator implements AutoCloseable {
         }
       }
       boolean cancelled = nativeTranslate(handle, in, prefixes, chunkSpans(options.keepSpans, start, n), options,
-          earlyStoppingCode(options.earlyStopping),
-          markupCode(options.markup), listener, start, results);
+          listener, start, results);
       System.arraycopy(results, 0, out, start, n);
       stopped = cancelled;
     }
@@ -399,28 +532,6 @@ public final class Translator implements AutoCloseable {
   private static final int CANCELLED = 9;  // TERN_CANCELLED
   private static final String BUSY_IN_LISTENER =
       "Translator: called from its own listener while it is translating (use another Translator)";
-
-  // tern_translate_params.early_stopping: -1 the file's, 0 false, 1 true, 2 never.
-  static int earlyStoppingCode(String s) throws TernException {
-    if (s == null) return -1;
-    switch (s) {
-      case "false": return 0;
-      case "true": return 1;
-      case "never": return 2;
-      default: throw new TernException("earlyStopping must be \"false\", \"true\" or \"never\", is \"" + s + "\"");
-    }
-  }
-
-  // tern_translate_params.markup: 0 none, 1 html, 2 html, lenient.
-  static int markupCode(String s) throws TernException {
-    if (s == null) return 0;
-    switch (s) {
-      case "html": return 1;
-      case "html-lenient": return 2;
-      case "xml": return 3;
-      default: throw new TernException("markup must be null, \"html\", \"html-lenient\" or \"xml\", is \"" + s + "\"");
-    }
-  }
 
   // Called by the native code for each sentence's result (null arrays when it failed).
   private static Result makeResult(Hypothesis[] hypotheses, String error, int code, int[] sourceIds, int[] sourceSpans,
@@ -474,7 +585,7 @@ public final class Translator implements AutoCloseable {
           tgt[i] = targets[start + i].getBytes(StandardCharsets.UTF_8);
         }
         Result[] results = new Result[n];
-        nativeScore(handle, src, tgt, options, earlyStoppingCode(options.earlyStopping), markupCode(options.markup), results);
+        nativeScore(handle, src, tgt, options, results);
         System.arraycopy(results, 0, out, start, n);
       }
       return out;
@@ -507,7 +618,7 @@ public final class Translator implements AutoCloseable {
           in[i] = messages[start + i].getBytes(StandardCharsets.UTF_8);
         }
         Result[] results = new Result[n];
-        nativeIcuMessages(handle, in, options, earlyStoppingCode(options.earlyStopping), markupCode(options.markup), results);
+        nativeIcuMessages(handle, in, options, results);
         System.arraycopy(results, 0, out, start, n);
       }
       return out;
@@ -578,13 +689,13 @@ public final class Translator implements AutoCloseable {
       boolean attention, String packedCacheDir) throws TernException;
 
   // Fills out[0..n) and returns true when the listener stopped the call.
-  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options, int earlyStopping,
-      int markup, TokenListener listener, int indexOffset, Result[] out) throws TernException;
+  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options,
+      TokenListener listener, int indexOffset, Result[] out) throws TernException;
 
-  private static native void nativeIcuMessages(long handle, byte[][] messages, Options options, int earlyStopping, int markup,
-      Result[] out) throws TernException;
-  private static native void nativeScore(long handle, byte[][] sources, byte[][] targets, Options options, int earlyStopping,
-      int markup, Result[] out) throws TernException;
+  private static native void nativeIcuMessages(long handle, byte[][] messages, Options options, Result[] out)
+      throws TernException;
+  private static native void nativeScore(long handle, byte[][] sources, byte[][] targets, Options options, Result[] out)
+      throws TernException;
 
   private static native long nativeArenaBytes(long handle);
 
