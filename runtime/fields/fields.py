@@ -299,3 +299,18 @@ OPTIONS = [
       share="input", cli_note="each line is keyed by its line number", py_type="Optional[Sequence[int]]",
       py_default="None"),
 ]
+
+# A non-default value of every option, for the fields test (tests/fields/): each binding sends it, and the
+# library's echo of the options it received (TERN_ECHO_OPTIONS) must show it. Special rows: what the test's
+# own code gives (the echo says "set" for a callback or a pointer, the element count for per-input data).
+TEST_VALUES = {
+    "beam_size": 3, "length_penalty": 0.5, "early_stopping": "never", "hf_rules": 4, "max_length": 17,
+    "max_length_ratio": 1.5, "n_best": 2, "return_scores": False, "return_alignment": True, "target_lang": "deu",
+    "split_sentences": False, "use_shortlist": False, "markup": "xml", "keep_placeholders": True,
+    "translate_code": True, "sampling.enabled": True, "sampling.temperature": 0.75, "sampling.top_k": 7,
+    "sampling.top_p": 0.875, "sampling.seed": 12345, "repetition_penalty": 1.25, "no_repeat_ngram_size": 3,
+    "min_length": 2, "max_input_length": 9, "alternatives": 2, "min_alternative_expansion_prob": 0.125,
+    "disable_unk": True, "return_attention": True, "forced_eos": False, "alignment_layer": 1,
+    "placeholder_syntaxes": "printf,url", "auto_protect": False, "sampling.min_tokens_to_keep": 3,
+    "coverage_penalty": 0.25, "replace_unknowns": True,
+}

@@ -614,6 +614,181 @@ def gen_cli():
     return "\n".join(out), "\n".join(add)
 
 
+# ---------------------------------------------------------------- the echo and the fields test's values
+def gen_echo():
+    out = ["// " + BANNER,
+           "// Included by base/options_echo.cc: every option's value, as the fields test reads it (name=value; \"-\"",
+           "// for an unset optional; a callback or pointer \"set\" or \"-\"; per-input data its count).", "",
+           "std::string EchoOptions(const TranslateOptions& o) {", "  std::string s;",
+           "  auto add = [&](const char* name, const std::string& v) { s += s.empty() ? \"\" : \" \"; s += name; s += '='; s += v; };"]
+    for o in OPTIONS:
+        m, k = o.member, o.kind
+        if k == "bool":
+            v = "o.%s ? \"1\" : \"0\"" % m
+        elif k in ("u32", "u64", "syntaxes"):
+            v = "std::to_string(o.%s)" % m
+        elif k == "f32":
+            v = "Float(o.%s)" % m
+        elif k == "opt_u32":
+            v = "o.%s ? std::to_string(*o.%s) : \"-\"" % (m, m)
+        elif k == "opt_f32":
+            v = "o.%s ? Float(*o.%s) : \"-\"" % (m, m)
+        elif k == "opt_bool":
+            v = "o.%s ? (*o.%s ? \"1\" : \"0\") : \"-\"" % (m, m)
+        elif k == "str":
+            v = "std::string(o.%s)" % m
+        elif k.startswith("enum:"):
+            v = "std::to_string(static_cast<int>(o.%s))" % m
+        elif k.startswith("opt_enum:"):
+            v = "o.%s ? std::to_string(static_cast<int>(*o.%s)) : \"-\"" % (m, m)
+        elif o.cpp_type.startswith("Span"):
+            v = "std::to_string(o.%s.size())" % m
+        else:
+            v = "o.%s ? \"set\" : \"-\"" % m
+        out.append("  add(\"%s\", %s);" % (m, v))
+    out += ["  return s;", "}", ""]
+    return "\n".join(out)
+
+
+def echo_of(o, v):
+    """The echo of test value v of option o."""
+    k = o.kind
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if k == "opt_enum:EarlyStopping":
+        return str(["false", "true", "never"].index(v))
+    if k == "enum:Markup":
+        return str(["", "html", "html-lenient", "xml"].index(v))
+    if k == "syntaxes":
+        bits = {"printf": 1, "python-named": 2, "ruby-named": 4, "brace": 8, "fluent": 16, "i18next": 32, "shell": 64,
+                "url": 128, "email": 256, "number-unit": 512}
+        return str(sum(bits[n] for n in v.split(",")))
+    if isinstance(v, float):
+        return "%g" % v
+    return str(v)
+
+
+def test_rows():
+    rows = []
+    for o in PLAIN:
+        assert o.name in fields.TEST_VALUES, "fields.TEST_VALUES has no value for " + o.name
+        rows.append((o, fields.TEST_VALUES[o.name]))
+    return rows
+
+
+def c_literal(o, v):
+    k = o.kind
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if k in ("opt_enum:EarlyStopping", "enum:Markup", "syntaxes"):
+        return echo_of(o, v) + ("u" if k == "syntaxes" else "")
+    if k == "str":
+        return '"%s"' % v
+    if isinstance(v, float):
+        return "%sf" % repr(v)
+    return str(v) + ("u" if c_type(o) in ("uint32_t",) else "")
+
+
+def gen_c_values():
+    out = ["/* " + BANNER + " */",
+           "/* Included by tests/test_c_fields.c: a non-default value of every plain option (fields.TEST_VALUES), and",
+           " * what the library's echo must show for them. */", "",
+           "static void SetFieldValues(tern_translate_params* p) {"]
+    for o, v in test_rows():
+        out.append("  p->%s = %s;" % (o.cname, c_literal(o, v)))
+    out += ["}", "", "static const char* const kFieldEcho[] = {"]
+    for o, v in test_rows():
+        out.append('    "%s=%s",' % (o.member, echo_of(o, v)))
+    out += ["};", ""]
+    return "\n".join(out)
+
+
+def cpp_literal(o, v):
+    k = o.kind
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if k == "opt_enum:EarlyStopping":
+        return "EarlyStopping::k" + v.capitalize()
+    if k == "enum:Markup":
+        return {"xml": "Markup::kXml", "html": "Markup::kHtml"}[v]
+    if k == "enum:HfRules":
+        return "HfRules::kTransformers%d" % v
+    if k == "syntaxes":
+        return echo_of(o, v) + "u"
+    if k == "str":
+        return '"%s"' % v
+    if isinstance(v, float):
+        return "%sf" % repr(v)
+    return str(v) + "u"
+
+
+def gen_cpp_values():
+    out = ["// " + BANNER,
+           "// Included by tests/test_fields.cc: a non-default value of every plain option (fields.TEST_VALUES), and what",
+           "// the library's echo must show for them.", "",
+           "inline void SetFieldValues(TranslateOptions* o) {"]
+    for o, v in test_rows():
+        out.append("  o->%s = %s;" % (o.member, cpp_literal(o, v)))
+    out += ["}", "", "inline const std::vector<std::string>& FieldEcho() {", "  static const std::vector<std::string> kEcho = {"]
+    for o, v in test_rows():
+        out.append('      "%s=%s",' % (o.member, echo_of(o, v)))
+    out += ["  };", "  return kEcho;", "}", "",
+            "// Copies the plain option `name` (its echo name) from `from` to *to; false for a name the table lacks.",
+            "inline bool CopyField(const std::string& name, const TranslateOptions& from, TranslateOptions* to) {"]
+    for o, v in test_rows():
+        out.append("  if (name == \"%s\") return to->%s = from.%s, true;" % (o.member, o.member, o.member))
+    out += ["  return false;", "}", ""]
+    return "\n".join(out)
+
+
+def java_literal(o, v):
+    k = o.kind
+    if isinstance(v, bool):
+        return ("Boolean.TRUE" if v else "Boolean.FALSE") if k == "opt_bool" else ("true" if v else "false")
+    if k in ("opt_enum:EarlyStopping", "enum:Markup", "syntaxes", "str"):
+        return '"%s"' % v
+    if isinstance(v, float):
+        return "%sf" % repr(v)
+    if k == "u64":
+        return "%dL" % v
+    return str(v)
+
+
+def gen_java_values():
+    out = ["// " + BANNER,
+           "// The fields test's values (fields.TEST_VALUES) as Translator.Options fields, and the echo they must give.",
+           "final class FieldValues {", "  private FieldValues() {}", "",
+           "  static void set(dev.tern.Translator.Options o) {"]
+    for o, v in test_rows():
+        out.append("    o.%s = %s;" % (o.javaname, java_literal(o, v)))
+    out += ["  }", "", "  static final String[] ECHO = {"]
+    for o, v in test_rows():
+        out.append('      "%s=%s",' % (o.member, echo_of(o, v)))
+    out += ["  };", "}", ""]
+    return "\n".join(out)
+
+
+def gen_values_json():
+    import json
+    rows = []
+    for o in OPTIONS:
+        row = {"name": o.member, "kind": o.kind, "py": o.pyname or None, "cli": o.cli or None, "texts_only": o.texts_only,
+               "score": o.score, "share": o.share}
+        if o.name in fields.TEST_VALUES:
+            v = fields.TEST_VALUES[o.name]
+            row["value"] = v
+            row["echo"] = echo_of(o, v)
+            if o.cli:
+                if o.kind == "bool":
+                    row["cli_args"] = [o.cli]
+                elif o.kind == "enum:Markup":
+                    row["cli_args"] = ["%s=%s" % (o.cli, v)]
+                else:
+                    row["cli_args"] = [o.cli, str(v).lower() if isinstance(v, bool) else str(v)]
+        rows.append(row)
+    return json.dumps({"generated": BANNER, "options": rows}, indent=1) + "\n"
+
+
 # ---------------------------------------------------------------- files
 def replace_between(path, begin, end, lines):
     text = (ROOT / path).read_text(encoding="utf-8")
@@ -654,6 +829,11 @@ def outputs():
         "targets/android/java/dev/tern/Translator.java": replace_between(
             "targets/android/java/dev/tern/Translator.java", "// BEGIN fields: Options", "// END fields: Options",
             gen_java_options()),
+        "runtime/src/base/options_echo.inc": gen_echo(),
+        "tests/fields/values.json": gen_values_json(),
+        "tests/fields/c_values.inc": gen_c_values(),
+        "tests/fields/cpp_values.inc": gen_cpp_values(),
+        "targets/android/test/FieldValues.java": gen_java_values(),
         "targets/desktop/option_flags.h": gen_cli()[0],
         "targets/desktop/option_flags_cli.inc": gen_cli()[1],
     }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/busy_guard.h"
+#include "base/options_echo.h"
 #include "session/session.h"
 #include "session/continuous_call.h"
 
@@ -58,6 +59,7 @@ Translator::~Translator() = default;
 
 Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                                 Span<const TranslationResult>* results) {
+  EchoCall("translate_ids", options);
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
@@ -66,6 +68,7 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
+  EchoCall("continuous", options);
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
@@ -75,6 +78,7 @@ Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOp
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                              Span<const TranslationResult>* results) {
+  EchoCall("translate", options);
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
@@ -84,6 +88,7 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
 
 Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
                          const TranslateOptions& options, Span<const TranslationResult>* results) {
+  EchoCall("score", options);
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
@@ -93,6 +98,7 @@ Status Translator::Score(Span<const std::string_view> sources, Span<const std::s
 
 Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                             const TranslateOptions& options, Span<const TranslationResult>* results) {
+  EchoCall("score_ids", options);
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
@@ -100,7 +106,10 @@ Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const
   return keep->ScoreIds(sources, targets, options, results);
 }
 
-Status Translator::CheckOptions(const TranslateOptions& options) const { return impl_->CheckOptions(options); }
+Status Translator::CheckOptions(const TranslateOptions& options) const {
+  EchoCall("check", options);
+  return impl_->CheckOptions(options);
+}
 
 bool Translator::splits_sentences() const { return SentenceSplitter::Available(); }
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/options_echo.h"
 #include "serving/continuous_run.h"
 #include "serving/request_queue.h"
 #include "serving/sharing.h"
@@ -223,6 +224,7 @@ Engine::~Engine() {
 bool Engine::OnWorkerThread() { return tls_engine != nullptr; }
 
 Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void* user_data) {
+  EchoCall("submit", request.options);
   if (!request.texts.empty() && !request.ids.empty())
     return Status(StatusCode::kInvalidArgument, "Engine::Submit: a request has texts or ids, not both");
   TERN_RETURN_IF_ERROR(impl_->replicas[0]->CheckOptions(request.options));

@@ -38,20 +38,67 @@ void Release(EngineSession* s, JNIEnv* env) {
   delete s;
 }
 
-// One submission in flight: the Java future (a global reference) and the inputs (for source spans).
-struct Pending {
-  EngineSession* session;
-  jobject future;
-  std::vector<std::string> inputs;
-  tern_jni::OptionStorage keep;  // what the request's params point to, alive until completion
-};
-
 // JavaVM::AttachCurrentThread takes void** in the JDK's jni.h and JNIEnv** in the NDK's: the parameter type
 // is deduced from whichever header this builds with.
 template <typename Env>
 jint AttachWith(jint (JavaVM::*attach)(Env, void*), JavaVM* vm, JNIEnv** env) {
   return (vm->*attach)(reinterpret_cast<Env>(env), nullptr);
 }
+
+// One submission in flight: the Java future (a global reference) and the inputs (for source spans).
+struct Pending {
+  EngineSession* session = nullptr;
+  jobject future = nullptr;
+  std::vector<std::string> inputs;
+  tern_jni::OptionStorage keep;  // what the request's params point to, alive until completion
+  std::vector<std::string> prefixes;  // Options.targetPrefix as UTF-8
+  std::vector<const char*> prefix_pointers;
+  jobjectArray processors = nullptr;  // Options.logitsProcessors (a global reference), run on a worker thread
+  jmethodID dispatch = nullptr;       // Translator.dispatchEngineLogits
+  std::string processor_error;        // what a processor threw (the request then fails with it)
+};
+
+// The JNIEnv of this (worker) thread, attached as a daemon the first time: a worker runs many rows of many
+// requests, and the JVM must not wait for it at exit.
+JNIEnv* WorkerEnv(JavaVM* vm) {
+  JNIEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) == JNI_OK) return env;
+  return AttachWith(&JavaVM::AttachCurrentThreadAsDaemon, vm, &env) == JNI_OK ? env : nullptr;
+}
+
+// Options.logitsProcessors of an engine request, per row on the worker thread (Translator.dispatchEngineLogits).
+void OnLogits(tern_logits_row* row, void* user_data) {
+  auto* p = static_cast<Pending*>(user_data);
+  if (!p->processor_error.empty()) return;
+  JNIEnv* env = WorkerEnv(p->session->vm);
+  if (!env) return;
+  const auto n = static_cast<jsize>(row->n_columns), steps = static_cast<jsize>(row->step);
+  jintArray prefix = env->NewIntArray(steps);
+  jfloatArray scores = env->NewFloatArray(n);
+  jintArray columns = row->columns ? env->NewIntArray(n) : nullptr;
+  if (prefix && scores && (columns || !row->columns)) {
+    if (steps) env->SetIntArrayRegion(prefix, 0, steps, reinterpret_cast<const jint*>(row->prefix));
+    env->SetFloatArrayRegion(scores, 0, n, row->scores);
+    if (columns) env->SetIntArrayRegion(columns, 0, n, reinterpret_cast<const jint*>(row->columns));
+    env->CallStaticVoidMethod(p->session->translator_class, p->dispatch, p->processors, static_cast<jint>(row->input),
+                              static_cast<jint>(row->part), static_cast<jint>(row->hypothesis), static_cast<jint>(row->step),
+                              prefix, scores, columns);
+    if (!env->ExceptionCheck()) env->GetFloatArrayRegion(scores, 0, n, row->scores);
+  }
+  if (env->ExceptionCheck()) {  // the request stops (OnAbort) and fails with the exception's text
+    jthrowable t = env->ExceptionOccurred();
+    env->ExceptionClear();
+    jstring msg = static_cast<jstring>(env->CallObjectMethod(t, env->GetMethodID(env->GetObjectClass(t), "toString", "()Ljava/lang/String;")));
+    env->ExceptionClear();
+    const char* c = msg ? env->GetStringUTFChars(msg, nullptr) : nullptr;
+    p->processor_error = std::string("a logits processor threw ") + (c ? c : "an exception");
+    if (c) env->ReleaseStringUTFChars(msg, c);
+  }
+  for (jobject o : {static_cast<jobject>(prefix), static_cast<jobject>(scores), static_cast<jobject>(columns)})
+    if (o) env->DeleteLocalRef(o);
+}
+
+int OnAbort(void* user_data) { return static_cast<Pending*>(user_data)->processor_error.empty() ? 0 : 1; }
 
 void Completed(tern_request* request, void* user_data) {
   auto* p = static_cast<Pending*>(user_data);
@@ -80,6 +127,7 @@ void Completed(tern_request* request, void* user_data) {
     } else {
       error = env->NewStringUTF(results ? err.message : "out of memory");
     }
+    if (!p->processor_error.empty()) out = nullptr, error = env->NewStringUTF(p->processor_error.c_str());
     if (env->ExceptionCheck()) {  // a result could not be made: the future gets the exception's message
       env->ExceptionClear();
       out = nullptr;
@@ -89,6 +137,7 @@ void Completed(tern_request* request, void* user_data) {
     env->CallStaticVoidMethod(s->engine_class, s->complete, p->future, out, error);
     env->ExceptionClear();
     env->DeleteGlobalRef(p->future);
+    if (p->processors) env->DeleteGlobalRef(p->processors);
     tern_results_free(results);
   }
   delete p;
@@ -136,11 +185,13 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Engine_nativeOpen(JNIEnv* env, jclass cls,
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jlong handle, jobjectArray sentences,
-                                                         jintArray keep_spans, jobject options, jobject future) {
+                                                         jobjectArray prefix_bytes, jintArray keep_spans, jobject options,
+                                                         jobject future) {
   auto* s = reinterpret_cast<EngineSession*>(handle);
   if (!s) return tern_jni::Throw(env, "engine is closed");
-  auto* p = new (std::nothrow) Pending{s, nullptr, {}, {}};
+  auto* p = new (std::nothrow) Pending;
   if (!p) return tern_jni::Throw(env, "out of memory");
+  p->session = s;
   const jsize n = env->GetArrayLength(sentences);
   p->inputs.resize(static_cast<size_t>(n));
   std::vector<const char*> pointers(static_cast<size_t>(n));
@@ -159,11 +210,38 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
     return;
   }
   tern_jni::ReadKeepSpans(env, keep_spans, p->inputs, &p->keep, &tp);
+  if (prefix_bytes) {  // Options.targetPrefix as UTF-8 (null entries: none)
+    const jsize k = env->GetArrayLength(prefix_bytes);
+    p->prefixes.assign(static_cast<size_t>(k), std::string());
+    p->prefix_pointers.assign(static_cast<size_t>(k), nullptr);
+    for (jsize i = 0; i < k; ++i) {
+      auto b = static_cast<jbyteArray>(env->GetObjectArrayElement(prefix_bytes, i));
+      if (!b) continue;
+      std::string& str = p->prefixes[static_cast<size_t>(i)];
+      str.resize(static_cast<size_t>(env->GetArrayLength(b)));
+      if (!str.empty()) env->GetByteArrayRegion(b, 0, static_cast<jsize>(str.size()), reinterpret_cast<jbyte*>(&str[0]));
+      env->DeleteLocalRef(b);
+      p->prefix_pointers[static_cast<size_t>(i)] = str.c_str();
+    }
+    tp.target_prefix = p->prefix_pointers.data();
+  }
+  auto processors = static_cast<jobjectArray>(env->GetObjectField(
+      options, env->GetFieldID(env->GetObjectClass(options), "logitsProcessors", "[Ldev/tern/Translator$LogitsProcessor;")));
+  if (env->ExceptionCheck()) return delete p;
+  if (processors && env->GetArrayLength(processors) > 0) {
+    p->dispatch = env->GetStaticMethodID(s->translator_class, "dispatchEngineLogits",
+                                         "([Ldev/tern/Translator$LogitsProcessor;IIII[I[F[I)V");
+    if (!p->dispatch) return delete p;  // NoSuchMethodError pending
+    p->processors = static_cast<jobjectArray>(env->NewGlobalRef(processors));
+    tp.logits_callback = OnLogits, tp.logits_user_data = p;
+    tp.abort_callback = OnAbort, tp.abort_user_data = p;
+  }
   p->future = env->NewGlobalRef(future);
   tern_error err;
   s->owners.fetch_add(1);  // the completion's
   if (!tern_submit(s->engine, pointers.data(), pointers.size(), &tp, Completed, p, &err)) {
     env->DeleteGlobalRef(p->future);
+    if (p->processors) env->DeleteGlobalRef(p->processors);
     delete p;
     Release(s, env);
     tern_jni::Throw(env, err.message);

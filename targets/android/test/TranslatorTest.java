@@ -527,9 +527,96 @@ public class TranslatorTest {
       o.nBest = 3;
       Translator.Result[] er = e.submit(in, o).get();
       check(er[0].ok() && er[0].hypotheses.length == 3, "engine: nBest 3 within the Config's maxNBest");
+      // Round four: every Options field is an engine option: a target prefix, and logits processors run on a
+      // worker thread (one that throws fails its request with the exception's text).
+      Translator.Options pre = new Translator.Options();
+      pre.targetPrefix = new String[] {"Eine Frau"};
+      Translator.Result[] pr = e.submit(new String[] {"A man rides a bike on the street."}, pre).get();
+      check(pr[0].ok() && pr[0].text.startsWith("Eine Frau"), "engine: the target prefix: " + pr[0].text);
+      Translator.Options banned = new Translator.Options();
+      banned.beamSize = 1;
+      final int firstToken = pr[0].tokens[0];
+      banned.logitsProcessors = new Translator.LogitsProcessor[] {row -> {
+        int c = row.column(firstToken);
+        if (c >= 0) row.scores[c] = Float.NEGATIVE_INFINITY;
+      }};
+      Translator.Result[] br = e.submit(new String[] {"A woman rides a bike."}, banned).get();
+      check(br[0].ok() && br[0].tokens[0] != firstToken, "engine: a logits processor on the worker thread bans a token");
+      Translator.Options throwing = new Translator.Options();
+      throwing.logitsProcessors = new Translator.LogitsProcessor[] {row -> { throw new IllegalStateException("processor failed"); }};
+      boolean failedWith = false;
+      try {
+        e.submit(new String[] {"A dog."}, throwing).get();
+      } catch (java.util.concurrent.ExecutionException ex) {
+        failedWith = ex.getCause().getMessage().contains("processor failed");
+      }
+      check(failedWith, "engine: a processor's exception fails its request, named");
+      // A future's dependent may close the engine (it returned without waiting for itself before: a hang).
+      Engine closing = new Engine(model, 1, cfg);
+      java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+      closing.submit(new String[] {"A dog."}, new Translator.Options()).thenRun(() -> { closing.close(); closed.countDown(); });
+      check(closed.await(60, java.util.concurrent.TimeUnit.SECONDS), "engine: close() from a future's dependent returns");
+      closing.close();
       e.close();
     }
+    fieldsTest(model);
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);
+  }
+
+  // The echo line of `entry` in the TERN_ECHO_OPTIONS file ("" if none).
+  static String echoLine(String path, String entry) throws java.io.IOException {
+    java.nio.file.Path p = java.nio.file.Paths.get(path);
+    if (!java.nio.file.Files.exists(p)) return "";
+    for (String line : java.nio.file.Files.readAllLines(p, java.nio.charset.StandardCharsets.UTF_8))
+      if (line.startsWith(entry + " ")) return line + " ";
+    return "";
+  }
+
+  // The field table through JNI (runtime/fields/fields.py): a non-default value of every Options field arrives
+  // in the library's call and in the engine's submission, as its echo (TERN_ECHO_OPTIONS, set by CTest) shows.
+  static void fieldsTest(String model) throws Exception {
+    String path = System.getenv("TERN_ECHO_OPTIONS");
+    if (path == null) return;
+    Translator.Config cfg = new Translator.Config();
+    cfg.maxNBest = 4;
+    cfg.attention = true;
+    Translator.Options o = new Translator.Options();
+    FieldValues.set(o);
+    o.targetPrefix = new String[] {"Ein"};
+    o.targetPrefixIds = new int[][] {{5}};
+    o.suppressSequences = new int[][] {{5}};
+    o.endTokens = new int[] {7};
+    o.keepSpans = new int[] {0, 0, 1};
+    o.samplingKeys = new long[] {42};
+    o.logitsProcessors = new Translator.LogitsProcessor[] {row -> {}};
+    String[] special = {"on_token=set", "logits_processors=1", "target_prefix=1", "target_prefix_ids=1",
+                        "suppress_sequences=1", "end_tokens=1", "keep_spans=1", "sampling_keys=1"};
+    java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(path));
+    try (Translator t = new Translator(model, cfg)) {
+      try {
+        t.translate(new String[] {"A dog runs."}, o, (index, part, token, text, last) -> false);
+      } catch (TernException ex) {
+        // the values together are no valid call: the echo came first
+      }
+    }
+    String line = echoLine(path, "translate");
+    check(!line.isEmpty(), "fields: the call reached the library");
+    for (String pair : FieldValues.ECHO) check(line.contains(" " + pair + " "), "fields: " + pair + " arrives");
+    for (String pair : special) check(line.contains(" " + pair + " "), "fields: " + pair + " arrives");
+    o.targetPrefixIds = null;  // the engine takes one kind of prefix
+    try (Engine e = new Engine(model, 1, cfg)) {
+      try {
+        e.submit(new String[] {"A dog runs."}, o).get();
+      } catch (Exception ex) {
+        // refused as a whole (the values together), after the engine received them
+      }
+    }
+    line = echoLine(path, "submit");
+    check(!line.isEmpty(), "fields: the engine received the request");
+    for (String pair : FieldValues.ECHO) check(line.contains(" " + pair + " "), "fields: " + pair + " reaches the engine");
+    for (String pair : new String[] {"target_prefix=1", "logits_processors=1", "suppress_sequences=1", "end_tokens=1",
+                                     "keep_spans=1", "sampling_keys=1"})
+      check(line.contains(" " + pair + " "), "fields: " + pair + " reaches the engine");
   }
 }

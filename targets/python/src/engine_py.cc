@@ -111,7 +111,10 @@ Ticket Submit(PyEngine& self, Request r, py::object done, py::kwargs kw, CallKin
   k->Chunk(0, n);  // the request's own per-input views (the engine copies and slices them per call)
   k->state.main_thread = false;  // the callback runs on a worker thread
   r.options = k->options;
-  r.options.abort = nullptr;  // a request is cancelled through its ticket (and stopped by its callback)
+  // A request is cancelled through its ticket; the abort check runs only for what needs it (a CancelToken, or
+  // a callback or logits processor that may raise), which makes the request run alone.
+  if (!k->state.cancel && k->state.callback.is_none() && k->state.processors.empty())
+    r.options.abort = nullptr, r.options.abort_user_data = nullptr;
   auto c = std::make_unique<Completion>();
   c->done = std::move(done);
   c->keywords = std::move(k);

@@ -92,15 +92,23 @@ public final class Engine implements AutoCloseable {
   /**
    * Queues the sentences as one request. The future holds a Result per sentence (a failing sentence has its
    * own error), or completes exceptionally with a TernException. Throws at once for a full queue, bad
-   * options or a closed engine. Glossaries, listeners and target prefixes are not taken here (use a Translator).
+   * options or a closed engine. Every Options field is taken (the field table's, as a Translator takes them);
+   * logitsProcessors run on the engine's worker thread (an exception one throws fails the request with its
+   * message). The Translator's glossary and listener are a Translator's own.
    */
   public CompletableFuture<Translator.Result[]> submit(String[] sentences, Translator.Options options) throws TernException {
     if (sentences == null) throw new TernException("sentences is null");
     if (options == null) options = new Translator.Options();
     Translator.checkOptions(options, sentences.length);
-    if (options.targetPrefix != null) throw new TernException("targetPrefix: use a Translator (an Engine request takes none)");
-    if (options.logitsProcessors != null)
-      throw new TernException("logitsProcessors: use a Translator (an Engine request takes none)");
+    if (options.targetPrefix != null && options.targetPrefix.length != sentences.length)
+      throw new TernException("targetPrefix: " + options.targetPrefix.length + " prefixes for " + sentences.length
+          + " sentences (one per sentence, null for none)");
+    byte[][] prefixes = null;
+    if (options.targetPrefix != null) {
+      prefixes = new byte[sentences.length][];
+      for (int i = 0; i < sentences.length; ++i)
+        prefixes[i] = options.targetPrefix[i] == null ? null : options.targetPrefix[i].getBytes(StandardCharsets.UTF_8);
+    }
     byte[][] in = new byte[sentences.length][];
     for (int i = 0; i < sentences.length; ++i) {
       if (sentences[i] == null) throw new TernException("sentence " + i + " is null");
@@ -110,7 +118,7 @@ public final class Engine implements AutoCloseable {
     lifetime.readLock().lock();
     try {
       if (handle == 0) throw new TernException("engine is closed");
-      nativeSubmit(handle, in, options.keepSpans, options, future);
+      nativeSubmit(handle, in, prefixes, options.keepSpans, options, future);
     } finally {
       lifetime.readLock().unlock();
     }
@@ -153,8 +161,8 @@ public final class Engine implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int replicas, int threads, int maxBatch, int maxBeam, int maxNBest,
       boolean attention, String packedCacheDir) throws TernException;
 
-  private static native void nativeSubmit(long handle, byte[][] sentences, int[] keepSpans, Translator.Options options,
-      CompletableFuture<Translator.Result[]> future) throws TernException;
+  private static native void nativeSubmit(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans,
+      Translator.Options options, CompletableFuture<Translator.Result[]> future) throws TernException;
 
   private static native void nativeClose(long handle);
 }

@@ -548,6 +548,12 @@ public final class Translator implements AutoCloseable {
 
   // Called by the native code for each streamed token: UTF-8 bytes to a String, then the listener.
   // Called by the native code for each row when Options.logitsProcessors is set.
+  // The Engine's: the same, on a worker thread (package access).
+  static void dispatchEngineLogits(LogitsProcessor[] processors, int input, int part, int hypothesis, int step, int[] prefix,
+                                   float[] scores, int[] columns) {
+    dispatchLogits(processors, input, part, hypothesis, step, prefix, scores, columns);
+  }
+
   private static void dispatchLogits(LogitsProcessor[] processors, int input, int part, int hypothesis, int step, int[] prefix,
                                      float[] scores, int[] columns) {
     LogitsRow row = new LogitsRow(input, part, hypothesis, step, prefix, scores, columns);
