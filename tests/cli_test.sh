@@ -426,5 +426,24 @@ check "--repetition-penalty 0: exit 2" test $rc -eq 2
 printf '%s 0\n' "$(printf '5 %.0s' $(seq 300))" | tern translate -m "$models/post-swish.int8.tern" --ids --beam 1 --max-input-length 10 > /dev/null 2> "$tmp/err"; rc=$?
 check "--max-input-length: a 301-token line is cut, not failed" test $rc -eq 0
 
+# round four (docs/reliability.md): an empty source is scored from its </s>; a temperature that overflows the
+# scores is a bad argument; sampled output does not depend on how lines are batched; a FIFO without a reader
+# as the output is refused at once
+printf '\tEin Hund.\n' | tern score -m "$models/post-swish.int8.tern" > "$tmp/empty-src" 2> "$tmp/err"; rc=$?
+check "score with an empty source: exit 0" test $rc -eq 0
+check "score with an empty source: a negative score, not 0" grep -qE '^-[0-9.e-]+$' "$tmp/empty-src"
+echo 'A dog.' | tern translate -m "$models/post-swish.int8.tern" --sample-temperature 1e-38 > /dev/null 2> "$tmp/err"; rc=$?
+check "--sample-temperature 1e-38: exit 2" test $rc -eq 2
+check "--sample-temperature 1e-38: says the range" grep -q "sampling_temperature 1e-38: must be finite and >= 1e-06" "$tmp/err"
+for b in 1 8; do
+  printf 'A dog runs.\nTwo cats.\nA man.\n' | tern translate -m "$models/post-swish.int8.tern" --sample --seed 3 --batch $b > "$tmp/sampled$b"
+done
+check "--sample --seed: the same output at --batch 1 and 8" cmp -s "$tmp/sampled1" "$tmp/sampled8"
+if mkfifo "$tmp/fifo" 2> /dev/null; then
+  echo 'A dog.' | timeout 60 ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.int8.tern" -o "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+  check "-o FIFO without a reader: exit 2, not a hang" test $rc -eq 2
+  check "-o FIFO without a reader: says so" grep -q "a FIFO with no reader" "$tmp/err"
+fi
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

@@ -215,3 +215,42 @@ TEST_CASE("round 4, #6: a load that writes the cache removes the temporaries of 
   CHECK(files == 1);  // the entry; no temporary of its own left behind
   ::close(live_fd);
 }
+
+TEST_CASE("round 4, #4: a run of characters the model lacks is one unknown piece, and the abort check comes before tokenizing") {
+  // SentencePiece's encoder was quadratic in such a run (1 MB of '{': 24 s); tern's unigram encoder
+  // (text/unigram.h) is linear: test_unigram.cc compares the times and the pieces. Here the API's side.
+  auto m = LoadOrFail(BundledModel());
+  TranslatorConfig c;
+  c.max_source_tokens = 16;
+  auto t = MakeTranslator(m, c);
+  const std::string unknown(1000000, '{'), plain(1000000, 'a');
+  std::string_view in[] = {unknown, plain};
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, {}, &r).ok());
+  CHECK_MESSAGE(r[0].ok(), r[0].error_message);  // a few ids: translated
+  REQUIRE_FALSE(r[1].ok());                      // a million ids: too long, alone
+  CHECK(r[1].error == StatusCode::kResourceExhausted);
+  // The abort callback is asked before each input is tokenized: a call aborted at once tokenizes nothing
+  // (the too-long text would otherwise fail as too long, after a pass over its megabyte).
+  int asked = 0;
+  TranslateOptions o;
+  o.abort = [](void* data) { return ++*static_cast<int*>(data) >= 1; };
+  o.abort_user_data = &asked;
+  const Status st = t->Translate(in, o, &r);
+  CHECK(st.code() == StatusCode::kCancelled);
+  CHECK(asked == 1);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(r[i].error == StatusCode::kCancelled);
+    CHECK(std::string(r[i].error_message) == "cancelled by the caller");
+  }
+  // Aborted after the first input: both fail as cancelled, neither was translated.
+  asked = 0;
+  o.abort = [](void* data) { return ++*static_cast<int*>(data) >= 2; };
+  CHECK(t->Translate(in, o, &r).code() == StatusCode::kCancelled);
+  CHECK(r[0].error == StatusCode::kCancelled);
+  CHECK(r[1].error == StatusCode::kCancelled);
+  // The next call on the same Translator works.
+  std::string_view one[] = {"A dog runs."};
+  REQUIRE(t->Translate(one, {}, &r).ok());
+  CHECK(r[0].ok());
+}

@@ -6,6 +6,7 @@ import concurrent.futures
 import subprocess
 import sys
 import textwrap
+import pathlib
 import threading
 
 import pytest
@@ -145,3 +146,106 @@ def test_engine_close_from_a_streaming_callback_and_from_many_done_callbacks(mod
     with pytest.raises(tern.CancelledError):
         stopped.result(timeout=60)
     e2.close()
+
+
+def test_scoring_an_empty_source_scores_the_target(translator, model):
+    # #3: an empty or blank source scored 0.0 (probability 1) with no tokens, whatever the target.
+    r = translator.score_batch(["", " \t", "A dog runs."], ["Ein Hund läuft."] * 3)
+    for x in r[:2]:
+        assert x.ok and x.hypotheses[0].score < -1.0
+        assert len(x.hypotheses[0].token_logprobs) == len(r[2].hypotheses[0].token_logprobs)
+    assert r[0].hypotheses[0].score < r[2].hypotheses[0].score
+    out = translator.translate_batch([""], target_prefix=["Eine Frau"])
+    assert out[0].text.startswith("Eine Frau")
+
+
+def test_sampling_temperature_out_of_range_is_refused_everywhere(translator, model):
+    # #8: 1e-38 overflowed the scores: garbage with score 0.0. One rule, every binding (and the CLI, cli_test.sh).
+    for t in (1e-38, 0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(tern.InvalidArgumentError, match="sampling_temperature .*: must be finite and >= 1e-06"):
+            translator.translate_batch(["A dog."], do_sample=True, sampling_temperature=t)
+    e = tern.Engine(model, replicas=1)
+    with pytest.raises(tern.InvalidArgumentError, match="sampling_temperature"):
+        e.submit(["A dog."], do_sample=True, sampling_temperature=1e-38)
+    e.close()
+    from tern.compat import ctranslate2
+    t = ctranslate2.Translator(str(pathlib.Path(model_path_of(model))))
+    with pytest.raises(tern.InvalidArgumentError, match="sampling_temperature"):
+        t.translate_batch([["▁A", "▁dog"]], beam_size=1, sampling_topk=10, sampling_temperature=1e-38)
+    assert translator.translate_batch(["A dog."], do_sample=True, sampling_temperature=1e-6)[0].ok  # the smallest taken
+
+
+def model_path_of(model):
+    return pathlib.Path(__file__).resolve().parents[2] / "models/en-de/en-de.int8.tern"
+
+
+def test_engine_takes_every_translate_batch_option(model, translator):
+    # #9: Engine.submit(target_prefix=...) was a TypeError; logits processors too.
+    with tern.Engine(model, replicas=1, threads=1) as e:
+        got = e.submit(["A man rides a bike on the street."], target_prefix=["Eine Frau"]).result(timeout=60)
+        assert got[0].text.startswith("Eine Frau")
+        want = translator.translate_batch(["A man rides a bike on the street."], target_prefix=["Eine Frau"])
+        assert got[0].text == want[0].text
+        first = got[0].hypotheses[0].tokens[0]
+
+        def ban(row):
+            c = row.column(first)
+            if c >= 0:
+                row.scores[c] = float("-inf")
+
+        banned = e.submit(["A man rides a bike on the street."], beam_size=1, logits_processors=[ban]).result(timeout=60)
+        assert banned[0].hypotheses[0].tokens[0] != first
+
+
+def test_a_seeded_sampling_request_samples_the_same_alone_or_batched(model, translator):
+    # #7: a sentence's draws depended on its index in whatever call it shared.
+    kw = dict(do_sample=True, sampling_topk=0, sampling_temperature=1.5, seed=7)
+    mine = ["A man in a blue shirt is standing on a ladder.", "Two dogs play with a ball in a park."]
+    alone = [r.text for r in translator.translate_batch(mine, **kw)]
+    for place in range(3):
+        with tern.Engine(model, replicas=1, threads=1) as e:
+            gate = threading.Event()
+            held = e.submit(["A girl."], beam_size=1, callback=lambda ev: gate.wait(60) and None)
+            batch = [["A boy jumps."], ["People walk."]]
+            batch.insert(place, mine)  # ours first, in the middle or last of the call they share
+            futs = [e.submit(texts, **kw) for texts in batch]
+            ours = futs[place]
+            gate.set()
+            assert [r.text for r in ours.result(timeout=60)] == alone
+            assert place == 0 or ours.info["shared_with"] > 0  # it did share a call
+            held.result(timeout=60)
+    # and in any chunking of translate_batch (a call larger than max_batch)
+    small = tern.Translator(model, threads=1, max_batch=1)
+    assert [r.text for r in small.translate_batch(mine, **kw)] == alone
+
+
+def test_a_run_of_unknown_characters_tokenizes_in_linear_time(model_path):
+    # Item 4: 1 MB of '{' (characters the vocabulary lacks) took SentencePiece ~24 s against 0.5 s for 'a'. The
+    # ratio of the two, best of three interleaved on this process (not a time: machines are shared), through
+    # tokenize() and translate_batch; the bound is the 20x.
+    import time
+
+    m = tern.Model.load(model_path)
+    t = tern.Translator(m, threads=1)
+    unknown, plain = "{" * 1_000_000, "a" * 1_000_000
+
+    def best(f):
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    assert len(tern.tokenize(m, unknown)) <= 3  # one unknown piece (after "▁"), then </s>
+    tok_unknown, tok_plain = best(lambda: tern.tokenize(m, unknown)), best(lambda: tern.tokenize(m, plain))
+    assert tok_unknown < 20 * max(tok_plain, 1e-3), (tok_unknown, tok_plain)
+
+    def run(text):
+        try:
+            t.translate_batch([text], max_length=4)
+        except Exception:  # 'a' x 1e6 is a million ids: too long for the translator, after tokenizing
+            pass
+
+    tr_unknown, tr_plain = best(lambda: run(unknown)), best(lambda: run(plain))
+    assert tr_unknown < 20 * max(tr_plain, 1e-3), (tr_unknown, tr_plain)

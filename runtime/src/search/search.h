@@ -137,7 +137,7 @@ struct SearchContext {
   const TokenStream::Origin* origins = nullptr;  // paragraph calls: the text and part of each input sentence
   const ConstraintBuffers* constraints = nullptr;  // the call's constraints (nullptr: none)
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
-  Span<const uint32_t> end_tokens;       // the call's tokens that end a hypothesis besides eos
+  Span<const uint32_t> end_tokens = {};  // the call's tokens that end a hypothesis besides eos
   const uint32_t* start_step = nullptr;  // [batch] continuous batching: the step at which sentence b joined
   const uint64_t* sampling_keys = nullptr;  // [inputs] the caller's key of each input (nullptr: its index)
   uint32_t key_group = 0;  // > 0: return_alternatives' second pass, input r is alternative r % k of input r / k

@@ -28,6 +28,15 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, c
   o.scored = forced.scored;
   if (!forced.texts.empty()) TERN_RETURN_IF_ERROR(t.LoadTargetTokenizer());
   for (size_t i = 0; i < n; ++i) {
+    // The abort check applies while inputs are staged too (tokenizing a long text takes time in proportion
+    // to it): every sentence of the call then fails as cancelled, none having been translated.
+    if (options.abort && options.abort(options.abort_user_data)) {
+      for (size_t j = 0; j < n; ++j) {
+        if (j >= i) t.buf.results.results[j] = TranslationResult();
+        SetSentenceError(t.buf.results, t.buf.batch, j, StatusCode::kCancelled, "cancelled by the caller");
+      }
+      return Status(StatusCode::kCancelled, "cancelled");
+    }
     t.buf.results.results[i] = TranslationResult();
     t.buf.batch.sentence_ok[i] = 1;
     t.buf.batch.constraints.count[i] = 0;

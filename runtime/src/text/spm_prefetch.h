@@ -1,9 +1,10 @@
-// SpmPrefetch: SentencePiece parsing a model's source proto on a thread of its own while the model loads.
-// Model::Load (api/model_load.cc) starts one as soon as the proto has passed its check (format::ReadModel's
-// on_source_spm), when a second processor and a packed-weights cache make a warm load short: SentencePiece
-// building its trie was the longest part of one (5-6 of about 14 ms at OPUS-MT's 54,688 pieces on a Xeon,
-// docs/cold-start.md), and it now overlaps the rest of the model's checks, the weights' mapping and the
-// network. The first Tokenizer::Create of the model's source side takes the result (text/tokenizer.cc).
+// SpmPrefetch: the source side's PieceEncoder (text/piece_encoder.h) made on a thread of its own while the
+// model loads. Model::Load (api/model_load.cc) starts one as soon as the proto has passed its check
+// (format::ReadModel's on_source_spm), when a second processor and a packed-weights cache make a warm load
+// short: SentencePiece building its trie was the longest part of one (5-6 of about 14 ms at OPUS-MT's 54,688
+// pieces on a Xeon, docs/cold-start.md); tern's unigram encoder builds its trie in less, and either overlaps
+// the rest of the model's checks, the weights' mapping and the network. The first Tokenizer::Create of the
+// model's source side takes the result (text/tokenizer.cc).
 #pragma once
 
 #include <memory>
@@ -15,20 +16,13 @@
 
 #include "tern/status.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
+#include "text/piece_encoder.h"
 
 namespace tern {
 
-/// A SentencePiece processor from `proto`, or kInvalidModel "<where>SentencePiece failed to load it: ..." /
-/// "<where><SentencePiece's status>" (an exception from the library is caught, never the process's end).
-Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ParseSentencePiece(std::string_view proto,
-                                                                                 const std::string& where);
-
 class SpmPrefetch {
  public:
-  /// Starts ParseSentencePiece(proto, where) on a new thread (none when one cannot be started: Take then
+  /// Starts PieceEncoder::Load(proto, where) on a new thread (none when one cannot be started: Take then
   /// returns nothing). `proto` must outlive this object (the model's image does).
   SpmPrefetch(std::string_view proto, std::string where);
   /// Waits for the thread.
@@ -38,7 +32,7 @@ class SpmPrefetch {
 
   /// The parse's result, waiting for the thread, to the first caller (thread-safe); nothing to later
   /// callers and when no thread ran (they parse themselves).
-  std::optional<Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>>> Take();
+  std::optional<Result<std::unique_ptr<PieceEncoder>>> Take();
 
  private:
   std::string_view proto_;
@@ -46,7 +40,7 @@ class SpmPrefetch {
   std::mutex mu_;
   bool taken_ = false;
   std::thread thread_;
-  std::optional<Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>>> result_;  // written by thread_
+  std::optional<Result<std::unique_ptr<PieceEncoder>>> result_;  // written by thread_
 };
 
 }  // namespace tern

@@ -1,7 +1,7 @@
 #include "model/model_impl.h"
 #include "text/tokenizer.h"
 
-#include "text/piece_text.h"
+#include "text/piece_encoder.h"
 #include "text/spm_prefetch.h"
 
 #include <algorithm>
@@ -11,8 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <sentencepiece_processor.h>
 
 namespace tern {
 
@@ -58,13 +56,15 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kResourceExhausted, where + "no memory for the piece index");
   }
-  std::optional<Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>>> parsed;
+  std::optional<Result<std::unique_ptr<PieceEncoder>>> parsed;
   if (source && model.impl().source_spm_prefetch) parsed = model.impl().source_spm_prefetch->Take();
-  TERN_ASSIGN_OR_RETURN(t->spm_, parsed ? std::move(*parsed) : ParseSentencePiece(proto, where));
-  model.impl().ReleasePages(proto.data(), proto.size());  // SentencePiece parsed its own copy
+  TERN_ASSIGN_OR_RETURN(t->encoder_, parsed ? std::move(*parsed) : PieceEncoder::Load(proto, where));
+  model.impl().ReleasePages(proto.data(), proto.size());  // the encoder keeps nothing of the proto's bytes
   t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
 }
+
+const char* Tokenizer::encoder_kind() const { return encoder_->kind(); }
 
 Result<std::shared_ptr<const Tokenizer>> Tokenizer::Shared(const Model& model, Side side) {
   const Model::Impl& m = model.impl();
@@ -145,14 +145,14 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
   } else if (has_code) {
     code_id = id_of(code);
   }
-  // SentencePiece's pieces with their byte ranges in the original text (its SentencePieceText, serialized:
-  // text/piece_text.h). Counted first, so that a sentence too long fails before anything is written.
-  const std::string proto = spm_->EncodeAsSerializedProto({text.data(), text.size()});
-  size_t n_pieces = 0;
-  if (!ForEachPiece(proto, [&](const PieceSpan&) { ++n_pieces; }))
-    return Status(StatusCode::kInternal, "SentencePiece returned a SentencePieceText that does not parse");
-  if (proto.empty() && !text.empty() && text.find_first_not_of(" \t\r\n") != std::string_view::npos)
-    return Status(StatusCode::kInvalidArgument, "SentencePiece could not encode the text");
+  // SentencePiece's pieces with their byte ranges in the original text (text/piece_encoder.h), in a
+  // thread-local list grown to the longest text seen. Counted first, so that a sentence too long fails
+  // before anything is written.
+  if (text.size() > (size_t{1} << 31))
+    return Status(StatusCode::kResourceExhausted, "a text of " + std::to_string(text.size()) + " bytes (at most 2 GiB)");
+  thread_local std::vector<PieceSpan> pieces;
+  TERN_RETURN_IF_ERROR(encoder_->Encode(text, &pieces));
+  size_t n_pieces = pieces.size();
   size_t total = (has_code ? 1 : 0) + n_pieces + 1;
   if (truncate > 0) {
     const size_t cut = std::max<size_t>(std::min(truncate, capacity), (has_code ? 1 : 0) + 1);
@@ -172,10 +172,7 @@ Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, ui
     ids[k++] = id;
   };
   if (has_code) put(code_id, 0, code.size());
-  size_t taken = 0;
-  ForEachPiece(proto, [&](const PieceSpan& piece) {
-    if (taken++ < n_pieces) put(id_of(piece.piece), base + piece.begin, base + piece.end);
-  });
+  for (size_t i = 0; i < n_pieces; ++i) put(id_of(pieces[i].piece), base + pieces[i].begin, base + pieces[i].end);
   put(model_->hparams().eos_id, end, end);
   *n = k;
   return Status::Ok();

@@ -19,11 +19,9 @@
 #include "tern/status.h"
 #include "tern/translator.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace tern {
+
+class PieceEncoder;
 
 class Tokenizer {
  public:
@@ -32,7 +30,7 @@ class Tokenizer {
   /// `tern tokenize --target`). Error: kInvalidModel (naming the proto) when SentencePiece rejects it.
   static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side = Side::kSource);
   /// The model's one tokenizer of `side`, made by the first call and shared by every Translator on the model
-  /// (thread-safe: every method is const, and SentencePiece's encoder is thread-safe). Errors as Create (from
+  /// (thread-safe: every method is const; the piece encoder's scratch is thread-local). Errors as Create (from
   /// each call until one succeeds).
   static Result<std::shared_ptr<const Tokenizer>> Shared(const Model& model, Side side = Side::kSource);
   ~Tokenizer();
@@ -42,7 +40,8 @@ class Tokenizer {
   /// `target_lang` ("por") puts the id of ">>por<<" first instead of any code the text starts with.
   /// Errors (message without the sentence number; the caller adds it): kInvalidArgument "invalid UTF-8
   /// at byte N" / "NUL byte at byte N" / an unknown target_lang; kResourceExhausted when more than
-  /// `capacity` ids would be needed. Allocates inside SentencePiece only.
+  /// `capacity` ids would be needed, or for a text over 2 GiB. Allocates only to grow a thread-local scratch
+  /// (to the longest text the thread has encoded), or inside SentencePiece for a model that is not unigram.
   /// With `spans` (capacity entries): each id's byte range in `text`, the text it came from: the language
   /// code's (an empty span at 0 for a target_lang code the text lacks), SentencePiece's begin/end of each
   /// piece in the original text (normalization undone) without the space or tab a word-initial piece
@@ -73,6 +72,9 @@ class Tokenizer {
   /// that does not fit is left out) and each id's bytes into spans[0..n). Returns the length. No allocation.
   size_t PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const;
 
+  /// Which piece encoder Encode uses: "unigram" (tern's, text/unigram.h) or "sentencepiece" (the library).
+  const char* encoder_kind() const;
+
   /// Bytes Decode can need per token at most.
   size_t max_piece_bytes() const { return max_piece_bytes_; }
 
@@ -80,7 +82,7 @@ class Tokenizer {
   Tokenizer() = default;
   const Model* model_ = nullptr;
   Side side_ = Side::kSource;
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> spm_;
+  std::unique_ptr<PieceEncoder> encoder_;  // text/piece_encoder.h
   PieceIndex ids_;  // piece -> id of the side's vocabulary
   size_t max_piece_bytes_ = 0;
 };

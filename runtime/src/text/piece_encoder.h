@@ -1,0 +1,53 @@
+// PieceEncoder: a text's SentencePiece pieces with their byte ranges, by tern's own unigram encoder
+// (text/unigram.h: OPUS-MT's models are all unigram) or, for any other model, the SentencePiece library.
+// The one place the tokenizer gets pieces from; what it builds at load is what a cold start waits for
+// (docs/cold-start.md): the unigram encoder's piece trie is a BFS over the sorted pieces, where
+// SentencePiece's LoadFromSerializedProto parses the protobuf and builds two darts-clone tries.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tern/status.h"
+#include "text/piece_text.h"
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace tern {
+
+class UnigramEncoder;
+
+/// A SentencePiece processor from `proto`, or kInvalidModel "<where>SentencePiece failed to load it: ..." /
+/// "<where><SentencePiece's status>" (an exception from the library is caught, never the process's end).
+Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ParseSentencePiece(std::string_view proto,
+                                                                                 const std::string& where);
+
+class PieceEncoder {
+ public:
+  /// From a serialized ModelProto that passed format::CheckSentencePieceModel: the unigram encoder when the
+  /// model is one it follows exactly, else SentencePiece's processor (its refusal is this model's error).
+  /// `force_library` (TERN_SENTENCEPIECE=library in the environment, for comparisons) takes the library
+  /// always. Errors: kInvalidModel "<where>..." (SentencePiece's message), kResourceExhausted.
+  static Result<std::unique_ptr<PieceEncoder>> Load(std::string_view proto, const std::string& where);
+  ~PieceEncoder();
+
+  /// The pieces of `text` (valid UTF-8 without NUL bytes; the caller checks) into *out, each with its byte
+  /// range [begin, end) in `text`: SentencePiece's SentencePieceText pieces. A piece's text is valid until
+  /// the calling thread encodes again (a thread-local scratch, grown to the longest text seen, holds it).
+  /// Thread-safe. Error: kInternal when the library's output does not parse (the library path only).
+  Status Encode(std::string_view text, std::vector<PieceSpan>* out) const;
+
+  /// "unigram" (tern's) or "sentencepiece" (the library).
+  const char* kind() const { return unigram_ ? "unigram" : "sentencepiece"; }
+
+ private:
+  PieceEncoder() = default;
+  std::unique_ptr<UnigramEncoder> unigram_;
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> library_;
+};
+
+}  // namespace tern

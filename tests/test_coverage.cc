@@ -1,0 +1,108 @@
+// Round four's options for CTranslate2's clients (issue 57 #11, #14; added as rows of the field table, issue
+// 58): the coverage penalty (search/coverage.h) is exactly Wu et al.'s term on each finished hypothesis, and
+// replace_unknowns gives a generated <unk> the bytes of the source token it aligns to (session/unknowns.cc).
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tern/logits_processor.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+
+namespace {
+
+// Bans every token but `token` at step `step` (greedy search's first tokens: a forced <unk>).
+struct Force : LogitsProcessor {
+  uint32_t token = 0;
+  size_t step = 0;
+  void Process(LogitsRow& row) override {
+    if (row.step != step) return;
+    const int64_t c = row.Column(token);
+    for (size_t k = 0; k < row.scores.size(); ++k)
+      if (static_cast<int64_t>(k) != c) row.scores[k] = -std::numeric_limits<float>::infinity();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("coverage_penalty: each hypothesis' score is its length-normalized sum plus beta x sum_j log(min(c_j, 1))") {
+  auto m = LoadOrFail(BundledModel());
+  TranslatorConfig c;
+  c.max_n_best = 4, c.attention = true, c.threads = 1;
+  auto t = MakeTranslator(m, c);
+  std::string_view in[] = {"A man in a blue shirt is standing on a ladder cleaning windows.", "Two dogs play in the snow.",
+                           "An old man sits on a bench."};
+  for (float beta : {0.2f, 1.0f}) {
+    for (HfRules rules : {HfRules::kTransformers5, HfRules::kTransformers4}) {
+      CAPTURE(beta);
+      TranslateOptions o;
+      o.beam_size = 4, o.n_best = 3, o.length_penalty = 0.6f, o.coverage_penalty = beta, o.return_attention = true;
+      o.hf_rules = rules, o.split_sentences = false;
+      Span<const TranslationResult> r;
+      REQUIRE(t->Translate(in, o, &r).ok());
+      for (const TranslationResult& x : r) {
+        REQUIRE(x.ok());
+        const size_t S = x.source_ids.size();
+        for (const Hypothesis& h : x.hypotheses) {
+          const size_t L = h.tokens.size();
+          REQUIRE(h.attention.size() == L * S);
+          double sum = 0, penalty = 0;
+          for (float lp : h.token_logprobs) sum += lp;
+          for (size_t j = 0; j < S; ++j) {
+            double cov = 0;
+            for (size_t p = 0; p < L; ++p) cov += h.attention[p * S + j];
+            if (cov > 0) penalty += std::log(std::min(cov, 1.0));
+          }
+          const double want = sum / std::pow(static_cast<double>(L), 0.6) + beta * penalty;
+          CHECK(h.score == doctest::Approx(want).epsilon(1e-4));
+        }
+      }
+    }
+  }
+  // Without the attention buffers planned: refused, naming the Translator's config; greedy: no effect.
+  auto plain = MakeTranslator(m);
+  TranslateOptions o;
+  o.beam_size = 4, o.coverage_penalty = 0.2f;
+  Span<const TranslationResult> r;
+  CHECK(plain->Translate(in, o, &r).message().find("TranslatorConfig::attention") != std::string::npos);
+  o.beam_size = 1;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  const std::string greedy_cp(r[0].best().text);
+  o.coverage_penalty = 0.f;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  CHECK(greedy_cp == r[0].best().text);
+  o.coverage_penalty = -0.5f;
+  CHECK(t->Translate(in, o, &r).message() == "coverage_penalty -0.5: must be finite and >= 0");
+}
+
+TEST_CASE("replace_unknowns: a generated <unk> becomes the bytes of the source token it aligns to") {
+  auto m = LoadOrFail(BundledModel());
+  auto t = MakeTranslator(m);
+  Force force;
+  force.token = m->hparams().unk_id, force.step = 1;
+  LogitsProcessor* ps[] = {&force};
+  std::string_view in[] = {"The Xyzzyq dog runs on the beach."};
+  TranslateOptions o;
+  o.beam_size = 1, o.logits_processors = ps;
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  const std::string plain(r[0].best().text);
+  REQUIRE(r[0].best().tokens[1] == m->hparams().unk_id);
+  o.replace_unknowns = true;
+  REQUIRE(t->Translate(in, o, &r).ok());
+  const Hypothesis& h = r[0].best();
+  REQUIRE(h.tokens[1] == m->hparams().unk_id);  // the ids keep the unknown token
+  const int32_t src = h.token_sources[1];
+  REQUIRE(src >= 0);
+  const TextSpan s = r[0].source_spans[static_cast<size_t>(src)];
+  const std::string copied(in[0].substr(s.begin, s.end - s.begin));
+  CHECK(std::string(h.text.substr(h.token_spans[1].begin, h.token_spans[1].end - h.token_spans[1].begin)) == copied);
+  CHECK(std::string(h.text) != plain);
+  CHECK(plain.find("\u2047") != std::string::npos);  // SentencePiece's " ⁇ " for <unk> without the option
+  CHECK(std::string(h.text).find("\u2047") == std::string::npos);
+  // Every token's span still points at its own bytes.
+  for (size_t p = 0; p + 1 < h.tokens.size(); ++p) CHECK(h.token_spans[p].end <= h.text.size());
+}
