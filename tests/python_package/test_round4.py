@@ -249,3 +249,25 @@ def test_a_run_of_unknown_characters_tokenizes_in_linear_time(model_path):
 
     tr_unknown, tr_plain = best(lambda: run(unknown)), best(lambda: run(plain))
     assert tr_unknown < 20 * max(tr_plain, 1e-3), (tr_unknown, tr_plain)
+
+
+def test_a_lone_surrogate_fails_alone_and_is_numbered_as_the_caller_did(model_path):
+    # General rule: a text that cannot be used fails alone in every API, with on_error="keep" too, and an error
+    # names the input by its index in the caller's list. A lone surrogate used to raise for the whole call.
+    m = tern.Model.load(model_path)
+    t = tern.Translator(m, threads=1)
+    texts = ["A dog.", "A cat.", "a\ud800b", "A fish."]
+    kept = t.translate_batch(texts, on_error="keep")
+    assert [r.ok for r in kept] == [True, True, False, True]
+    assert isinstance(kept[2].error, tern.InvalidArgumentError) and "invalid UTF-8 at byte 1" in str(kept[2].error)
+    assert kept[3].text == t.translate_batch(["A fish."])[0].text
+    with pytest.raises(tern.InvalidArgumentError, match="input 2: invalid UTF-8") as e:
+        t.translate_batch(texts)
+    assert e.value.index == 2
+    scores = t.score_batch(["A dog.", "a\ud800"], ["Ein Hund.", "x"], on_error="keep")
+    assert scores[0].ok and not scores[1].ok
+    prefixed = t.translate_batch(["A dog.", "A cat."], target_prefix=["Ein", "\udc00"], on_error="keep")
+    assert prefixed[0].ok and not prefixed[1].ok
+    with tern.Engine(m, replicas=1, threads=1) as e:
+        r = e.submit(texts, on_error="keep").result(timeout=120)
+        assert [x.ok for x in r] == [True, True, False, True]

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdio>
 #include <cstring>
-#include <deque>
 
 namespace tern {
 namespace {
@@ -13,8 +13,6 @@ enum : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnu
 constexpr uint64_t kUnigram = 1;
 constexpr float kUnkPenalty = 10.0f;  // unigram_model.cc
 
-// SentencePiece's OneCharLen: the length a UTF-8 lead byte announces (a continuation byte counts 1).
-size_t OneCharLen(const char* p) { return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(*p & 0xFF) >> 4]; }
 
 // A protobuf wire-format reader over [p, end) (the proto passed format::CheckSentencePieceModel).
 struct Wire {
@@ -57,11 +55,6 @@ struct Wire {
   }
 };
 
-// darts-clone's unit accessors (darts.h).
-bool HasLeaf(uint32_t u) { return ((u >> 8) & 1) == 1; }
-uint32_t Value(uint32_t u) { return u & ((1u << 31) - 1); }
-uint32_t Label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
-uint32_t Offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
 
 // "<0xNN>" of every byte (ByteToPiece).
 const std::string* BytePieces() {
@@ -78,91 +71,6 @@ const std::string* BytePieces() {
 }
 
 }  // namespace
-
-bool UnigramEncoder::Trie::Build(std::vector<std::pair<std::string_view, int32_t>>* keys, std::string_view* duplicate) {
-  // An MSD radix sort that is the BFS: each node's range of keys is split by the byte at its depth, stably
-  // (the keys come in id order, so the first id of a key is the one a node keeps, as InsertIfNotPresent keeps
-  // the first definition). Each key is moved once per byte: no comparison sort, no memcmp.
-  std::vector<std::pair<std::string_view, int32_t>>& k = *keys;
-  std::vector<std::pair<std::string_view, int32_t>> tmp(k.size());
-  first.assign(1, 0), count.assign(1, 0), label.assign(1, 0), value.assign(1, -1);
-  first.reserve(k.size() * 2), count.reserve(k.size() * 2), label.reserve(k.size() * 2), value.reserve(k.size() * 2);
-  std::fill(std::begin(root_child), std::end(root_child), 0u);
-  max_key = 0;
-  struct Range {
-    uint32_t node, lo, hi, depth;
-  };
-  std::vector<Range> level{{0, 0, static_cast<uint32_t>(k.size()), 0}}, next;
-  uint32_t counts[257];
-  while (!level.empty()) {
-    next.clear();
-    for (const Range& r : level) {
-      // Bucket 0: keys that end at this depth; bucket 1 + b: keys whose byte here is b.
-      auto bucket = [&](uint32_t i) -> uint32_t {
-        const std::string_view key = k[i].first;
-        return key.size() == r.depth ? 0 : 1u + static_cast<uint8_t>(key[r.depth]);
-      };
-      const uint32_t n = r.hi - r.lo;
-      if (n <= 16) {  // a stable insertion sort by bucket
-        for (uint32_t i = r.lo + 1; i < r.hi; ++i) {
-          const auto item = k[i];
-          const uint32_t b = bucket(i);
-          uint32_t j = i;
-          while (j > r.lo && bucket(j - 1) > b) k[j] = k[j - 1], --j;
-          k[j] = item;
-        }
-      } else {  // a stable counting sort
-        std::fill(std::begin(counts), std::end(counts), 0u);
-        for (uint32_t i = r.lo; i < r.hi; ++i) ++counts[bucket(i)];
-        uint32_t at = r.lo;
-        for (uint32_t& c : counts) {
-          const uint32_t m = c;
-          c = at, at += m;
-        }
-        for (uint32_t i = r.lo; i < r.hi; ++i) tmp[counts[bucket(i)]++] = k[i];
-        std::copy(tmp.begin() + r.lo, tmp.begin() + r.hi, k.begin() + r.lo);
-      }
-      uint32_t lo = r.lo;
-      if (lo < r.hi && k[lo].first.size() == r.depth) {  // a key ends here; another one ending here is a duplicate
-        value[r.node] = k[lo++].second;
-        max_key = std::max<size_t>(max_key, r.depth);
-        if (lo < r.hi && k[lo].first.size() == r.depth) {
-          if (duplicate) *duplicate = k[lo].first;
-          return false;
-        }
-      }
-      first[r.node] = static_cast<uint32_t>(label.size());
-      uint16_t children = 0;
-      for (uint32_t i = lo; i < r.hi;) {
-        const auto b = static_cast<uint8_t>(k[i].first[r.depth]);
-        uint32_t j = i + 1;
-        while (j < r.hi && static_cast<uint8_t>(k[j].first[r.depth]) == b) ++j;
-        const auto node = static_cast<uint32_t>(label.size());
-        first.push_back(0), count.push_back(0), label.push_back(b), value.push_back(-1);
-        if (r.node == 0) root_child[b] = node;
-        next.push_back({node, i, j, r.depth + 1});
-        ++children;
-        i = j;
-      }
-      count[r.node] = children;
-    }
-    level.swap(next);
-  }
-  return true;
-}
-
-uint32_t UnigramEncoder::Trie::Child(uint32_t node, uint8_t b) const {
-  if (node == 0) return root_child[b];
-  const uint32_t lo = first[node], n = count[node];
-  if (n <= 8) {
-    for (uint32_t i = lo; i < lo + n; ++i)
-      if (label[i] == b) return i;
-    return 0;
-  }
-  const uint8_t* begin = label.data() + lo;
-  const uint8_t* it = std::lower_bound(begin, begin + n, b);
-  return it != begin + n && *it == b ? lo + static_cast<uint32_t>(it - begin) : 0;
-}
 
 Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view proto, const std::string& where) {
   auto bad = [&](const std::string& why) { return Status(StatusCode::kInvalidModel, where + why); };
@@ -255,112 +163,6 @@ Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view 
   return e;
 }
 
-size_t UnigramEncoder::UserDefinedPrefix(std::string_view w) const {
-  // PrefixMatcher::PrefixMatch: the longest user-defined symbol w starts with.
-  uint32_t node = 0;
-  size_t longest = 0;
-  for (size_t i = 0; i < w.size(); ++i) {
-    node = user_defined_.Child(node, static_cast<uint8_t>(w[i]));
-    if (node == 0) break;
-    if (user_defined_.value[node] >= 0) longest = i + 1;
-  }
-  return longest;
-}
-
-size_t UnigramEncoder::CharsMapPrefix(std::string_view w, std::string_view* replacement) const {
-  // darts-clone's commonPrefixSearch over the charsmap, its first 32 results as the normalizer reads them,
-  // each step bounds-checked (format::CheckPrecompiledCharsMap proved them; this never trusts that).
-  if (n_units_ == 0) return 0;
-  auto unit = [&](size_t i) {
-    uint32_t u;
-    std::memcpy(&u, charsmap_.data() + 4 + 4 * i, 4);
-    return u;
-  };
-  size_t longest = 0, results = 0;
-  uint32_t value = 0;
-  size_t pos = Offset(unit(0));
-  for (size_t i = 0; i < w.size(); ++i) {
-    pos ^= static_cast<uint8_t>(w[i]);
-    if (pos >= n_units_) break;
-    const uint32_t u = unit(pos);
-    if (Label(u) != static_cast<uint8_t>(w[i])) break;
-    pos ^= Offset(u);
-    if (pos >= n_units_) break;
-    if (HasLeaf(u)) {
-      if (results++ < 32 && i + 1 > longest) longest = i + 1, value = Value(unit(pos));
-    }
-  }
-  if (longest == 0 || value >= replacements_.size()) return 0;
-  const std::string_view rest = replacements_.substr(value);
-  *replacement = rest.substr(0, std::min(rest.size(), rest.find('\0')));
-  return longest;
-}
-
-void UnigramEncoder::NormalizeInto(std::string_view input, Scratch* s) const {
-  // Normalizer::Normalize (normalizer.cc), step for step.
-  std::string& out = s->normalized;
-  std::vector<uint32_t>& to_orig = s->norm_to_orig;
-  out.clear(), to_orig.clear();
-  if (input.empty()) return;
-  static constexpr std::string_view kSpaceSymbol = "\xe2\x96\x81";
-  // One normalization step: the prefix's replacement and how many input bytes it takes.
-  auto prefix = [&](std::string_view in, std::string_view* rep) -> size_t {
-    if (const size_t n = UserDefinedPrefix(in)) return *rep = in.substr(0, n), n;
-    if (const size_t n = CharsMapPrefix(in, rep)) return n;
-    const size_t n = std::min(in.size(), OneCharLen(in.data()));  // the input is valid UTF-8: its character
-    *rep = in.substr(0, n);
-    return n;
-  };
-  uint32_t consumed = 0;
-  std::string_view rep;
-  if (remove_extra_whitespaces_) {  // heading space
-    while (!input.empty()) {
-      const size_t n = prefix(input, &rep);
-      if (rep != " ") break;
-      input.remove_prefix(n), consumed += static_cast<uint32_t>(n);
-    }
-  }
-  if (input.empty()) return;
-  auto add_ws = [&]() {
-    if (escape_whitespaces_) {
-      out.append(kSpaceSymbol), to_orig.insert(to_orig.end(), kSpaceSymbol.size(), consumed);
-    } else {
-      out.push_back(' '), to_orig.push_back(consumed);
-    }
-  };
-  if (add_dummy_prefix_) add_ws();
-  bool is_prev_space = remove_extra_whitespaces_;
-  while (!input.empty()) {
-    const size_t n = prefix(input, &rep);
-    while (is_prev_space && !rep.empty() && rep[0] == ' ') rep.remove_prefix(1);
-    if (!rep.empty()) {
-      for (char c : rep) {
-        if (escape_whitespaces_ && c == ' ') out.append(kSpaceSymbol), to_orig.insert(to_orig.end(), kSpaceSymbol.size(), consumed);
-        else out.push_back(c), to_orig.push_back(consumed);
-      }
-      is_prev_space = rep.back() == ' ';
-    }
-    consumed += static_cast<uint32_t>(n);
-    input.remove_prefix(n);
-    if (!remove_extra_whitespaces_) is_prev_space = false;
-  }
-  if (remove_extra_whitespaces_) {  // tailing space
-    const std::string_view space = escape_whitespaces_ ? kSpaceSymbol : std::string_view(" ");
-    while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space) {
-      const size_t length = out.size() - space.size();
-      consumed = to_orig[length];
-      out.resize(length), to_orig.resize(length);
-    }
-  }
-  to_orig.push_back(consumed);
-}
-
-std::string UnigramEncoder::Normalize(std::string_view text) const {
-  Scratch s;
-  NormalizeInto(text, &s);
-  return s.normalized;
-}
-
 void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece>* out) const {
   out->clear();
   NormalizeInto(text, s);
@@ -376,7 +178,7 @@ void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece
   for (size_t at = 0; at < size;) {
     const float here = best[at];
     bool has_single_node = false;
-    const size_t mblen = std::min(OneCharLen(norm.data() + at), size - at);
+    const size_t mblen = std::min(Utf8CharLen(norm.data() + at), size - at);
     uint32_t node = 0;
     for (size_t key = at; key < size;) {
       node = pieces_.Child(node, static_cast<uint8_t>(norm[key]));
@@ -429,5 +231,6 @@ void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece
     prev_unk = unk;
   }
 }
+
 
 }  // namespace tern

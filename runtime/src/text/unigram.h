@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tern/status.h"
+#include "text/byte_trie.h"
 
 namespace tern {
 
@@ -64,18 +65,8 @@ class UnigramEncoder {
 
  private:
   UnigramEncoder() = default;
-  struct Trie {
-    // Node i: children [first[i], first[i] + count[i]) (labels sorted), value[i] the piece id ending here or -1.
-    std::vector<uint32_t> first;
-    std::vector<uint16_t> count;
-    std::vector<uint8_t> label;
-    std::vector<int32_t> value;
-    uint32_t root_child[256] = {};  // 0: none (the root is node 0)
-    size_t max_key = 0;             // the longest key, bytes
-    // From keys in id order (reordered): false, with *duplicate, when a key comes twice.
-    bool Build(std::vector<std::pair<std::string_view, int32_t>>* keys, std::string_view* duplicate);
-    uint32_t Child(uint32_t node, uint8_t b) const;  // 0: none
-  };
+  // SentencePiece's OneCharLen: the length a UTF-8 lead byte announces (a continuation byte counts 1).
+  static size_t Utf8CharLen(const char* p) { return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(*p & 0xFF) >> 4]; }
   void NormalizeInto(std::string_view text, Scratch* s) const;
   // The longest match of the user-defined symbols at the start of w (0: none).
   size_t UserDefinedPrefix(std::string_view w) const;
@@ -84,7 +75,7 @@ class UnigramEncoder {
 
   std::vector<float> scores_;     // per piece id
   std::vector<uint8_t> types_;    // per piece id (ModelProto.SentencePiece.Type)
-  Trie pieces_, user_defined_;
+  ByteTrie pieces_, user_defined_;  // text/byte_trie.h
   int32_t unk_id_ = -1;
   float min_score_ = 0.f, max_score_ = 0.f;
   bool byte_fallback_ = false;

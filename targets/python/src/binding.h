@@ -33,9 +33,11 @@ py::object MakeError(StatusCode code, const std::string& message);
 [[noreturn]] void Raise(const Status& status);
 [[noreturn]] void Raise(StatusCode code, const std::string& message);
 
-/// The UTF-8 bytes of a str (InvalidArgumentError for a lone surrogate) or a bytes object (as given: tern
-/// checks its UTF-8); TypeError naming `what` for anything else. GIL held.
-std::string TextOf(py::handle text, const std::string& what);
+/// The UTF-8 bytes of a str or a bytes object (as given: tern checks its UTF-8); TypeError naming `what` for
+/// anything else. A str with a lone surrogate: InvalidArgumentError naming `what`, or with `per_input` (an
+/// input of a call's list, which fails alone like any input that is not UTF-8) its "surrogatepass" bytes, which
+/// the call refuses as invalid UTF-8 at the surrogate's byte. GIL held.
+std::string TextOf(py::handle text, const std::string& what, bool per_input = false);
 
 void RegisterModel(py::module_& m);
 void RegisterTranslator(py::module_& m);

@@ -12,7 +12,7 @@ std::vector<std::string> TextsOf(py::object texts, const char* what) {
                          std::string(py::str(texts.get_type().attr("__name__"))));
   auto seq = py::reinterpret_borrow<py::sequence>(texts);
   std::vector<std::string> in(seq.size());
-  for (size_t i = 0; i < in.size(); ++i) in[i] = TextOf(seq[i], std::string(what) + "[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < in.size(); ++i) in[i] = TextOf(seq[i], std::string(what) + "[" + std::to_string(i) + "]", true);
   return in;
 }
 

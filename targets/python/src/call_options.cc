@@ -229,7 +229,7 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
       throw py::type_error("target_prefix: expected a list of str (or None)");
     auto seq = py::reinterpret_borrow<py::sequence>(prefix_text);
     for (size_t i = 0; i < seq.size(); ++i)
-      prefix_texts.push_back(seq[i].is_none() ? std::string() : TextOf(seq[i], "target_prefix[" + std::to_string(i) + "]"));
+      prefix_texts.push_back(seq[i].is_none() ? std::string() : TextOf(seq[i], "target_prefix[" + std::to_string(i) + "]", true));
     prefix_text_views.assign(prefix_texts.begin(), prefix_texts.end());
   }
   if (!prefix_ids_obj.is_none()) {

@@ -156,7 +156,7 @@ void RegisterEngine(py::module_& m) {
         auto seq = py::reinterpret_borrow<py::sequence>(texts);
         Request r;
         r.texts.resize(seq.size());
-        for (size_t i = 0; i < r.texts.size(); ++i) r.texts[i] = TextOf(seq[i], "texts[" + std::to_string(i) + "]");
+        for (size_t i = 0; i < r.texts.size(); ++i) r.texts[i] = TextOf(seq[i], "texts[" + std::to_string(i) + "]", true);
         return Submit(self, std::move(r), done, kw, CallKind::kTexts, "submit");
       },
       py::arg("texts"), py::arg("done"));

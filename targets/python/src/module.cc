@@ -23,7 +23,7 @@ void Raise(StatusCode code, const std::string& message) {
 
 void Raise(const Status& status) { Raise(status.code(), status.message()); }
 
-std::string TextOf(py::handle text, const std::string& what) {
+std::string TextOf(py::handle text, const std::string& what, bool per_input) {
   if (py::isinstance<py::bytes>(text)) return std::string(py::reinterpret_borrow<py::bytes>(text));
   if (!py::isinstance<py::str>(text))
     throw py::type_error(what + ": expected str or bytes, got " + std::string(py::str(text.get_type().attr("__name__"))));
@@ -31,6 +31,11 @@ std::string TextOf(py::handle text, const std::string& what) {
   const char* s = PyUnicode_AsUTF8AndSize(text.ptr(), &n);
   if (!s) {
     PyErr_Clear();
+    if (per_input) {
+      py::object b = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text.ptr(), "utf-8", "surrogatepass"));
+      if (b) return std::string(py::reinterpret_borrow<py::bytes>(b));
+      PyErr_Clear();
+    }
     Raise(StatusCode::kInvalidArgument, what + ": not encodable as UTF-8 (a lone surrogate)");
   }
   return std::string(s, static_cast<size_t>(n));
