@@ -1,7 +1,7 @@
-// tokenize-bench: tern's unigram encoder (text/unigram.h) against SentencePiece's own C++ encoder on the same
+// tokenize-bench: tern's unigram encoder (text/spm_encoder.h) against SentencePiece's own C++ encoder on the same
 // lines, one thread, in one process (issue 60's goal: at least SentencePiece's speed, the same pieces on every
 // line). Prints the CPU, each encoder's load time (SentencePiece's LoadFromSerializedProto against
-// UnigramEncoder::Create, best of --load-runs), and the encode time of all lines for each (best of --runs,
+// SpmEncoder::Create, best of --load-runs), and the encode time of all lines for each (best of --runs,
 // interleaved), as one JSON line:
 //
 //   build/bench/tokenize-bench --spm ../shared/opus-assets/en-mg/source.spm
@@ -22,7 +22,7 @@
 
 #include "tern/cpu.h"
 #include "text/piece_text.h"
-#include "text/unigram.h"
+#include "text/spm_encoder.h"
 
 namespace {
 
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   for (const auto& l : lines) bytes += l.size();
 
   double load_spm = 1e9, load_ours = 1e9;
-  std::unique_ptr<tern::UnigramEncoder> ours;
+  std::unique_ptr<tern::SpmEncoder> ours;
   sentencepiece::SentencePieceProcessor spm;
   for (int r = 0; r < load_runs; ++r) {
     double t0 = Now();
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     }
     load_spm = std::min(load_spm, Now() - t0);
     t0 = Now();
-    auto e = tern::UnigramEncoder::Create(proto, spm_path + ": ");
+    auto e = tern::SpmEncoder::Create(proto, spm_path + ": ");
     if (!e.ok()) {
       std::fprintf(stderr, "tokenize-bench: %s\n", e.status().message().c_str());
       return 1;
@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
 
   // The same pieces, ids (piece -> SentencePiece's id) and spans on every line.
   size_t identical = 0, pieces_total = 0;
-  tern::UnigramEncoder::Scratch scratch;
-  std::vector<tern::UnigramEncoder::Piece> pieces;
+  tern::SpmEncoder::Scratch scratch;
+  std::vector<tern::SpmEncoder::Piece> pieces;
   std::vector<int> ids;
   for (const auto& l : lines) {
     ours->Encode(l, &scratch, &pieces);

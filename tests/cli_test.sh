@@ -439,6 +439,10 @@ for b in 1 8; do
   printf 'A dog runs.\nTwo cats.\nA man.\n' | tern translate -m "$models/post-swish.int8.tern" --sample --seed 3 --batch $b > "$tmp/sampled$b"
 done
 check "--sample --seed: the same output at --batch 1 and 8" cmp -s "$tmp/sampled1" "$tmp/sampled8"
+# 1 MB of a character the vocabulary lacks: one unknown piece, in linear time (SentencePiece's merging took ~30 s)
+head -c 1000000 /dev/zero | tr '\0' '{' > "$tmp/braces"; echo >> "$tmp/braces"
+tern tokenize -m "$models/post-swish.int8.tern" < "$tmp/braces" > "$tmp/braces.ids"; rc=$?
+check "tokenize 1 MB of '{': exit 0, at most 3 ids" test $rc -eq 0 -a "$(wc -w < "$tmp/braces.ids")" -le 3
 if mkfifo "$tmp/fifo" 2> /dev/null; then
   echo 'A dog.' | timeout 60 ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.int8.tern" -o "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
   check "-o FIFO without a reader: exit 2, not a hang" test $rc -eq 2

@@ -218,7 +218,7 @@ TEST_CASE("round 4, #6: a load that writes the cache removes the temporaries of 
 
 TEST_CASE("round 4, #4: a run of characters the model lacks is one unknown piece, and the abort check comes before tokenizing") {
   // SentencePiece's encoder was quadratic in such a run (1 MB of '{': 24 s); tern's unigram encoder
-  // (text/unigram.h) is linear: test_unigram.cc compares the times and the pieces. Here the API's side.
+  // (text/spm_encoder.h) is linear: test_spm_encoder.cc compares the times and the pieces. Here the API's side.
   auto m = LoadOrFail(BundledModel());
   TranslatorConfig c;
   c.max_source_tokens = 16;

@@ -183,3 +183,38 @@ def test_every_keyword_is_taken_or_refused_with_its_name(model_path):
             translator.translate_batch([["▁A"]], **{name: value})
     with pytest.raises(TypeError, match="no_such"):
         translator.translate_batch([["▁A"]], no_such=1)
+
+
+# CTranslate2 4.8.1's Translator keywords (python/cpp/translator.cc's py::arg names and the Python extensions'
+# generate_tokens / translate_iterable / score_iterable keywords), written here from its documentation.
+CT2_KEYWORDS = """
+model_path device device_index compute_type inter_threads intra_threads max_queued_batches flash_attention
+tensor_parallel files source target_prefix max_batch_size batch_type asynchronous beam_size patience num_hypotheses
+length_penalty coverage_penalty repetition_penalty no_repeat_ngram_size disable_unk suppress_sequences end_token
+return_end_token prefix_bias_beta max_input_length max_decoding_length min_decoding_length use_vmap return_scores
+return_logits_vocab return_attention return_alternatives min_alternative_expansion_prob sampling_topk sampling_topp
+sampling_temperature replace_unknowns callback source_path output_path target_path read_batch_size with_scores
+source_tokenize_fn target_tokenize_fn target_detokenize_fn target offset with_tokens_score to_cpu keep_cache
+return_log_prob
+""".split()
+
+
+def test_the_docs_table_names_every_ctranslate2_keyword_and_the_module_takes_each():
+    import inspect
+
+    doc = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## CTranslate2 programs"):]
+    tables = "\n".join(line for line in section.splitlines() if line.startswith("| "))
+    named = set(re.findall(r"[a-z_]+", " ".join(re.findall(r"`([^`]*)`", tables))))
+    missing = [k for k in CT2_KEYWORDS if k not in named]
+    assert not missing, "docs/python.md's CTranslate2 tables lack %s" % missing
+    taken = set()
+    for f in (ctranslate2.Translator.__init__, ctranslate2.Translator.translate_batch, ctranslate2.Translator.score_batch,
+              ctranslate2.Translator.generate_tokens, ctranslate2.Translator.translate_file,
+              ctranslate2.Translator.score_file, ctranslate2.Translator.translate_iterable,
+              ctranslate2.Translator.score_iterable, ctranslate2.Translator.unload_model,
+              ctranslate2.Translator.load_model):
+        taken |= set(inspect.signature(f).parameters)
+    refused_by_value = {"patience", "prefix_bias_beta", "return_logits_vocab", "use_vmap", "return_end_token"}
+    absent = [k for k in CT2_KEYWORDS if k not in taken and k not in refused_by_value]
+    assert not absent, "the shim has no parameter %s" % absent

@@ -90,4 +90,11 @@ uint32_t ByteTrie::Child(uint32_t node, uint8_t b) const {
   return it != begin + n && *it == b ? lo + static_cast<uint32_t>(it - begin) : 0;
 }
 
+int32_t ByteTrie::Find(std::string_view key) const {
+  uint32_t node = 0;
+  for (const char c : key)
+    if ((node = Child(node, static_cast<uint8_t>(c))) == 0) return -1;
+  return value[node];
+}
+
 }  // namespace tern

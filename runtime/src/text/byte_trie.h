@@ -1,7 +1,7 @@
 // ByteTrie: a set of byte strings with an int32 value each, as contiguous arrays in BFS order (a node's
 // children are consecutive and sorted by byte). Built once from the keys by an MSD radix sort that is the BFS
-// (each key moved once per byte, no comparison sort); walked a byte at a time (Child). The unigram encoder's
-// piece trie and user-defined symbols (text/unigram.h).
+// (each key moved once per byte, no comparison sort); walked a byte at a time (Child). The SentencePiece
+// encoder's pieces and user-defined symbols (text/spm_encoder.h).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,8 @@ struct ByteTrie {
   bool Build(std::vector<std::pair<std::string_view, int32_t>>* keys, std::string_view* duplicate);
   /// The child of `node` by byte b; 0 when there is none.
   uint32_t Child(uint32_t node, uint8_t b) const;
+  /// The value of `key`, or -1 when it is not a key.
+  int32_t Find(std::string_view key) const;
 };
 
 }  // namespace tern

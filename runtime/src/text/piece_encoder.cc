@@ -7,7 +7,7 @@
 
 #include <sentencepiece_processor.h>
 
-#include "text/unigram.h"
+#include "text/spm_encoder.h"
 
 namespace tern {
 
@@ -30,21 +30,23 @@ Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ParseSentencePiec
 
 PieceEncoder::~PieceEncoder() = default;
 
+const char* PieceEncoder::kind() const { return own_ ? own_->model_type() : "sentencepiece"; }
+
 Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto, const std::string& where) {
   std::unique_ptr<PieceEncoder> e(new (std::nothrow) PieceEncoder());
   if (!e) return Status(StatusCode::kResourceExhausted, where + "no memory for the encoder");
   const char* choice = std::getenv("TERN_SENTENCEPIECE");
   if (!choice || std::strcmp(choice, "library") != 0) {
     try {
-      auto unigram = UnigramEncoder::Create(proto, where);
-      if (unigram.ok()) {
-        e->unigram_ = std::move(unigram).value();
+      auto own = SpmEncoder::Create(proto, where);
+      if (own.ok()) {
+        e->own_ = std::move(own).value();
         return e;
       }
     } catch (const std::bad_alloc&) {
       return Status(StatusCode::kResourceExhausted, where + "no memory for the piece trie");
     }
-    // Anything the unigram encoder does not take (another model type, a model SentencePiece refuses): the
+    // Anything tern's encoder does not take (another model type, a model SentencePiece refuses): the
     // library decides, and its message is the error.
   }
   TERN_ASSIGN_OR_RETURN(e->library_, ParseSentencePiece(proto, where));
@@ -53,10 +55,10 @@ Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto,
 
 Status PieceEncoder::Encode(std::string_view text, std::vector<PieceSpan>* out) const {
   out->clear();
-  if (unigram_) {
-    thread_local UnigramEncoder::Scratch scratch;
-    thread_local std::vector<UnigramEncoder::Piece> pieces;
-    unigram_->Encode(text, &scratch, &pieces);
+  if (own_) {
+    thread_local SpmEncoder::Scratch scratch;
+    thread_local std::vector<SpmEncoder::Piece> pieces;
+    own_->Encode(text, &scratch, &pieces);
     for (const auto& p : pieces) out->push_back(PieceSpan{p.text, p.begin, p.end});
     return Status::Ok();
   }

@@ -1,8 +1,8 @@
-// PieceEncoder: a text's SentencePiece pieces with their byte ranges, by tern's own unigram encoder
-// (text/unigram.h: OPUS-MT's models are all unigram) or, for any other model, the SentencePiece library.
-// The one place the tokenizer gets pieces from; what it builds at load is what a cold start waits for
-// (docs/cold-start.md): the unigram encoder's piece trie is a BFS over the sorted pieces, where
-// SentencePiece's LoadFromSerializedProto parses the protobuf and builds two darts-clone tries.
+// PieceEncoder: a text's SentencePiece pieces with their byte ranges, by tern's own encoder (text/spm_encoder.h:
+// unigram models, which every OPUS-MT model is, and BPE ones) or, for any other model, the SentencePiece
+// library. The one place the tokenizer gets pieces from; what it builds at load is what a cold start waits for
+// (docs/cold-start.md): tern's encoder builds one piece trie by a radix sort (text/byte_trie.h), where
+// SentencePiece's LoadFromSerializedProto parses the protobuf and builds darts-clone tries.
 #pragma once
 
 #include <memory>
@@ -19,7 +19,7 @@ class SentencePieceProcessor;
 
 namespace tern {
 
-class UnigramEncoder;
+class SpmEncoder;
 
 /// A SentencePiece processor from `proto`, or kInvalidModel "<where>SentencePiece failed to load it: ..." /
 /// "<where><SentencePiece's status>" (an exception from the library is caught, never the process's end).
@@ -28,8 +28,8 @@ Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ParseSentencePiec
 
 class PieceEncoder {
  public:
-  /// From a serialized ModelProto that passed format::CheckSentencePieceModel: the unigram encoder when the
-  /// model is one it follows exactly, else SentencePiece's processor (its refusal is this model's error).
+  /// From a serialized ModelProto that passed format::CheckSentencePieceModel: tern's encoder when the model is
+  /// one it follows exactly, else SentencePiece's processor (its refusal is this model's error).
   /// `force_library` (TERN_SENTENCEPIECE=library in the environment, for comparisons) takes the library
   /// always. Errors: kInvalidModel "<where>..." (SentencePiece's message), kResourceExhausted.
   static Result<std::unique_ptr<PieceEncoder>> Load(std::string_view proto, const std::string& where);
@@ -41,12 +41,12 @@ class PieceEncoder {
   /// Thread-safe. Error: kInternal when the library's output does not parse (the library path only).
   Status Encode(std::string_view text, std::vector<PieceSpan>* out) const;
 
-  /// "unigram" (tern's) or "sentencepiece" (the library).
-  const char* kind() const { return unigram_ ? "unigram" : "sentencepiece"; }
+  /// "unigram" or "bpe" (tern's encoder), or "sentencepiece" (the library).
+  const char* kind() const;
 
  private:
   PieceEncoder() = default;
-  std::unique_ptr<UnigramEncoder> unigram_;
+  std::unique_ptr<SpmEncoder> own_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> library_;
 };
 

@@ -2,7 +2,7 @@
 // model loads. Model::Load (api/model_load.cc) starts one as soon as the proto has passed its check
 // (format::ReadModel's on_source_spm), when a second processor and a packed-weights cache make a warm load
 // short: SentencePiece building its trie was the longest part of one (5-6 of about 14 ms at OPUS-MT's 54,688
-// pieces on a Xeon, docs/cold-start.md); tern's unigram encoder builds its trie in less, and either overlaps
+// pieces on a Xeon, docs/cold-start.md); tern's own encoder builds its trie in less, and either overlaps
 // the rest of the model's checks, the weights' mapping and the network. The first Tokenizer::Create of the
 // model's source side takes the result (text/tokenizer.cc).
 #pragma once

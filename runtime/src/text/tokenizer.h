@@ -41,7 +41,7 @@ class Tokenizer {
   /// Errors (message without the sentence number; the caller adds it): kInvalidArgument "invalid UTF-8
   /// at byte N" / "NUL byte at byte N" / an unknown target_lang; kResourceExhausted when more than
   /// `capacity` ids would be needed, or for a text over 2 GiB. Allocates only to grow a thread-local scratch
-  /// (to the longest text the thread has encoded), or inside SentencePiece for a model that is not unigram.
+  /// (to the longest text the thread has encoded), or inside SentencePiece for a model neither unigram nor BPE.
   /// With `spans` (capacity entries): each id's byte range in `text`, the text it came from: the language
   /// code's (an empty span at 0 for a target_lang code the text lacks), SentencePiece's begin/end of each
   /// piece in the original text (normalization undone) without the space or tab a word-initial piece
@@ -72,7 +72,8 @@ class Tokenizer {
   /// that does not fit is left out) and each id's bytes into spans[0..n). Returns the length. No allocation.
   size_t PiecesText(const uint32_t* ids, size_t n, char* out, size_t capacity, TextSpan* spans) const;
 
-  /// Which piece encoder Encode uses: "unigram" (tern's, text/unigram.h) or "sentencepiece" (the library).
+  /// Which piece encoder Encode uses: "unigram" or "bpe" (tern's, text/spm_encoder.h) or "sentencepiece" (the
+  /// library, for other SentencePiece model types).
   const char* encoder_kind() const;
 
   /// Bytes Decode can need per token at most.

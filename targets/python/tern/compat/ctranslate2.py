@@ -58,7 +58,8 @@ __version__ = "4.8.1"  # the CTranslate2 Python API this module follows (tern's 
 
 class TranslationResult:
     """CTranslate2's TranslationResult: ``hypotheses`` (list of token lists), ``scores`` (list of float; empty
-    without return_scores), ``attention`` and ``logits`` (always empty: tern does not return them)."""
+    without return_scores), ``attention`` (with return_attention: per hypothesis, a row per generated token over
+    the source tokens) and ``logits`` (always empty: return_logits_vocab is refused)."""
 
     __slots__ = ("hypotheses", "scores", "attention", "logits")
 

@@ -1,4 +1,4 @@
-#include "text/unigram.h"
+#include "text/spm_encoder.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -10,7 +10,7 @@ namespace {
 
 // ModelProto.SentencePiece.Type, TrainerSpec.ModelType (sentencepiece_model.proto).
 enum : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
-constexpr uint64_t kUnigram = 1;
+constexpr uint64_t kUnigram = 1, kBpe = 2;
 constexpr float kUnkPenalty = 10.0f;  // unigram_model.cc
 
 
@@ -72,10 +72,10 @@ const std::string* BytePieces() {
 
 }  // namespace
 
-Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view proto, const std::string& where) {
+Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, const std::string& where) {
   auto bad = [&](const std::string& why) { return Status(StatusCode::kInvalidModel, where + why); };
-  std::unique_ptr<UnigramEncoder> e(new UnigramEncoder());
-  std::vector<std::pair<std::string_view, int32_t>> keys, user;
+  std::unique_ptr<SpmEncoder> e(new SpmEncoder());
+  std::vector<std::pair<std::string_view, int32_t>> keys, user, reserved;
   std::vector<std::string_view> texts;
   std::string_view trainer, normalizer;
   Wire w(proto);
@@ -106,6 +106,7 @@ Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view 
     e->scores_.push_back(score);
     e->types_.push_back(static_cast<uint8_t>(kind > 255 ? 0 : kind));
     if (kind == kNormal || kind == kUserDefined || kind == kUnused) keys.emplace_back(text, id);
+    else reserved.emplace_back(text, id);
     if (kind == kUserDefined) user.emplace_back(text, id);
     if (kind == kUnknown) {
       if (e->unk_id_ >= 0) return bad("unk is already defined");
@@ -123,7 +124,8 @@ Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view 
     if (number == 35 && type == 0) e->byte_fallback_ = v != 0;
     if (number == 24 && type == 0) suffix = v != 0;
   }
-  if (model_type != kUnigram) return Status(StatusCode::kUnsupported, where + "not a unigram model");
+  if (model_type != kUnigram && model_type != kBpe) return Status(StatusCode::kUnsupported, where + "neither a unigram nor a BPE model");
+  e->bpe_ = model_type == kBpe;
   if (suffix) return Status(StatusCode::kUnsupported, where + "treat_whitespace_as_suffix");
   // Every piece a NORMAL piece scores (SentencePiece starts from FLT_MAX and FLT_MIN).
   e->min_score_ = FLT_MAX, e->max_score_ = FLT_MIN;
@@ -141,7 +143,7 @@ Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view 
   if (e->byte_fallback_ && bytes_found != 256) return bad("there are not 256 byte pieces although `byte_fallback` is true");
   // Pieces defined twice are refused, as SentencePiece refuses them (among NORMAL/USER_DEFINED/UNUSED ones).
   std::string_view dup;
-  if (!e->pieces_.Build(&keys, &dup)) return bad(std::string(dup) + " is already defined");
+  if (!e->pieces_.Build(&keys, &dup) || !e->reserved_.Build(&reserved, &dup)) return bad(std::string(dup) + " is already defined");
   e->user_defined_.Build(&user, nullptr);
   // NormalizerSpec: the charsmap and the whitespace rules (proto defaults: all three true).
   Wire nw(normalizer);
@@ -163,13 +165,17 @@ Result<std::unique_ptr<UnigramEncoder>> UnigramEncoder::Create(std::string_view 
   return e;
 }
 
-void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece>* out) const {
-  out->clear();
-  NormalizeInto(text, s);
+int32_t SpmEncoder::PieceToId(std::string_view piece) const {
+  const int32_t r = reserved_.Find(piece);
+  if (r >= 0) return r;
+  const int32_t p = pieces_.Find(piece);
+  return p >= 0 ? p : unk_id_;
+}
+
+void SpmEncoder::SegmentUnigram(Scratch* s) const {
+  // Model::EncodeOptimized: the best path ending at each byte position.
   const std::string& norm = s->normalized;
   const size_t size = norm.size();
-  if (size == 0) return;
-  // Model::EncodeOptimized: the best path ending at each byte position.
   s->score.assign(size + 1, 0.f), s->start.assign(size + 1, -1), s->id.assign(size + 1, -1);
   float* best = s->score.data();
   int32_t* start = s->start.data();
@@ -202,17 +208,28 @@ void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece
     }
     at += mblen;
   }
-  // Backtrack, then PopulateSentencePieceText: consecutive unknown pieces merged (or byte pieces), spans.
-  size_t n = 0;
-  for (size_t end = size; end > 0; end = static_cast<size_t>(start[end])) ++n;
-  std::vector<uint32_t>& ends = s->ends;  // each piece's end, in order
-  ends.resize(n);
-  for (size_t k = n, end = size; end > 0; end = static_cast<size_t>(start[end])) ends[--k] = static_cast<uint32_t>(end);
+  // Backtrack.
+  for (size_t end = size; end > 0; end = static_cast<size_t>(start[end]))
+    s->segments.push_back({static_cast<uint32_t>(end - static_cast<size_t>(start[end])), id[end]});
+  std::reverse(s->segments.begin(), s->segments.end());
+}
+
+void SpmEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece>* out) const {
+  out->clear();
+  NormalizeInto(text, s);
+  const std::string& norm = s->normalized;
+  if (norm.empty()) return;
+  s->segments.clear();
+  if (bpe_) SegmentBpe(s);
+  else SegmentUnigram(s);
+  // PopulateSentencePieceText: consecutive unknown pieces merged (or byte pieces), spans. A segment's text is
+  // the normalized bytes it consumes (BPE's split of an UNUSED piece has the same bytes as its parts).
   const uint32_t* to_orig = s->norm_to_orig.data();
   bool prev_unk = false;
-  for (size_t k = 0; k < n; ++k) {
-    const uint32_t e = ends[k], b = static_cast<uint32_t>(start[e]);
-    const bool unk = id[e] == unk_id_;
+  uint32_t b = 0;
+  for (const Scratch::Segment& seg : s->segments) {
+    const uint32_t e = b + seg.length;
+    const bool unk = seg.id == unk_id_;
     if (unk && byte_fallback_) {
       for (uint32_t i = b; i < e; ++i) {
         Piece p;
@@ -229,8 +246,8 @@ void UnigramEncoder::Encode(std::string_view text, Scratch* s, std::vector<Piece
       out->push_back(Piece{std::string_view(norm).substr(b, e - b), unk, to_orig[b], to_orig[e]});
     }
     prev_unk = unk;
+    b = e;
   }
 }
-
 
 }  // namespace tern

@@ -1,10 +1,10 @@
-// UnigramEncoder's normalization: SentencePiece 0.1.97's Normalizer::Normalize and NormalizePrefix
+// SpmEncoder's normalization: SentencePiece 0.1.97's Normalizer::Normalize and NormalizePrefix
 // (normalizer.cc), with its PrefixMatcher for user-defined symbols and darts-clone's commonPrefixSearch over the
 // precompiled charsmap read in place (every step bounds-checked).
 #include <algorithm>
 #include <cstring>
 
-#include "text/unigram.h"
+#include "text/spm_encoder.h"
 
 namespace tern {
 namespace {
@@ -17,7 +17,7 @@ uint32_t Offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
 
 }  // namespace
 
-size_t UnigramEncoder::UserDefinedPrefix(std::string_view w) const {
+size_t SpmEncoder::UserDefinedPrefix(std::string_view w) const {
   // PrefixMatcher::PrefixMatch: the longest user-defined symbol w starts with.
   uint32_t node = 0;
   size_t longest = 0;
@@ -29,7 +29,7 @@ size_t UnigramEncoder::UserDefinedPrefix(std::string_view w) const {
   return longest;
 }
 
-size_t UnigramEncoder::CharsMapPrefix(std::string_view w, std::string_view* replacement) const {
+size_t SpmEncoder::CharsMapPrefix(std::string_view w, std::string_view* replacement) const {
   // darts-clone's commonPrefixSearch over the charsmap, its first 32 results as the normalizer reads them,
   // each step bounds-checked (format::CheckPrecompiledCharsMap proved them; this never trusts that).
   if (n_units_ == 0) return 0;
@@ -58,7 +58,7 @@ size_t UnigramEncoder::CharsMapPrefix(std::string_view w, std::string_view* repl
   return longest;
 }
 
-void UnigramEncoder::NormalizeInto(std::string_view input, Scratch* s) const {
+void SpmEncoder::NormalizeInto(std::string_view input, Scratch* s) const {
   // Normalizer::Normalize (normalizer.cc), step for step.
   std::string& out = s->normalized;
   std::vector<uint32_t>& to_orig = s->norm_to_orig;
@@ -117,7 +117,7 @@ void UnigramEncoder::NormalizeInto(std::string_view input, Scratch* s) const {
   to_orig.push_back(consumed);
 }
 
-std::string UnigramEncoder::Normalize(std::string_view text) const {
+std::string SpmEncoder::Normalize(std::string_view text) const {
   Scratch s;
   NormalizeInto(text, &s);
   return s.normalized;

@@ -1,15 +1,15 @@
-// tern's unigram encoder (text/unigram.h) against the SentencePiece library it replaces: the same pieces and
-// the same byte ranges for every text, on
-//  - the bundled OPUS-MT en-de model's source and target SentencePiece models, and the real OPUS-MT
+// tern's SentencePiece encoder (text/spm_encoder.h) against the SentencePiece library it replaces: the same
+// pieces and the same byte ranges for every text, on
+//  - the bundled OPUS-MT en-de model's source and target SentencePiece models (unigram), the real OPUS-MT
 //    tokenizers of $TERN_OPUS_ASSETS (../shared/opus-assets or ~/.cache/tern/opus-assets: en-mg, tc-big-en-pt)
-//    when present;
+//    when present, and the test models' BPE tokenizers (scripts/make-test-models.sh);
 //  - every Multi30k split (train, val, test_2016_flickr; en, de, fr, cs) beside the repository
-//    ($TERN_SHARED_DIR, else ../shared; skipped with a message without it; $TERN_UNIGRAM_LINES caps the lines
+//    ($TERN_SHARED_DIR, else ../shared; skipped with a message without it; $TERN_SPM_LINES caps the lines
 //    per file under sanitizers and emulators);
 //  - app strings, markup, emoji, every kind of Unicode whitespace and compatibility character, and random
 //    Unicode from a fixed seed;
-//  - models built here for what OPUS-MT's lack: byte_fallback, user-defined symbols, unused pieces, the
-//    whitespace options off, tied scores.
+//  - models built here (unigram and BPE) for what those lack: byte_fallback, user-defined symbols, unused
+//    pieces, the whitespace options off, tied scores.
 // And linear time: a run of characters no piece has (1 MB of '{') costs about what 1 MB of 'a' costs.
 #include <chrono>
 #include <cstdlib>
@@ -27,7 +27,7 @@
 #include "text/piece_encoder.h"
 #include "text/piece_text.h"
 #include "text/tokenizer.h"
-#include "text/unigram.h"
+#include "text/spm_encoder.h"
 
 using namespace tern;
 using namespace tern::test;
@@ -61,7 +61,7 @@ std::vector<std::string> Lines(const std::string& path, size_t limit) {
 }
 
 size_t LineLimit() {
-  const char* env = std::getenv("TERN_UNIGRAM_LINES");
+  const char* env = std::getenv("TERN_SPM_LINES");
   return env ? std::strtoul(env, nullptr, 10) : SIZE_MAX;
 }
 
@@ -71,17 +71,23 @@ std::pair<std::string, std::string> BundledProtos() {
   return {std::string(m->impl().source_spm()), std::string(m->impl().target_spm())};
 }
 
+// A test model's BPE protos (source, target).
+std::pair<std::string, std::string> TestModelProtos() {
+  auto m = LoadOrFail(ModelPath("post-swish", "int8"));
+  return {std::string(m->impl().source_spm()), std::string(m->impl().target_spm())};
+}
+
 // Encodes with both and compares pieces and spans; returns the number of texts compared. Stops at the
 // first difference with a message naming the text.
 struct Comparer {
   std::string name;
-  std::unique_ptr<UnigramEncoder> ours;
+  std::unique_ptr<SpmEncoder> ours;
   sentencepiece::SentencePieceProcessor library;
-  UnigramEncoder::Scratch scratch;
-  std::vector<UnigramEncoder::Piece> pieces;
+  SpmEncoder::Scratch scratch;
+  std::vector<SpmEncoder::Piece> pieces;
 
   Comparer(const std::string& proto, std::string n) : name(std::move(n)) {
-    auto e = UnigramEncoder::Create(proto, name + ": ");
+    auto e = SpmEncoder::Create(proto, name + ": ");
     REQUIRE_MESSAGE(e.ok(), e.status().message());
     ours = std::move(e).value();
     const auto st = library.LoadFromSerializedProto({proto.data(), proto.size()});
@@ -199,6 +205,7 @@ struct SyntheticModel {
   bool byte_fallback = false;
   std::string charsmap;  // a precompiled charsmap, or none
   bool add_dummy_prefix = true, remove_extra_whitespaces = true, escape_whitespaces = true;
+  int model_type = 1;  // UNIGRAM; 2: BPE
 
   std::string Proto() const {
     std::string p;
@@ -213,7 +220,7 @@ struct SyntheticModel {
       Field(&p, 1, sp);
     }
     std::string trainer;
-    FieldVarint(&trainer, 3, 1);  // UNIGRAM
+    FieldVarint(&trainer, 3, model_type);
     if (byte_fallback) FieldVarint(&trainer, 35, 1);
     Field(&p, 2, trainer);
     std::string normalizer;
@@ -266,6 +273,8 @@ SyntheticModel BaseModel() {
                          "\u2581d", "og", "\u2581dog", "d", "o", "g", "\u00e9", "\u2581\u00e9t\u00e9", "\u2581{", "x", "y"};
   float score = -1.f;
   for (const char* w : words) m.pieces.emplace_back(w, score, kNormal), score -= 0.75f;
+  for (const char* w : {"\u2581t", "th", "\u2581th", "he", "do", "\u2581do", "xy", "xyx", "\u2581x", "\u2581xy"})
+    m.pieces.emplace_back(w, -2.f, kNormal);  // BPE: merges of equal score, the leftmost first
   m.pieces.emplace_back("\u2581tie1", -3.f, kNormal);  // ties: the first candidate found is kept
   m.pieces.emplace_back("\u2581ti", -1.5f, kNormal);
   m.pieces.emplace_back("e1", -1.5f, kNormal);
@@ -274,9 +283,12 @@ SyntheticModel BaseModel() {
 
 }  // namespace
 
-TEST_CASE("unigram encoder: SentencePiece's pieces and spans for the bundled model's tokenizers") {
+TEST_CASE("spm encoder: SentencePiece's pieces and spans for the bundled model's tokenizers and the test models' BPE ones") {
   const auto [source, target] = BundledProtos();
-  for (const auto& [proto, name] : {std::pair{source, "en-de source.spm"}, std::pair{target, "en-de target.spm"}}) {
+  const auto [bpe_source, bpe_target] = TestModelProtos();
+  for (const auto& [proto, name] : {std::pair{source, "en-de source.spm"}, std::pair{target, "en-de target.spm"},
+                                    std::pair{bpe_source, "test model source.spm (BPE)"},
+                                    std::pair{bpe_target, "test model target.spm (BPE)"}}) {
     Comparer c(proto, name);
     const auto hard = HardTexts();
     CHECK(c.All(hard) == hard.size());
@@ -285,7 +297,7 @@ TEST_CASE("unigram encoder: SentencePiece's pieces and spans for the bundled mod
   }
 }
 
-TEST_CASE("unigram encoder: every Multi30k split, through every real OPUS-MT tokenizer at hand") {
+TEST_CASE("spm encoder: every Multi30k split, through every real OPUS-MT tokenizer at hand") {
   const std::string data = SharedDir() + "/data/multi30k";
   if (!fs::exists(data + "/train.en")) {
     MESSAGE("skipped: no Multi30k at " << data << " (TERN_SHARED_DIR)");
@@ -294,6 +306,7 @@ TEST_CASE("unigram encoder: every Multi30k split, through every real OPUS-MT tok
   std::vector<std::pair<std::string, std::string>> models;  // proto, name
   const auto [source, target] = BundledProtos();
   models.emplace_back(source, "en-de source.spm"), models.emplace_back(target, "en-de target.spm");
+  models.emplace_back(TestModelProtos().first, "test model source.spm (BPE)");
   const std::string assets = OpusAssetsDir();
   for (const char* m : {"en-mg", "tc-big-en-pt"})
     for (const char* side : {"source.spm", "target.spm"}) {
@@ -319,17 +332,18 @@ TEST_CASE("unigram encoder: every Multi30k split, through every real OPUS-MT tok
   CHECK(total > 0);
 }
 
-TEST_CASE("unigram encoder: byte_fallback, user-defined symbols, unused pieces, the whitespace options, ties") {
+TEST_CASE("spm encoder: byte_fallback, user-defined symbols, unused pieces, the whitespace options, ties; unigram and BPE") {
   const std::string charsmap = CharsMapOf(BundledProtos().first);
   REQUIRE_FALSE(charsmap.empty());
   std::vector<std::string> texts = HardTexts();
-  for (const char* t : {"the dog", "a ab abc", " tie1 tie1", "xyxy<sep>yx", "<sep><sep>[MASK]ab", "a[MASK]b", "\u00e9t\u00e9 {",
+  for (const char* t : {"the dog", "a ab abc", " tie1 tie1", "xyxy<sep>yx", "qqq xqqy the qq", "<sep><sep>[MASK]ab", "a[MASK]b", "\u00e9t\u00e9 {",
                         "ab  \t ab", "<se", "[MAS", "ab<sep", "\U0001F600ab\u4e2d\u6587x"})
     texts.push_back(t);
   const auto random = RandomTexts(3000, 99);
   texts.insert(texts.end(), random.begin(), random.end());
-  for (int variant = 0; variant < 16; ++variant) {
+  for (int variant = 0; variant < 32; ++variant) {
     SyntheticModel m = BaseModel();
+    m.model_type = variant & 16 ? 2 : 1;
     const bool bytes = variant & 1, user = variant & 2, spaces_off = variant & 4, with_charsmap = variant & 8;
     if (bytes) {
       m.byte_fallback = true;
@@ -342,41 +356,47 @@ TEST_CASE("unigram encoder: byte_fallback, user-defined symbols, unused pieces, 
     if (user) {
       m.pieces.emplace_back("<sep>", 0.f, kUserDefined);
       m.pieces.emplace_back("[MASK]", 0.f, kUserDefined);
-      m.pieces.emplace_back("xy", 0.f, kUserDefined);
+      m.pieces.emplace_back("qq", 0.f, kUserDefined);
     }
     m.pieces.emplace_back("\u2581dogs", -0.1f, kUnused);  // never chosen
     m.pieces.emplace_back("yx", -0.1f, kUnused);
-    if (spaces_off) m.add_dummy_prefix = false, m.remove_extra_whitespaces = variant & 16, m.escape_whitespaces = false;
+    m.pieces.emplace_back("\u2581xyx", -0.5f, kUnused);
+    if (spaces_off) m.add_dummy_prefix = false, m.remove_extra_whitespaces = false, m.escape_whitespaces = false;
     if (with_charsmap) m.charsmap = charsmap;
     Comparer c(m.Proto(), "variant " + std::to_string(variant));
     CHECK(c.All(texts) == texts.size());
   }
   // The other mixes of the three whitespace options.
-  for (int bits = 0; bits < 8; ++bits) {
+  for (int bits = 0; bits < 16; ++bits) {
     SyntheticModel m = BaseModel();
+    m.model_type = bits & 8 ? 2 : 1;
     m.add_dummy_prefix = bits & 1, m.remove_extra_whitespaces = bits & 2, m.escape_whitespaces = bits & 4;
     Comparer c(m.Proto(), "whitespace options " + std::to_string(bits));
     CHECK(c.All(texts) == texts.size());
   }
 }
 
-TEST_CASE("unigram encoder: models it does not follow go to SentencePiece, and what SentencePiece refuses is refused") {
+TEST_CASE("spm encoder: models it does not follow go to SentencePiece, and what SentencePiece refuses is refused") {
   SyntheticModel m = BaseModel();
-  std::string bpe = m.Proto();
+  std::string word = m.Proto();
   {
     std::string trainer;
-    FieldVarint(&trainer, 3, 2);  // BPE: a later TrainerSpec field replaces the model type (proto merge rules)
-    Field(&bpe, 2, trainer);
+    FieldVarint(&trainer, 3, 3);  // WORD: a later TrainerSpec field replaces the model type (proto merge rules)
+    Field(&word, 2, trainer);
   }
-  auto u = UnigramEncoder::Create(bpe, "bpe: ");
+  auto u = SpmEncoder::Create(word, "word: ");
   REQUIRE_FALSE(u.ok());
   CHECK(u.status().code() == StatusCode::kUnsupported);
-  auto e = PieceEncoder::Load(bpe, "bpe: ");
+  auto e = PieceEncoder::Load(word, "word: ");
   REQUIRE_MESSAGE(e.ok(), e.status().message());
   CHECK(std::string(e.value()->kind()) == "sentencepiece");
   auto uni = PieceEncoder::Load(m.Proto(), "u: ");
   REQUIRE(uni.ok());
   CHECK(std::string(uni.value()->kind()) == "unigram");
+  m.model_type = 2;
+  auto bpe = PieceEncoder::Load(m.Proto(), "b: ");
+  REQUIRE(bpe.ok());
+  CHECK(std::string(bpe.value()->kind()) == "bpe");
 
   // No <unk>; <unk> twice; a piece twice; byte pieces without byte_fallback: both refuse, with
   // SentencePiece's message as the model's error.
@@ -387,7 +407,7 @@ TEST_CASE("unigram encoder: models it does not follow go to SentencePiece, and w
   stray_byte.pieces.emplace_back("<0x41>", 0.f, kByte);
   for (const auto* bad : {&no_unk, &two_unk, &twice, &stray_byte}) {
     const std::string proto = bad->Proto();
-    CHECK_FALSE(UnigramEncoder::Create(proto, "m: ").ok());
+    CHECK_FALSE(SpmEncoder::Create(proto, "m: ").ok());
     auto loaded = PieceEncoder::Load(proto, "m.tern: tokenizer.source_spm: ");
     REQUIRE_FALSE(loaded.ok());
     CHECK(loaded.status().code() == StatusCode::kInvalidModel);
@@ -396,14 +416,16 @@ TEST_CASE("unigram encoder: models it does not follow go to SentencePiece, and w
   // A charsmap whose size word points past its end.
   SyntheticModel broken = m;
   broken.charsmap = std::string("\xff\xff\x00\x00", 4) + "abcd";
-  CHECK_FALSE(UnigramEncoder::Create(broken.Proto(), "m: ").ok());
+  CHECK_FALSE(SpmEncoder::Create(broken.Proto(), "m: ").ok());
 }
 
-TEST_CASE("unigram encoder: the bundled model's tokenizer uses it, and gives the library's ids and spans") {
-  auto m = LoadOrFail(BundledModel());
+TEST_CASE("spm encoder: the tokenizers use it, and give the library's ids and spans") {
+ for (const std::string& path : {BundledModel(), ModelPath("post-swish", "int8")}) {
+  CAPTURE(path);
+  auto m = LoadOrFail(path);
   auto ours = Tokenizer::Create(*m);
   REQUIRE(ours.ok());
-  CHECK(std::string(ours.value()->encoder_kind()) == "unigram");
+  CHECK(std::string(ours.value()->encoder_kind()) == (path == BundledModel() ? "unigram" : "bpe"));
   setenv("TERN_SENTENCEPIECE", "library", 1);
   auto lib = Tokenizer::Create(*m);
   unsetenv("TERN_SENTENCEPIECE");
@@ -423,12 +445,15 @@ TEST_CASE("unigram encoder: the bundled model's tokenizer uses it, and gives the
     CHECK_MESSAGE(std::vector<uint32_t>(a.begin(), a.begin() + na) == std::vector<uint32_t>(b.begin(), b.begin() + nb), t);
     for (size_t i = 0; i < na && i < nb; ++i) CHECK_MESSAGE((sa[i].begin == sb[i].begin && sa[i].end == sb[i].end), t);
   }
+ }
 }
 
-TEST_CASE("unigram encoder: linear in a run of characters the model lacks (1 MB of '{' against 1 MB of 'a')") {
+TEST_CASE("spm encoder: linear in a run of characters the model lacks (1 MB of '{' against 1 MB of 'a'), unigram and BPE") {
   // Issue 57 item 4: SentencePiece took ~24 s for 1 MB of '{' against 0.5 s for 'a' (it merges the unknown run
   // piece by piece). Measured here on the same thread, in the same run: the ratio, not a time.
-  auto m = LoadOrFail(BundledModel());
+ for (const std::string& path : {BundledModel(), ModelPath("post-swish", "int8")}) {
+  CAPTURE(path);
+  auto m = LoadOrFail(path);
   auto tok = Tokenizer::Create(*m);
   REQUIRE(tok.ok());
   const size_t bytes = 1000000;
@@ -448,9 +473,11 @@ TEST_CASE("unigram encoder: linear in a run of characters the model lacks (1 MB 
     unknown = std::min(unknown, seconds(std::string(bytes, '{'), &n_unknown));
     cjk = std::min(cjk, seconds(cjk_text, &n_cjk));
   }
-  MESSAGE("1 MB: 'a' " << plain * 1e3 << " ms (" << n_plain << " ids), '{' " << unknown * 1e3 << " ms (" << n_unknown
-                       << " ids), CJK " << cjk * 1e3 << " ms (" << n_cjk << " ids)");
+  MESSAGE(path << ", " << std::string(tok.value()->encoder_kind()) << ", 1 MB: 'a' " << plain * 1e3 << " ms (" << n_plain
+               << " ids), '{' " << unknown * 1e3 << " ms (" << n_unknown << " ids), CJK " << cjk * 1e3 << " ms ("
+               << n_cjk << " ids)");
   CHECK(n_unknown <= 3);  // the run is one unknown piece (after "▁" when the model has it), then </s>
   CHECK(unknown < 20 * std::max(plain, 1e-3));
   CHECK(cjk < 20 * std::max(plain, 1e-3));
+ }
 }
