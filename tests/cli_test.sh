@@ -449,5 +449,17 @@ if mkfifo "$tmp/fifo" 2> /dev/null; then
   check "-o FIFO without a reader: says so" grep -q "a FIFO with no reader" "$tmp/err"
 fi
 
+# the per-user packed-weights cache is on by default ($XDG_CACHE_HOME/tern/packed); --no-packed-cache and
+# TERN_PACKED_CACHE=off turn it off
+for i in 1 2; do
+  echo 'A dog.' | env -u TERN_PACKED_CACHE_DIR XDG_CACHE_HOME="$tmp/xdg" ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.f32.tern" --verbose > /dev/null 2> "$tmp/cache$i"
+done
+check "default packed cache: the first run writes it" grep -q "packed weights: packed at load (cache: none yet); wrote $tmp/xdg/tern/packed/" "$tmp/cache1"
+check "default packed cache: the second run maps it" grep -q "packed weights: mapped from $tmp/xdg/tern/packed/" "$tmp/cache2"
+echo 'A dog.' | env -u TERN_PACKED_CACHE_DIR XDG_CACHE_HOME="$tmp/xdg" ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.f32.tern" --verbose --no-packed-cache > /dev/null 2> "$tmp/cache3"
+check "--no-packed-cache: none" grep -q "packed weights: packed at load (no packed-weights cache directory)" "$tmp/cache3"
+echo 'A dog.' | env -u TERN_PACKED_CACHE_DIR TERN_PACKED_CACHE=off XDG_CACHE_HOME="$tmp/xdg" ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.f32.tern" --verbose > /dev/null 2> "$tmp/cache4"
+check "TERN_PACKED_CACHE=off: none" grep -q "packed weights: packed at load (no packed-weights cache directory)" "$tmp/cache4"
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

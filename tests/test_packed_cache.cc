@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -265,4 +267,82 @@ TEST_CASE("packed cache: the key holds the packer's identity for the model's wei
   CHECK(b.rfind(a.substr(0, a.find("\nformats")), 0) == 0);  // the same header
   CHECK(PackedCacheKey("/m.tern 1 2 3 4", int8) != PackedCacheKey("/m.tern 1 2 3 4", mixed));
   CHECK(PackedCacheKey("", int8).empty());  // a model from memory has no key
+}
+
+TEST_CASE("packed cache: the per-user default, its opt-outs, and the least recently used entries removed past the bound") {
+  // DefaultPackedCacheDir: TERN_PACKED_CACHE=off wins, then TERN_PACKED_CACHE_DIR, XDG_CACHE_HOME, HOME.
+  struct Env {
+    std::string name;
+    std::optional<std::string> old;
+    Env(const char* n, const char* v) : name(n) {
+      if (const char* o = std::getenv(n)) old = o;
+      v ? setenv(n, v, 1) : unsetenv(n);
+    }
+    ~Env() { old ? setenv(name.c_str(), old->c_str(), 1) : unsetenv(name.c_str()); }
+  };
+  {
+    Env a("TERN_PACKED_CACHE", nullptr), b("TERN_PACKED_CACHE_DIR", nullptr), c("XDG_CACHE_HOME", "/x/cache"),
+        d("HOME", "/home/u");
+    CHECK(DefaultPackedCacheDir() == "/x/cache/tern/packed");
+    Env e("XDG_CACHE_HOME", "relative/not/allowed");  // the XDG rule: a relative path is ignored
+    CHECK(DefaultPackedCacheDir() == "/home/u/.cache/tern/packed");
+    Env f("TERN_PACKED_CACHE_DIR", "/elsewhere");
+    CHECK(DefaultPackedCacheDir() == "/elsewhere");
+    for (const char* off : {"off", "0", "no", "false"}) {
+      Env g("TERN_PACKED_CACHE", off);
+      CHECK(DefaultPackedCacheDir().empty());
+    }
+  }
+  // LoadOptions::packed_cache = false: no cache even with TERN_PACKED_CACHE_DIR set.
+  Scratch s(ModelPath("post-swish", "f32"), "lru");
+  {
+    Env dir("TERN_PACKED_CACHE_DIR", s.cache.string().c_str());
+    LoadOptions o;
+    o.packed_cache = false;
+    auto m = Model::Load(s.model.string(), o);
+    REQUIRE(m.ok());
+    MakeTranslator(m.value());
+    CHECK(m.value()->packed_weights_note() == "packed at load (no packed-weights cache directory)");
+    CHECK_FALSE(fs::exists(s.cache));
+  }
+  // Three model files (three entries) under a bound that holds two: the least recently used goes.
+  std::vector<fs::path> models = {s.model};
+  for (const char* name : {"b.tern", "c.tern"}) {
+    models.push_back(s.dir / name);
+    fs::copy_file(s.model, models.back());
+  }
+  auto load = [&](const fs::path& p, uint64_t bound) {
+    LoadOptions o;
+    o.packed_cache_dir = (s.cache / "deep" / "er").string();  // missing parents are made
+    o.packed_cache_max_bytes = bound;
+    auto m = Model::Load(p.string(), o);
+    REQUIRE(m.ok());
+    MakeTranslator(m.value());
+    return m.value()->packed_weights_note();
+  };
+  auto entries = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(s.cache / "deep" / "er"))
+      names.push_back(e.path().filename().string().substr(0, 6));
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  load(models[0], 0);
+  struct stat st;
+  REQUIRE(stat(fs::directory_iterator(s.cache / "deep" / "er")->path().c_str(), &st) == 0);
+  const uint64_t entry_bytes = static_cast<uint64_t>(st.st_blocks) * 512;  // what the bound counts
+  REQUIRE(entry_bytes > 0);
+  const uint64_t bound = entry_bytes * 2 + entry_bytes / 2;  // two entries, not three
+  usleep(20000);
+  load(models[1], bound);
+  CHECK(entries() == std::vector<std::string>{"b.tern", "post-s"});
+  usleep(20000);
+  CHECK(StartsWith(load(models[0], bound), "mapped from "));  // used again: now the most recent
+  usleep(20000);
+  CHECK(StartsWith(load(models[2], bound), "packed at load (cache: none yet); wrote "));
+  CHECK(entries() == std::vector<std::string>{"c.tern", "post-s"});  // b.tern's was the least recently used
+  // A bound below one entry keeps the one just written.
+  usleep(20000);
+  load(models[1], 1);
+  CHECK(entries() == std::vector<std::string>{"b.tern"});
 }

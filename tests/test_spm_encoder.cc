@@ -332,7 +332,7 @@ TEST_CASE("spm encoder: every Multi30k split, through every real OPUS-MT tokeniz
   CHECK(total > 0);
 }
 
-TEST_CASE("spm encoder: byte_fallback, user-defined symbols, unused pieces, the whitespace options, ties; unigram and BPE") {
+TEST_CASE("spm encoder: byte_fallback, user-defined symbols, unused pieces, the whitespace options, ties, unigram and BPE") {
   const std::string charsmap = CharsMapOf(BundledProtos().first);
   REQUIRE_FALSE(charsmap.empty());
   std::vector<std::string> texts = HardTexts();

@@ -17,6 +17,15 @@
 #include <cstring>
 
 namespace tern::cli {
+
+LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool no_mmap) {
+  LoadOptions load;
+  load.map_file = !no_mmap;
+  load.packed_cache = !no_packed_cache;
+  load.packed_cache_dir = packed_cache.empty() ? DefaultPackedCacheDir() : packed_cache;
+  if (packed_cache.empty()) load.packed_cache_max_bytes = kDefaultPackedCacheMaxBytes;
+  return load;
+}
 namespace {
 
 // The temporary output file, for the signal handler (async-signal-safe: unlink, signal, raise).

@@ -65,7 +65,10 @@ static int Run(int argc, char** argv) {
   tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
   tr->add_option("--packed-cache", ta.packed_cache,
                  "directory of the packed-weights cache: the first run writes this CPU's packed weights there, later "
-                 "runs map them instead of packing (default: $TERN_PACKED_CACHE_DIR, else none)");
+                 "runs map them instead of packing (default: $TERN_PACKED_CACHE_DIR, else $XDG_CACHE_HOME/tern/packed "
+                 "or ~/.cache/tern/packed, at most 2 GiB, least recently used entries removed first)");
+  tr->add_flag("--no-packed-cache", ta.no_packed_cache,
+               "no packed-weights cache: pack at load, write nothing (also TERN_PACKED_CACHE=off)");
   std::string format = "text";
   tr->add_option("--format", format,
                  "text (default): one line per translation; json: one JSON object per line with every token's text, "
@@ -105,6 +108,8 @@ static int Run(int argc, char** argv) {
   sc->add_option("-o,--output", sa.output, "output file (default: stdout)");
   sc->add_option("--threads", sa.threads, "threads (default: the performance cores)")->check(CLI::Range(1u, 1024u));
   sc->add_flag("--ids", sa.ids, "space-separated token ids: source ids with </s>, target ids without it");
+  sc->add_option("--packed-cache", sa.packed_cache, "directory of the packed-weights cache (as translate's)");
+  sc->add_flag("--no-packed-cache", sa.no_packed_cache, "no packed-weights cache (as translate's)");
   sc->add_option("--format", score_format,
                  "text (default): the score (sum of the token log-probabilities) per line; json: also each token's")
       ->check(CLI::IsMember({"text", "json"}));

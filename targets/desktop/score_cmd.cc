@@ -56,7 +56,7 @@ void Write(std::ostream& out, bool json, const Pair& p, const TranslationResult*
 }  // namespace
 
 int RunScore(const ScoreArgs& args) {
-  auto model = Model::Load(args.model);
+  auto model = Model::Load(args.model, ToolLoadOptions(args.packed_cache, args.no_packed_cache));
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";
     return 2;

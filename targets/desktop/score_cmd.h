@@ -13,6 +13,8 @@ struct ScoreArgs {
   uint32_t threads = 0;  // 0: cpuinfo's performance cores
   bool ids = false;      // space-separated ids: source ids with </s>, target ids without
   bool json = false;     // one JSON object per line with every token's log-probability
+  std::string packed_cache;      // as TranslateArgs
+  bool no_packed_cache = false;
 };
 
 /// Runs the command: per line the target's score (the sum of its tokens' log-probabilities, </s> included,

@@ -37,10 +37,7 @@ namespace {
 
 int RunTranslate(const TranslateArgs& args) {
   const auto t_load = std::chrono::steady_clock::now();
-  LoadOptions load;
-  load.map_file = !args.no_mmap;
-  load.packed_cache_dir = args.packed_cache;
-  auto model = Model::Load(args.model, load);
+  auto model = Model::Load(args.model, ToolLoadOptions(args.packed_cache, args.no_packed_cache, args.no_mmap));
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";
     return 2;

@@ -23,7 +23,8 @@ struct TranslateArgs {
   bool verbose = false;     // CPU, model, arena, sentences/s, tokens/s on stderr
   bool profile = false;     // per-token time split on stderr
   bool no_mmap = false;     // read the model into memory instead of mapping it
-  std::string packed_cache;  // LoadOptions::packed_cache_dir
+  std::string packed_cache;  // LoadOptions::packed_cache_dir ("": DefaultPackedCacheDir())
+  bool no_packed_cache = false;  // --no-packed-cache: none at all
   bool stream = false;      // print each line's words as they are generated (one line per call)
   bool json = false;        // --format json: one JSON object per line (result_writer.h)
   std::string glossary;     // --glossary: TSV of source term, target term

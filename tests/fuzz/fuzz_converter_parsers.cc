@@ -1,8 +1,9 @@
 // libFuzzer target: the converter's parsers on arbitrary bytes. The first byte picks the parser:
 // safetensors header+data, config.json, vocab.json, generation_config.json, config.json's generation keys,
 // or a SentencePiece model: tern's check, and when it passes, SentencePiece itself loading the model and
-// encoding text (the check must leave SentencePiece nothing to crash on). Never a crash; every error has
-// a message.
+// encoding text (the check must leave SentencePiece nothing to crash on), and tern's own encoder
+// (text/spm_encoder.h), which must give the library's pieces and spans for every model both take. Never a
+// crash; every error has a message.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "sentencepiece_check.h"
 
 #include <sentencepiece_processor.h>
+
+#include "text/piece_text.h"
+#include "text/spm_encoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -58,6 +62,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (sp.LoadFromSerializedProto(text).ok()) {
           std::vector<int> ids;
           (void)sp.Encode("A man in a blue shirt. \xef\xbc\xa1\xe2\x85\xa0 Stra\xc3\x9f" "e \xff", &ids);
+          auto own = tern::SpmEncoder::Create(text, "fuzz.spm: ");
+          if (own.ok()) {  // the same pieces and spans as the library (valid UTF-8: tern checks it first)
+            tern::SpmEncoder::Scratch scratch;
+            std::vector<tern::SpmEncoder::Piece> pieces;
+            for (const char* t : {"A man in a blue shirt.", "  \xef\xbc\xa1\xe2\x85\xa0  Stra\xc3\x9f" "e {{{ }", "\xe2\x96\x81x\tab"}) {
+              own.value()->Encode(t, &scratch, &pieces);
+              const std::string spt = sp.EncodeAsSerializedProto(t);
+              size_t k = 0;
+              bool same = true;
+              tern::ForEachPiece(spt, [&](const tern::PieceSpan& p) {
+                same = same && k < pieces.size() && pieces[k].text == p.piece && pieces[k].begin == p.begin &&
+                       pieces[k].end == p.end;
+                ++k;
+              });
+              if (!same || k != pieces.size()) __builtin_trap();
+            }
+          }
         }
       }
     }

@@ -271,3 +271,34 @@ def test_a_lone_surrogate_fails_alone_and_is_numbered_as_the_caller_did(model_pa
     with tern.Engine(m, replicas=1, threads=1) as e:
         r = e.submit(texts, on_error="keep").result(timeout=120)
         assert [x.ok for x in r] == [True, True, False, True]
+
+
+def test_the_per_user_packed_cache_is_the_default_and_can_be_turned_off(model_path, tmp_path):
+    # Issue 60: Model.load uses $XDG_CACHE_HOME/tern/packed (bounded, least recently used out first) unless told
+    # not to (packed_cache_dir=False, TERN_PACKED_CACHE=off).
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TERN_PACKED_CACHE_DIR", "TERN_PACKED_CACHE")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    code = textwrap.dedent("""
+        import sys, tern
+        kw = eval(sys.argv[2])
+        m = tern.Model.load(sys.argv[1], **kw)
+        tern.Translator(m, threads=1).translate_batch(["A dog."])
+        print(m.packed_weights_note)
+    """)
+
+    def note(kw="{}", **extra):
+        p = subprocess.run([sys.executable, "-c", code, str(model_path), kw], capture_output=True, text=True,
+                           env=dict(env, **extra), timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.strip()
+
+    cache = str(tmp_path / "xdg" / "tern" / "packed") + "/"
+    assert note().startswith("packed at load (cache: none yet); wrote " + cache)
+    assert note().startswith("mapped from " + cache)
+    assert note("{'packed_cache_dir': False}") == "packed at load (no packed-weights cache directory)"
+    assert note(TERN_PACKED_CACHE="off") == "packed at load (no packed-weights cache directory)"
+    assert note("{'packed_cache_dir': %r}" % str(tmp_path / "mine")).startswith("packed at load (cache: none yet); wrote " + str(tmp_path / "mine"))
+    with pytest.raises(TypeError):
+        tern.Model.load(model_path, packed_cache_dir=True)

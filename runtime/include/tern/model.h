@@ -169,12 +169,30 @@ struct ShortlistInfo {
 /// fingerprint of XNNPACK's packing and the model file (real path, device, inode, size, mtime); a file
 /// with another key, or one that fails a check, is replaced, never used. Outputs are bit for bit those of
 /// packing at load. Empty: the environment variable TERN_PACKED_CACHE_DIR when it is set, else no cache.
-/// Models made by FromBytes are not cached.
+/// Models made by FromBytes are not cached. C++, C and JNI use a cache only when asked (an app names its own
+/// directory, e.g. Android's getCacheDir()); the CLI and the Python package use DefaultPackedCacheDir() unless
+/// told not to.
+///
+/// packed_cache_max_bytes: when > 0, a load that writes an entry then removes the least recently used entries
+/// of the directory (by modification time, which every load that maps an entry renews) until the entries
+/// left, the new one included, take at most this many bytes; the new entry itself is never removed. 0: no
+/// bound. packed_cache = false: no cache at all, whatever packed_cache_dir and TERN_PACKED_CACHE_DIR say.
 struct LoadOptions {
   uint64_t memory_budget_bytes = uint64_t{2} << 30;  ///< 2 GiB: half of a 4 GB device
   bool map_file = true;  ///< map the file (see above); false: read it into memory
   std::string packed_cache_dir;  ///< where packed weights are cached (see above); "" = TERN_PACKED_CACHE_DIR or none
+  uint64_t packed_cache_max_bytes = 0;  ///< bytes the directory's entries may take (see above); 0: unbounded
+  bool packed_cache = true;             ///< false: no packed-weights cache (see above)
 };
+
+/// The per-user packed-weights cache directory the CLI and the Python package use by default:
+/// $TERN_PACKED_CACHE_DIR when set, else $XDG_CACHE_HOME/tern/packed, else $HOME/.cache/tern/packed; "" (no
+/// cache) when TERN_PACKED_CACHE is "off", "0", "no" or "false", or none of those variables is set. Never fails;
+/// creates nothing (the first write creates the directory).
+TERN_API std::string DefaultPackedCacheDir();
+
+/// The bound the CLI and the Python package put on that directory (LoadOptions::packed_cache_max_bytes), bytes.
+inline constexpr uint64_t kDefaultPackedCacheMaxBytes = uint64_t{2} << 30;
 
 struct ModelFactory;
 

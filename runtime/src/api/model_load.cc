@@ -9,6 +9,9 @@
 #include "tern/cpu.h"
 #include "text/spm_prefetch.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace tern {
 
 namespace {
@@ -19,6 +22,17 @@ internal::SourceSpmHook PrefetchHook(const LoadOptions& options, const internal:
 }
 
 }  // namespace
+
+std::string DefaultPackedCacheDir() {
+  if (const char* off = std::getenv("TERN_PACKED_CACHE")) {
+    const std::string v = off;
+    if (v == "off" || v == "0" || v == "no" || v == "false") return {};
+  }
+  if (const char* dir = std::getenv("TERN_PACKED_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/tern/packed";
+  if (const char* home = std::getenv("HOME"); home && *home == '/') return std::string(home) + "/.cache/tern/packed";
+  return {};
+}
 
 Result<std::shared_ptr<const Model>> Model::Load(const std::string& path, const LoadOptions& options) {
   TERN_ASSIGN_OR_RETURN(auto data, options.map_file ? internal::ModelData::MapFile(path) : internal::ModelData::ReadFile(path));

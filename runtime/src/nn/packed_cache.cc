@@ -205,7 +205,12 @@ Status WritePackedCache(const std::string& path, const std::string& key, const s
                                              table.data() + index_at, blocks.size() * kEntryBytes));
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
-  if (!dir.empty()) mkdir(dir.c_str(), 0755);  // one level; EEXIST is fine
+  // The directory and its missing parents (the per-user default ~/.cache/tern/packed may be the first of them);
+  // EEXIST is fine, and any other failure shows as the temporary's create below.
+  for (size_t at = dir.find('/', 1); !dir.empty(); at = dir.find('/', at + 1)) {
+    mkdir(dir.substr(0, at).c_str(), 0755);
+    if (at == std::string::npos) break;
+  }
   struct stat there;
   if (lstat(path.c_str(), &there) == 0 && !S_ISREG(there.st_mode))  // not ours to replace (a FIFO, a link, ...)
     return Status(StatusCode::kIoError, path + ": " + format::FileKindName(there.st_mode) + " is there, not a cache entry");

@@ -81,7 +81,7 @@ struct PackedBlockOut {
 };
 
 /// Writes a cache file for `key` holding `blocks` to `path` through a temporary in the same directory
-/// (created if missing, one level), fsync, then rename: a reader sees the old file or the whole new one.
+/// (created with its missing parents), fsync, then rename: a reader sees the old file or the whole new one.
 /// Errors: kIoError (naming the path and the call), kInvalidArgument (a block's size or alignment).
 Status WritePackedCache(const std::string& path, const std::string& key, const std::vector<PackedBlockOut>& blocks);
 

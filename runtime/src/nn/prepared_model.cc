@@ -1,5 +1,7 @@
 #include "nn/prepared_model.h"
 
+#include "nn/packed_cache_dir.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -65,6 +67,7 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m, const PackedCache
 // sound and its key matches; packed at load otherwise, then written there for the next load. Never fails
 // because of the cache: every problem with it becomes a note and a load without it.
 std::string CacheDirectoryOf(const LoadOptions& options) {
+  if (!options.packed_cache) return {};
   std::string dir = options.packed_cache_dir;
   if (dir.empty())
     if (const char* env = std::getenv("TERN_PACKED_CACHE_DIR")) dir = env;
@@ -91,6 +94,7 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
     p.value()->ForEachBlock([&](const PackedLinear& l) { ++(l.block->borrowed() ? mapped : packed); });
     if (packed == 0) {
       p.value()->cache_file = std::move(file.value());
+      MarkUsed(path);  // recently used: the last an eviction removes
       note = "mapped from " + path + " (" + std::to_string(mapped) + " blocks, no packing)";
       return p;
     }
@@ -103,6 +107,8 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
   std::vector<PackedBlockOut> out;
   p->ForEachBlock([&](const PackedLinear& l) { out.push_back({l.cache_id, l.block->seed(), l.block->data(), l.block->bytes()}); });
   const Status written = WritePackedCache(path, key, out);
+  const uint64_t bound = m.impl().options.packed_cache_max_bytes;
+  if (written.ok() && bound > 0) EvictLeastRecentlyUsed(dir, path, bound);
   note = "packed at load (cache: " + why + "); " + (written.ok() ? "wrote " + path : "not written: " + written.message());
   return p;
 }

@@ -110,9 +110,9 @@ struct LogitsRules {
   float repetition_penalty = 1.f;     // 1: off
   uint32_t no_repeat_ngram_size = 0;  // 0: off
   uint32_t min_length = 0;            // generated tokens before </s> is allowed
-  Span<const Span<const uint32_t>> suppress_sequences;  // the call's (not owned; checked by ResolveOptions)
+  Span<const Span<const uint32_t>> suppress_sequences = {};  // the call's (not owned; checked by ResolveOptions)
   uint32_t suppress_token = UINT32_MAX;                 // disable_unk: <unk>; UINT32_MAX: none
-  Span<const uint32_t> end_tokens;                      // the call's end tokens besides eos (MinLength bans them)
+  Span<const uint32_t> end_tokens = {};                 // the call's end tokens besides eos (MinLength bans them)
   bool forced_eos = false;                              // ForcedEos at the last position
   bool operator==(const LogitsRules& o) const {
     return repetition_penalty == o.repetition_penalty && no_repeat_ngram_size == o.no_repeat_ngram_size &&

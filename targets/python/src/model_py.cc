@@ -45,12 +45,23 @@ py::dict Generation(const GenerationDefaults& g) {
   return d;
 }
 
-PyModel Load(const std::filesystem::path& path, bool mmap, uint64_t memory_budget,
-             const std::optional<std::filesystem::path>& packed_cache_dir) {
+PyModel Load(const std::filesystem::path& path, bool mmap, uint64_t memory_budget, py::object packed_cache_dir,
+             std::optional<uint64_t> packed_cache_max_bytes) {
   LoadOptions o;
   o.map_file = mmap;
   o.memory_budget_bytes = memory_budget;
-  if (packed_cache_dir) o.packed_cache_dir = packed_cache_dir->string();
+  // None: the per-user cache (bounded, least recently used out first); False or "": none; a path: that one.
+  if (packed_cache_dir.is_none()) {
+    o.packed_cache_dir = DefaultPackedCacheDir();
+    o.packed_cache_max_bytes = packed_cache_max_bytes.value_or(kDefaultPackedCacheMaxBytes);
+  } else if (py::isinstance<py::bool_>(packed_cache_dir)) {
+    if (packed_cache_dir.cast<bool>()) throw py::type_error("packed_cache_dir: a path, None (the per-user cache) or False (none)");
+    o.packed_cache = false;
+  } else {
+    o.packed_cache_dir = py::str(py::module_::import("os").attr("fspath")(packed_cache_dir)).cast<std::string>();
+    o.packed_cache = !o.packed_cache_dir.empty();
+    o.packed_cache_max_bytes = packed_cache_max_bytes.value_or(0);
+  }
   Result<std::shared_ptr<const Model>> r = Status(StatusCode::kInternal, "not run");
   {
     py::gil_scoped_release unlocked;
@@ -106,12 +117,15 @@ std::string Decode(const PyTokenizer& t, py::array_t<int64_t, py::array::c_style
 void RegisterModel(py::module_& m) {
   py::class_<PyModel>(m, "Model", "A verified .tern file (read-only; shared by any number of Translators and threads).")
       .def_static("load", &Load, py::arg("path"), py::arg("mmap") = false, py::arg("memory_budget") = uint64_t{2} << 30,
-                  py::arg("packed_cache_dir") = py::none(),
+                  py::arg("packed_cache_dir") = py::none(), py::arg("packed_cache_max_bytes") = py::none(),
                   "Loads and verifies a .tern file. mmap=True maps it (fast, one copy of each weight resident; the file "
                   "must then not be rewritten in place while the Model lives), False reads it into memory. "
                   "memory_budget: bytes the file's tables and a Translator may make tern allocate. packed_cache_dir: "
                   "where the first Translator writes this CPU's packed weights and later loads map them instead of "
-                  "packing (LoadOptions::packed_cache_dir; None: $TERN_PACKED_CACHE_DIR or no cache). Raises "
+                  "packing (LoadOptions::packed_cache_dir; None: the per-user cache, $TERN_PACKED_CACHE_DIR or "
+                  "$XDG_CACHE_HOME/tern/packed or ~/.cache/tern/packed, unless TERN_PACKED_CACHE=off; False: none). "
+                  "packed_cache_max_bytes: the directory's bound, least recently used entries removed first (None: "
+                  "2 GiB for the per-user cache, unbounded for a directory given). Raises "
                   "IoError, InvalidModelError (naming the check and the tensor), UnsupportedError, ResourceExhaustedError.")
       .def_static("from_bytes", &FromBytes, py::arg("data"), py::arg("name") = "<bytes>", py::arg("memory_budget") = uint64_t{2} << 30,
                   "Verifies a .tern image held in memory (copied). Errors as load().")

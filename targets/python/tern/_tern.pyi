@@ -2,7 +2,7 @@
 into the UTF-8 of a text; log-probabilities are natural logs."""
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -25,8 +25,12 @@ class Model:
     """A verified .tern file, read-only, shared by any number of Translators and threads."""
     @staticmethod
     def load(path: _Path, mmap: bool = False, memory_budget: int = 2 << 30,
-             packed_cache_dir: Optional[_Path] = None) -> "Model":
-        """packed_cache_dir: where packed weights are cached for this CPU (None: $TERN_PACKED_CACHE_DIR or none).
+             packed_cache_dir: Union[_Path, None, Literal[False]] = None,
+             packed_cache_max_bytes: Optional[int] = None) -> "Model":
+        """packed_cache_dir: where packed weights are cached for this CPU (None: the per-user cache,
+        $TERN_PACKED_CACHE_DIR or $XDG_CACHE_HOME/tern/packed or ~/.cache/tern/packed, unless TERN_PACKED_CACHE=off;
+        False: none). packed_cache_max_bytes: the directory's bound in bytes, least recently used entries removed
+        first (None: 2 GiB for the per-user cache, unbounded for a directory given).
         Raises IoError, InvalidModelError (the check and the tensor), UnsupportedError, ResourceExhaustedError."""
     @staticmethod
     def from_bytes(data: bytes, name: str = "<bytes>", memory_budget: int = 2 << 30) -> "Model": ...
