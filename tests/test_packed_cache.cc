@@ -346,3 +346,47 @@ TEST_CASE("packed cache: the per-user default, its opt-outs, and the least recen
   load(models[1], 1);
   CHECK(entries() == std::vector<std::string>{"b.tern"});
 }
+
+TEST_CASE("packed cache: the row sums of tern's own int8 layers and of the shortlist's projection are kept, and checked") {
+  // A layer tern's own GEMM runs (CPUs without int8 dot products) and the gathered output projection of a
+  // shortlisted model need one int32 sum per weight row, which a load computed by reading every weight; the
+  // cache keeps them (block_size kRowSumsBlock, exactly out x 4 bytes).
+  Scratch s(ModelPath("pre-relu", "int8-shortlist"), "row-sums");
+  const Out reference = Run(s.model, "");
+  std::string note;
+  CHECK(Run(s.model, s.cache.string(), &note) == reference);
+  CHECK(Run(s.model, s.cache.string(), &note) == reference);
+  CHECK_MESSAGE(StartsWith(note, "mapped from "), note);
+  const fs::path file = s.CacheFile();
+  const std::vector<uint8_t> good = ReadBytes(file.string());
+  const uint64_t index_at = Get64(good, 24);
+  uint32_t n;
+  std::memcpy(&n, good.data() + 12, 4);
+  std::vector<size_t> sums;  // index entries of row sums
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t block_size;
+    std::memcpy(&block_size, good.data() + index_at + i * size_t{48} + 40, 4);
+    if (block_size == kRowSumsBlock) sums.push_back(index_at + i * size_t{48});
+  }
+  REQUIRE_MESSAGE(!sums.empty(), "the shortlist's projection keeps its row sums on every CPU");
+  MESSAGE(sums.size() << " of " << n << " blocks are row sums on this CPU");
+  const size_t e = sums.back();
+  CHECK(Get64(good, e + 8) == Get64(good, e + 24) * 4);  // size = out x 4
+  struct Case {
+    std::string name, reason;
+    std::function<void(std::vector<uint8_t>&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"size", "bytes for [", [&](std::vector<uint8_t>& b) { Put64(b, e + 8, Get64(b, e + 8) + 4), Reseal(b); }},
+      {"dtype", "row sums of a f32 layer", [&](std::vector<uint8_t>& b) { Put32(b, e + 20, 0), Reseal(b); }},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::vector<uint8_t> bad = good;
+    c.edit(bad);
+    WriteBytes(file, bad);
+    CHECK(Run(s.model, s.cache.string(), &note) == reference);
+    CHECK_MESSAGE(note.find(c.reason) != std::string::npos, note);
+    CHECK(ReadBytes(file.string()) == good);  // rewritten as it was
+  }
+}

@@ -6,20 +6,25 @@
 
 namespace tern {
 
-Result<GatheredProjection> GatheredProjection::Prepare(const TensorView& weight, const TensorView* bias) {
+Result<GatheredProjection> GatheredProjection::Prepare(const TensorView& weight, const TensorView* bias,
+                                                      const int32_t* cached_sums) {
   GatheredProjection g;
   // d_model <= 8192 keeps the kernels' int32 sums exact (|sum| < 2^31); larger models use the fallback.
   if (weight.dtype != DType::kInt8 || weight.rank != 2 || !weight.scales || weight.cols() > 8192) return g;
   g.vocab_ = weight.rows();
   g.d_ = weight.cols();
-  try {
-    g.row_sums_.resize(g.vocab_);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kResourceExhausted,
-                  std::string(weight.name) + ": cannot allocate " + std::to_string(g.vocab_ * 4) + " bytes of row sums");
-  }
   const int8_t* w = static_cast<const int8_t*>(weight.data);
-  g.in_127_ = Int8RowSums(w, g.vocab_, g.d_, g.d_, g.row_sums_.data());
+  if (cached_sums) {
+    g.cached_sums_ = cached_sums, g.in_127_ = true;  // a cache keeps only sums of weights without -128
+  } else {
+    try {
+      g.row_sums_.resize(g.vocab_);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kResourceExhausted,
+                    std::string(weight.name) + ": cannot allocate " + std::to_string(g.vocab_ * 4) + " bytes of row sums");
+    }
+    g.in_127_ = Int8RowSums(w, g.vocab_, g.d_, g.d_, g.row_sums_.data());
+  }
   g.w_ = w;
   g.scales_ = weight.scales;
   g.bias_ = bias ? bias->f32() : nullptr;
@@ -53,10 +58,10 @@ void GatheredProjection::Run(const GatheredInt8Kernel& kernel, const QuantScratc
                              const uint32_t* tokens, size_t K, float* out, pthreadpool_t pool) const {
   if (rows == 0 || K == 0) return;
   if (!pool || pthreadpool_get_threads_count(pool) <= 1) {
-    kernel.For(in_127_)(q.q, q.params, rows, d_, w_, scales_, row_sums_.data(), bias_, tokens, K, out, K);
+    kernel.For(in_127_)(q.q, q.params, rows, d_, w_, scales_, sums(), bias_, tokens, K, out, K);
     return;
   }
-  RunArgs a{kernel.For(in_127_), q.q, q.params, rows, d_, K, w_, scales_, row_sums_.data(), bias_, tokens, out};
+  RunArgs a{kernel.For(in_127_), q.q, q.params, rows, d_, K, w_, scales_, sums(), bias_, tokens, out};
   constexpr size_t kTile = 512;  // tokens per task: 256 KiB of d_model 512 rows
   pthreadpool_parallelize_1d_tile_1d(pool, RunTile, &a, K, kTile, 0);
 }

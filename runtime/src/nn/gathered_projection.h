@@ -25,8 +25,15 @@ namespace tern {
 class GatheredProjection {
  public:
   /// For weight [V, d] (int8 with f32 row scales) and bias f32 [V] or nullptr; an unavailable one for any
-  /// other format. Error: kResourceExhausted (the row sums cannot be allocated).
-  static Result<GatheredProjection> Prepare(const TensorView& weight, const TensorView* bias);
+  /// other format. `cached_sums` ([V], from a packed-weights cache written by a load that computed them with
+  /// no weight of -128): used as they are, no weight read. Error: kResourceExhausted (the row sums cannot be
+  /// allocated).
+  static Result<GatheredProjection> Prepare(const TensorView& weight, const TensorView* bias,
+                                            const int32_t* cached_sums = nullptr);
+  /// The row sums [V] when they were computed here and a cache may keep them (no weight of -128), else nullptr.
+  const int32_t* computed_sums() const { return !cached_sums_ && in_127_ ? row_sums_.data() : nullptr; }
+  /// Whether the row sums came from a packed-weights cache.
+  bool cached() const { return cached_sums_ != nullptr; }
 
   bool available() const { return w_ != nullptr; }
   size_t vocab() const { return vocab_; }
@@ -45,6 +52,8 @@ class GatheredProjection {
   const float* scales_ = nullptr;
   const float* bias_ = nullptr;
   std::vector<int32_t> row_sums_;
+  const int32_t* cached_sums_ = nullptr;
+  const int32_t* sums() const { return cached_sums_ ? cached_sums_ : row_sums_.data(); }
   size_t vocab_ = 0, d_ = 0;
   bool in_127_ = false;  // no weight is -128: the kernel's fn_127 applies
 };

@@ -99,7 +99,13 @@ Result<PackedLinear> PackLinear(const TensorView* const* weights, const TensorVi
     scales = scat.data();
   }
   if (p.dtype == DType::kInt8 && OwnInt8GemmActive() && backends != LinearBackends::kXnnpackOnly) {
-    TERN_ASSIGN_OR_RETURN(p.own, OwnInt8Linear::Make(weights, n));
+    // The row sums from the packed-weights cache when it has this layer's (no pass over its weights).
+    const PackedBlockId sums_id{ordinal, DType::kInt8, p.out, p.in, kRowSumsBlock};
+    const CachedBlock* sums = cache ? cache->Find(sums_id) : nullptr;
+    TERN_ASSIGN_OR_RETURN(p.own, OwnInt8Linear::Make(weights, n, sums && sums->size == p.out * 4
+                                                                      ? static_cast<const int32_t*>(sums->data)
+                                                                      : nullptr));
+    if (p.own.available()) p.cache_id = sums_id;
   }
   // 4-bit layers run on XNNPACK where its operator is right, unless opted in (OwnInt4GemmActive: tern's
   // kernel has not been measured against XNNPACK's 4-bit kernels on a CPU where those are right since its

@@ -4,23 +4,26 @@
 
 namespace tern {
 
-Result<OwnInt8Linear> OwnInt8Linear::Make(const TensorView* const* weights, size_t n) {
+Result<OwnInt8Linear> OwnInt8Linear::Make(const TensorView* const* weights, size_t n, const int32_t* cached_sums) {
   OwnInt8Linear l;
   if (n == 0 || weights[0]->cols() > kMaxInt8GemmK) return l;
   l.in = weights[0]->cols();
   for (size_t i = 0; i < n; ++i) l.out += weights[i]->rows();
-  try {
-    l.row_sums.resize(l.out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kResourceExhausted, std::string(weights[0]->name) + ": no memory for the row sums");
+  if (!cached_sums) {
+    try {
+      l.row_sums.resize(l.out);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kResourceExhausted, std::string(weights[0]->name) + ": no memory for the row sums");
+    }
   }
   size_t row = 0;
   for (size_t i = 0; i < n; ++i) {
     const int8_t* w = static_cast<const int8_t*>(weights[i]->data);
-    if (!Int8RowSums(w, weights[i]->rows(), l.in, l.in, l.row_sums.data() + row)) return OwnInt8Linear();
+    if (!cached_sums && !Int8RowSums(w, weights[i]->rows(), l.in, l.in, l.row_sums.data() + row)) return OwnInt8Linear();
     l.parts.push_back({w, weights[i]->rows()});
     row += weights[i]->rows();
   }
+  l.cached_sums = cached_sums;
   return l;
 }
 
@@ -48,7 +51,7 @@ void RunColumns(void* ctx, size_t start, size_t count) {
     const size_t e = end < base + p.rows ? end - base : p.rows;
     if (b < e) {
       const size_t c = base + b;  // the first fused column
-      a.fn(a.q->q, a.q->params, a.rows, l.in, p.w + b * l.in, l.in, a.w_scale + c, l.row_sums.data() + c,
+      a.fn(a.q->q, a.q->params, a.rows, l.in, p.w + b * l.in, l.in, a.w_scale + c, l.sums() + c,
            a.bias ? a.bias + c : nullptr, e - b, a.y + c, l.out);
     }
     base += p.rows;

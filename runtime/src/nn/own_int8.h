@@ -26,12 +26,17 @@ struct OwnInt8Linear {
     size_t rows = 0;
   };
   std::vector<Part> parts;        // fused along out (Q|K|V), in order
-  std::vector<int32_t> row_sums;  // [out]
+  std::vector<int32_t> row_sums;         // [out] when computed here
+  const int32_t* cached_sums = nullptr;  // [out]: the packed-weights cache's copy of them (else nullptr)
   size_t in = 0, out = 0;
 
   /// For the n int8 weights (fused along out, each [out_i, in]); empty (no parts) when the layer cannot run
-  /// on it: in > kMaxInt8GemmK, or a weight of -128 (XNNPACK keeps the layer). kResourceExhausted: no memory.
-  static Result<OwnInt8Linear> Make(const TensorView* const* weights, size_t n);
+  /// on it: in > kMaxInt8GemmK, or a weight of -128 (XNNPACK keeps the layer). `cached_sums` ([out], from a
+  /// packed-weights cache written by a load that computed them): used as they are, no weight read. Error:
+  /// kResourceExhausted (no memory).
+  static Result<OwnInt8Linear> Make(const TensorView* const* weights, size_t n, const int32_t* cached_sums = nullptr);
+  /// The row sums [out]: the cache's, or those computed here (a cache could take these).
+  const int32_t* sums() const { return cached_sums ? cached_sums : row_sums.data(); }
   bool available() const { return !parts.empty(); }
 
   /// y[rows, out] from the quantized input: ((float(acc) * x_scale) * w_scale[n]) + bias[n] (w_scale and

@@ -146,7 +146,10 @@ Result<std::unique_ptr<PackedCacheFile>> PackedCacheFile::Open(const std::string
       return fail(at + ": shape [" + std::to_string(id.out) + ", " + std::to_string(id.in) + "]");
     if (off % kAlign || off < index_at + n * kEntryBytes || off > size || bytes > size - off)
       return fail(at + ": block [" + std::to_string(off) + ", +" + std::to_string(bytes) + ") is outside the file or unaligned");
-    const uint64_t lo = PackedBytesLowerBound(id.dtype, id.out, id.in), hi = PackedBytesUpperBound(id.dtype, id.out, id.in);
+    const bool sums = id.block_size == kRowSumsBlock;
+    if (sums && id.dtype != DType::kInt8) return fail(at + ": row sums of a " + std::string(DTypeName(id.dtype)) + " layer");
+    const uint64_t lo = sums ? id.out * 4 : PackedBytesLowerBound(id.dtype, id.out, id.in),
+                   hi = sums ? id.out * 4 : PackedBytesUpperBound(id.dtype, id.out, id.in);
     if (bytes < lo || bytes > hi)
       return fail(at + ": " + std::to_string(bytes) + " bytes for [" + std::to_string(id.out) + ", " + std::to_string(id.in) +
                   "] " + DTypeName(id.dtype) + " (XNNPACK packs " + std::to_string(lo) + " to " + std::to_string(hi) + ")");

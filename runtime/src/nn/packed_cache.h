@@ -9,7 +9,8 @@
 //   key     [64, 64 + key_bytes): the PackerKey text (nn/packer_key.h)
 //   index   [index_offset, + 48 x n_blocks), index_offset a multiple of 64: per block u64 offset, u64 size,
 //           u32 seed (XNNPACK's cache seed), u32 dtype, u64 out, u64 in, u32 block_size, u32 ordinal
-//   blocks  each at a multiple of 64, as XNNPACK packed them
+//   blocks  each at a multiple of 64, as XNNPACK packed them, or (block_size kRowSumsBlock) the int32 row
+//           sums tern's own int8 GEMM needs for a layer XNNPACK does not pack
 //
 // checksum is FNV-1a 64 over the header (checksum field zero), the key and the index. The blocks' bytes are
 // not hashed at load (that would read every page; the model's weights are not hashed either): a block is
@@ -30,6 +31,11 @@
 #include "tern/status.h"
 
 namespace tern {
+
+/// block_size of a block that holds tern's int32 row sums of an int8 layer (the zero-point correction its own
+/// GEMM needs: 4 bytes per output row, kept so that a load need not read every weight to sum it) instead of
+/// XNNPACK's packing: such a block is exactly out x 4 bytes.
+inline constexpr uint32_t kRowSumsBlock = 0xFFFFFFFFu;
 
 /// One packed block's identity in the cache: the ordinal of its linear layer in PreparedModel's packing
 /// order and the layer's shape, which must equal the model's.

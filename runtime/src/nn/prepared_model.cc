@@ -2,6 +2,7 @@
 
 #include "nn/packed_cache_dir.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -55,8 +56,13 @@ Result<std::shared_ptr<PreparedModel>> Prepare(const Model& m, const PackedCache
   if (!proj) return Status(StatusCode::kInvalidModel, m.name() + ": tensor '" + proj_name + "' missing");
   TERN_ASSIGN_OR_RETURN(p->output_projection, PackLinear(&proj, &bias, 1, LinearBackends::kAuto, cache, ordinal++));
   if (m.impl().shortlist().present()) {
-    // Shortlisted logits read the model's own rows: its pages are kept.
-    TERN_ASSIGN_OR_RETURN(p->gathered_output, GatheredProjection::Prepare(*proj, bias));
+    // Shortlisted logits read the model's own rows: its pages are kept. Its row sums from the cache when there.
+    p->gathered_sums_id = PackedBlockId{ordinal++, DType::kInt8, proj->rows(), proj->cols(), kRowSumsBlock};
+    const CachedBlock* sums = cache ? cache->Find(p->gathered_sums_id) : nullptr;
+    TERN_ASSIGN_OR_RETURN(p->gathered_output,
+                          GatheredProjection::Prepare(*proj, bias, sums && sums->size == proj->rows() * 4
+                                                                       ? static_cast<const int32_t*>(sums->data)
+                                                                       : nullptr));
   }
   if (!hp.tied_output_projection && !p->gathered_output.available()) m.impl().ReleasePages(proj->data, proj->bytes);
   p->ForEachBlock([&](const PackedLinear& l) { p->packed_bytes += l.block->bytes(); });
@@ -92,6 +98,7 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
     if (!p.ok()) return p;
     size_t mapped = 0, packed = 0;
     p.value()->ForEachBlock([&](const PackedLinear& l) { ++(l.block->borrowed() ? mapped : packed); });
+    p.value()->ForEachRowSums([&](const PackedBlockId&, const void*, size_t, bool computed) { ++(computed ? packed : mapped); });
     if (packed == 0) {
       p.value()->cache_file = std::move(file.value());
       MarkUsed(path);  // recently used: the last an eviction removes
@@ -106,6 +113,10 @@ Result<std::shared_ptr<PreparedModel>> PrepareWithCache(const Model& m, std::str
   TERN_ASSIGN_OR_RETURN(auto p, Prepare(m, nullptr));
   std::vector<PackedBlockOut> out;
   p->ForEachBlock([&](const PackedLinear& l) { out.push_back({l.cache_id, l.block->seed(), l.block->data(), l.block->bytes()}); });
+  p->ForEachRowSums([&](const PackedBlockId& id, const void* data, size_t size, bool computed) {
+    if (computed) out.push_back({id, 0, data, size});
+  });
+  std::sort(out.begin(), out.end(), [](const PackedBlockOut& a, const PackedBlockOut& b) { return a.id.ordinal < b.id.ordinal; });
   const Status written = WritePackedCache(path, key, out);
   const uint64_t bound = m.impl().options.packed_cache_max_bytes;
   if (written.ok() && bound > 0) EvictLeastRecentlyUsed(dir, path, bound);

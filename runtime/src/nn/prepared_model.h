@@ -47,6 +47,27 @@ class PreparedModel {
   GatheredProjection gathered_output;
   size_t packed_bytes = 0;         // sum of the packed weights, bytes
 
+  PackedBlockId gathered_sums_id;   // the gathered projection's row sums in a packed-weights cache
+
+  /// f(PackedBlockId, const void* bytes, size_t size, bool computed) for every int32 row-sums block tern's own
+  /// int8 GEMM layers and the gathered projection use (computed: made by this load, not mapped from a cache), in
+  /// packing order.
+  template <typename F>
+  void ForEachRowSums(F&& f) const {
+    auto layer = [&](const PackedLinear& x) {
+      if (x.own.available()) f(x.cache_id, static_cast<const void*>(x.own.sums()), x.own.out * 4, x.own.cached_sums == nullptr);
+    };
+    for (const auto* layers : {&encoder, &decoder})
+      for (const PreparedLayer& l : *layers)
+        for (const PackedLinear& x : l.linear) layer(x);
+    layer(output_projection);
+    if (gathered_output.available()) {
+      const int32_t* computed = gathered_output.computed_sums();
+      if (computed || gathered_output.cached())
+        f(gathered_sums_id, static_cast<const void*>(computed ? computed : nullptr), gathered_output.vocab() * 4, computed != nullptr);
+    }
+  }
+
   /// f(const PackedLinear&) for every linear layer XNNPACK packed (block != nullptr), in packing order.
   template <typename F>
   void ForEachBlock(F&& f) const {

@@ -123,7 +123,13 @@ std::string_view LeadingLanguageCode(std::string_view text) {
 Status Tokenizer::Encode(std::string_view text, std::string_view target_lang, uint32_t* ids, size_t capacity,
                          size_t* n, TextSpan* spans, size_t truncate) const {
   const size_t bad = FindInvalidUtf8(text);
-  if (bad != text.size()) return Status(StatusCode::kInvalidArgument, "invalid UTF-8 at byte " + std::to_string(bad));
+  if (bad != text.size()) {
+    // An encoded surrogate (ED A0..BF xx): what a lone surrogate of a Python str or a Java String becomes.
+    const bool surrogate = bad + 2 < text.size() && static_cast<unsigned char>(text[bad]) == 0xed &&
+                           (static_cast<unsigned char>(text[bad + 1]) & 0xe0) == 0xa0;
+    return Status(StatusCode::kInvalidArgument, "invalid UTF-8 at byte " + std::to_string(bad) +
+                                                    (surrogate ? " (a lone surrogate, U+D800-U+DFFF)" : ""));
+  }
   const size_t nul = text.find('\0');
   if (nul != std::string_view::npos) return Status(StatusCode::kInvalidArgument, "NUL byte at byte " + std::to_string(nul));
   const uint32_t unk = model_->hparams().unk_id;
