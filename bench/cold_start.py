@@ -5,8 +5,17 @@ sentence times (ms), peak RSS (VmHWM), and from /proc/self/smaps_rollup its PSS 
 systems alternate, --runs times each; a second process on the same model is started while the first is still
 alive (--second), to show what each process adds when the model is shared through the page cache.
 
-    /usr/bin/python3 bench/cold_start.py --tern-model M.tern [--ct2-model DIR --spm source.spm]
+    /usr/bin/python3 bench/cold_start.py [--tern-model M.tern] [--ct2-model DIR] [--spm-dir DIR]
         [--runs 5] [--max-length 64] [--second] [--drop-caches] [--packed-cache DIR] [--build build]
+
+Without --tern-model it measures the OPUS-MT classic shape (random weights) with the real en-mg tokenizers
+(--spm-dir, default $TERN_OPUS_ASSETS/en-mg, else ~/.cache/tern/opus-assets/en-mg: scripts/get-opus-assets.sh),
+made once into bench/results/cold-start/ by converter/pytorch/make_opus_shape.py and tern-convert.
+
+A CTranslate2 program must load its model and two SentencePiece models (source.spm to encode, target.spm to
+decode) before it translates; tern's file holds both tokenizers. CTranslate2's load is reported both ways:
+"load_ms" is its Translator alone, "load_spm_ms" its Translator and the two SentencePiece loads;
+"exec_to_first_ms" counts them, "exec_to_first_no_spm_ms" does not (tern: the same figures twice).
 
 --packed-cache DIR adds "tern+cache": the same model loaded with LoadOptions::packed_cache_dir = DIR, whose
 cache file an unmeasured run writes first, so every measured run maps the packed weights instead of packing.
@@ -40,7 +49,7 @@ t0 = time.time()
 if a["system"].startswith("tern"):
     import tern
     t1 = time.time()
-    m = tern.Model.load(a["model"], mmap=True, packed_cache_dir=a.get("cache"))
+    m = tern.Model.load(a["model"], mmap=True, packed_cache_dir=a.get("cache") or False)
     t = tern.Translator(m, threads=1)
     t2 = time.time()
     text = t.translate_batch([a["sentence"]], max_length=a["max_length"])[0].text
@@ -48,12 +57,19 @@ else:
     import ctranslate2, sentencepiece as spm
     t1 = time.time()
     t = ctranslate2.Translator(a["model"], device="cpu", inter_threads=1, intra_threads=1, compute_type="int8")
-    sp = spm.SentencePieceProcessor(model_file=a["spm"])
+    t_translator = time.time()
+    sp = spm.SentencePieceProcessor(model_file=a["spm_dir"] + "/source.spm")
+    sp_target = spm.SentencePieceProcessor(model_file=a["spm_dir"] + "/target.spm")
     t2 = time.time()
     # tern's max_length counts the </s> position, CTranslate2's max_decoding_length does not
-    text = " ".join(t.translate_batch([sp.encode(a["sentence"], out_type=str)],
-                                      max_decoding_length=a["max_length"] - 1)[0].hypotheses[0])
+    text = sp_target.decode(t.translate_batch([sp.encode(a["sentence"], out_type=str)],
+                                              max_decoding_length=a["max_length"] - 1)[0].hypotheses[0])
 t3 = time.time()
+if not a["system"].startswith("tern"):
+    spm_ms = (t2 - t_translator) * 1e3
+    t2 = t_translator  # load_ms: the Translator alone; load_spm_ms adds the two SentencePiece loads
+else:
+    spm_ms = 0.0
 mem = {}
 for line in open("/proc/self/smaps_rollup"):
     k, _, v = line.partition(":")
@@ -63,7 +79,8 @@ for line in open("/proc/self/status"):
     if line.startswith("VmHWM:"):
         mem["peak_rss"] = int(line.split()[1]) / 1024
 print(json.dumps({"interpreter_ms": (t0 - t_exec) * 1e3, "import_ms": (t1 - t0) * 1e3, "load_ms": (t2 - t1) * 1e3,
-                  "first_ms": (t3 - t2) * 1e3, "exec_to_first_ms": (t3 - t_exec) * 1e3, "text": text[:60],
+                  "load_spm_ms": (t2 - t1) * 1e3 + spm_ms, "first_ms": (t3 - t2) * 1e3 - spm_ms, "exec_to_first_ms": (t3 - t_exec) * 1e3,
+                  "exec_to_first_no_spm_ms": (t3 - t_exec) * 1e3 - spm_ms, "text": text[:60],
                   "private_mib": mem["Private_Clean"] + mem["Private_Dirty"], "pss_mib": mem["Pss"],
                   "peak_rss_mib": mem["peak_rss"]}), flush=True)
 if a.get("hold"):
@@ -71,9 +88,29 @@ if a.get("hold"):
 """
 
 
+def default_assets():
+    root = os.environ.get("TERN_OPUS_ASSETS") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tern", "opus-assets")
+    d = os.path.join(root, "en-mg")
+    return d if os.path.isfile(os.path.join(d, "source.spm")) else None
+
+
+def make_model(args):
+    """The classic shape with the real tokenizers of --spm-dir, random weights, int8 (made once)."""
+    work = os.path.join(ROOT, "bench", "results", "cold-start")
+    ckpt, model = os.path.join(work, "checkpoint"), os.path.join(work, "classic.int8.tern")
+    if not os.path.isfile(model):
+        data = os.path.join(os.environ.get("TERN_SHARED_DIR") or os.path.join(ROOT, "..", "shared"), "data", "multi30k")
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "converter", "pytorch", "make_opus_shape.py"), ckpt,
+                        "--shape", "classic", "--data", data, "--assets", args.spm_dir], check=True)
+        subprocess.run([os.path.join(args.build, "converter", "tern-convert"), "-q", ckpt, model, "--weights", "int8"],
+                       check=True)
+    return model
+
+
 def child(args, system, hold=False):
     a = {"system": system, "sentence": SENTENCE, "hold": hold, "max_length": args.max_length,
-         "model": args.tern_model if system.startswith("tern") else args.ct2_model, "spm": args.spm,
+         "model": args.tern_model if system.startswith("tern") else args.ct2_model, "spm_dir": args.spm_dir,
          "cache": args.packed_cache if system == "tern+cache" else None}
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("TERN_PACKED_CACHE_DIR", None)
@@ -107,9 +144,10 @@ def measure(args, system):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tern-model", required=True)
+    ap.add_argument("--tern-model", help="default: the classic shape with the real en-mg tokenizers (made once)")
     ap.add_argument("--ct2-model")
-    ap.add_argument("--spm", help="the checkpoint's source.spm (CTranslate2 takes pieces)")
+    ap.add_argument("--spm-dir", default=default_assets(), help="the checkpoint's tokenizer files (source.spm, "
+                    "target.spm, vocab.json, config.json): the real en-mg ones by default")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--max-length", type=int, default=64, help="decoded positions of the first sentence (random "
@@ -121,8 +159,10 @@ def main():
     args = ap.parse_args()
     if args.drop_caches and not os.access("/proc/sys/vm/drop_caches", os.W_OK):
         raise SystemExit("--drop-caches: /proc/sys/vm/drop_caches is not writable here (root only)")
-    if args.ct2_model and not args.spm:
-        raise SystemExit("--ct2-model needs --spm")
+    if (args.ct2_model or not args.tern_model) and not (args.spm_dir and os.path.isfile(os.path.join(args.spm_dir, "source.spm"))):
+        raise SystemExit("no tokenizer files: --spm-dir DIR, TERN_OPUS_ASSETS, or scripts/get-opus-assets.sh")
+    if not args.tern_model:
+        args.tern_model = make_model(args)
     systems = ["tern"] + (["tern+cache"] if args.packed_cache else []) + (["ctranslate2"] if args.ct2_model else [])
     if args.packed_cache:
         child(args, "tern+cache")[0].wait()  # writes the cache file
@@ -130,7 +170,7 @@ def main():
     for _ in range(args.runs):
         for s in systems:
             runs[s].append(measure(args, s))
-    keys = ["exec_to_first_ms", "interpreter_ms", "import_ms", "load_ms", "first_ms", "peak_rss_mib", "pss_mib",
+    keys = ["exec_to_first_ms", "exec_to_first_no_spm_ms", "interpreter_ms", "import_ms", "load_ms", "load_spm_ms", "first_ms", "peak_rss_mib", "pss_mib",
             "private_mib"] + (["second_private_mib", "second_pss_mib"] if args.second else [])
     print("| system | " + " | ".join(keys) + " |")
     print("|---|" + "---|" * len(keys))
