@@ -64,14 +64,14 @@ TEST_CASE("SentencePiece prefetch: a proto SentencePiece rejects fails as it doe
   REQUIRE_FALSE(direct.ok());
   CHECK(direct.status().code() == StatusCode::kInvalidModel);
   CHECK_MESSAGE(direct.status().message().rfind("m.tern: tokenizer.source_spm: ", 0) == 0, direct.status().message());
-  SpmPrefetch prefetch(proto, "m.tern: tokenizer.source_spm: ");
+  SpmPrefetch prefetch(format::SourceSpm{proto, {}}, "m.tern: tokenizer.source_spm: ");
   auto taken = prefetch.Take();
   REQUIRE(taken.has_value());
   REQUIRE_FALSE(taken->ok());
   CHECK(taken->status().code() == StatusCode::kInvalidModel);
   CHECK(taken->status().message() == direct.status().message());
   CHECK_FALSE(prefetch.Take().has_value());
-  SpmPrefetch never_taken(proto, "x: ");  // destroyed without Take: its thread is joined
+  SpmPrefetch never_taken(format::SourceSpm{proto, {}}, "x: ");  // destroyed without Take: its thread is joined
 }
 
 TEST_CASE("SentencePiece prefetch: the source model goes to the reader before the rest is verified, and only when sound") {
@@ -89,7 +89,8 @@ TEST_CASE("SentencePiece prefetch: the source model goes to the reader before th
     std::vector<uint8_t> image(bytes.size() + 64);
     uint8_t* base = image.data() + (64 - reinterpret_cast<uintptr_t>(image.data()) % 64) % 64;
     std::memcpy(base, bytes.data(), bytes.size());
-    auto r = format::ReadModel(base, bytes.size(), "m.tern", UINT64_MAX, [&](std::string_view p) {
+    auto r = format::ReadModel(base, bytes.size(), "m.tern", UINT64_MAX, [&](const format::SourceSpm& s) {
+      const std::string_view p = s.proto;
       ++seen->calls;
       seen->at = p.data() - reinterpret_cast<const char*>(base), seen->size = p.size();
     });

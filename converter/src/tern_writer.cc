@@ -8,6 +8,7 @@
 
 #include "format.h"
 #include "layer_spec.h"
+#include "piece_trie.h"
 #include "quantize.h"
 #include "tensor_specs.h"
 #include "weight_formats.h"
@@ -130,9 +131,10 @@ Status EncodeTensors(const Checkpoint& ck, const WriteOptions& opts, EncodedTens
 namespace {
 
 // The FlatBuffer of the file: every table, with the weights inside (`segment_offset` 0) or, for format 5,
-// a DataSegment naming bytes [segment_offset, + the weights' size) of the file.
+// a DataSegment naming bytes [segment_offset, + the weights' size) of the file. `source_trie`: the source
+// SentencePiece model's piece trie, or null.
 Status BuildFlatBuffer(const Checkpoint& ck, const WriteOptions& opts, const EncodedTensors& enc, uint64_t segment_offset,
-                       std::vector<uint8_t>* out) {
+                       const format::ByteTrie* source_trie, std::vector<uint8_t>* out) {
   const Hyperparameters& hp = ck.hp;
   const std::vector<uint8_t>& seg = enc.segment;
   const bool inline_weights = segment_offset == 0;
@@ -157,8 +159,14 @@ Status BuildFlatBuffer(const Checkpoint& ck, const WriteOptions& opts, const Enc
   const auto tgt_vocab = fbb.CreateVectorOfStrings(ck.target_vocab);
   const auto src_lang = fbb.CreateString(ck.source_lang);
   const auto tgt_lang = fbb.CreateString(ck.target_lang);
+  flatbuffers::Offset<fb::PieceTrie> src_trie = 0;
+  if (source_trie) {
+    const format::ByteTrieArrays& a = source_trie->arrays();
+    src_trie = fb::CreatePieceTrie(fbb, fbb.CreateVector(a.first, a.nodes), fbb.CreateVector(a.count, a.nodes),
+                                   fbb.CreateVector(a.label, a.nodes), fbb.CreateVector(a.value, a.nodes));
+  }
   const auto tokenizer = fb::CreateTokenizer(fbb, src_spm, tgt_spm, src_vocab, tgt_vocab, ck.clean_up_tokenization_spaces,
-                                             src_lang, tgt_lang);
+                                             src_lang, tgt_lang, src_trie);
   const auto hparams = format::ToFb(fbb, hp);
   const auto gen = format::ToFb(fbb, ck.gen);
   const auto limits = format::ToFb(fbb, opts.limits);
@@ -194,19 +202,24 @@ Status SerializeTernImage(const Checkpoint& ck, const WriteOptions& opts, const 
   // Everything but the weights: the tokenizer blobs, the vocabularies (a string and an offset each), the
   // shortlist, and 1 MiB for the rest.
   uint64_t tables = ck.source_spm.size() + ck.target_spm.size() + (uint64_t{1} << 20);
+  // The source model's piece trie, which a load then maps instead of building (format/piece_trie.h). A proto
+  // it cannot be built from (a piece defined twice) gets none: the load reports the proto's fault.
+  auto trie = format::BuildPieceTrie(ck.source_spm, "source.spm");
+  const format::ByteTrie* source_trie = trie.ok() ? &trie.value() : nullptr;
+  if (source_trie) tables += uint64_t{source_trie->nodes()} * 11 + 64;
   for (const auto* v : {&ck.source_vocab, &ck.target_vocab})
     for (const std::string& p : *v) tables += p.size() + 8;
   if (const ShortlistTables* sl = opts.shortlist) tables += 4 * (sl->frequent.size() + sl->offsets.size() + sl->candidates.size());
   if (!opts.weights_segment && enc.segment.size() + tables <= format::kMaxImageBytes)
-    return BuildFlatBuffer(ck, opts, enc, 0, image);
+    return BuildFlatBuffer(ck, opts, enc, 0, source_trie, image);
   // Format 5: the FlatBuffer, zeros to the next multiple of 4096, the weights. The offset is a 64-bit field
   // of a table, stored whatever its value, so the FlatBuffer's size does not depend on it: build once to
   // learn the size, then again with the offset.
   std::vector<uint8_t> fbuf;
-  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, format::kSegmentAlignment, &fbuf));
+  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, format::kSegmentAlignment, source_trie, &fbuf));
   const uint64_t base = (fbuf.size() + format::kSegmentAlignment - 1) / format::kSegmentAlignment * format::kSegmentAlignment;
   const size_t first_size = fbuf.size();
-  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, base, &fbuf));
+  TERN_RETURN_IF_ERROR(BuildFlatBuffer(ck, opts, enc, base, source_trie, &fbuf));
   if (fbuf.size() != first_size)
     return Status(StatusCode::kInternal, "weights segment: the FlatBuffer's size changed with the segment's offset");
   try {

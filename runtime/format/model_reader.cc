@@ -12,11 +12,12 @@ Status Invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kInvalidModel, file + ": " + what);
 }
 
-// tokenizer.source_spm verified on its own path as the full verifier checks it (the root offset, the Model
-// table's start and its tokenizer field, the Tokenizer table's start and its source_spm vector), or empty
-// when any of that fails (the full verifier then says what). SentencePiece can then begin on the source
-// model while the verifier checks the rest: at OPUS-MT's size mostly the vocabularies' 109,376 strings.
-std::string_view SourceSpmAhead(const uint8_t* base, size_t fb_size, const flatbuffers::Verifier::Options& opts) {
+// tokenizer.source_spm (and source_piece_trie, when the file has one) verified on its own path as the full
+// verifier checks them (the root offset, the Model table's start and its tokenizer field, the Tokenizer
+// table's start, its source_spm vector, the PieceTrie table and its four vectors), or an empty proto when any
+// of that fails (the full verifier then says what). The encoder can then begin on the source model while
+// the verifier checks the rest: at OPUS-MT's size mostly the vocabularies' 109,376 strings.
+SourceSpm SourceSpmAhead(const uint8_t* base, size_t fb_size, const flatbuffers::Verifier::Options& opts) {
   if (fb_size < 2 * sizeof(flatbuffers::uoffset_t)) return {};  // FLATBUFFERS_MIN_BUFFER_SIZE names unqualified types
   flatbuffers::Verifier v(base, fb_size, opts);
   const size_t root = v.VerifyOffset<flatbuffers::uoffset_t>(0);
@@ -25,10 +26,28 @@ std::string_view SourceSpmAhead(const uint8_t* base, size_t fb_size, const flatb
   const auto* model = reinterpret_cast<const flatbuffers::Table*>(base + root);
   if (!model->VerifyTableStart(v) || !model->VerifyOffset(v, fb::Model::VT_TOKENIZER)) return {};
   const auto* tok = model->GetPointer<const flatbuffers::Table*>(fb::Model::VT_TOKENIZER);
-  if (!tok || !tok->VerifyTableStart(v) || !tok->VerifyOffset(v, fb::Tokenizer::VT_SOURCE_SPM)) return {};
+  if (!tok || !tok->VerifyTableStart(v) || !tok->VerifyOffset(v, fb::Tokenizer::VT_SOURCE_SPM) ||
+      !tok->VerifyOffset(v, fb::Tokenizer::VT_SOURCE_PIECE_TRIE))
+    return {};
   const auto* spm = tok->GetPointer<const flatbuffers::Vector<uint8_t>*>(fb::Tokenizer::VT_SOURCE_SPM);
   if (!spm || !v.VerifyVector(spm)) return {};
-  return std::string_view(reinterpret_cast<const char*>(spm->data()), spm->size());
+  SourceSpm s;
+  s.proto = std::string_view(reinterpret_cast<const char*>(spm->data()), spm->size());
+  const auto* trie = tok->GetPointer<const flatbuffers::Table*>(fb::Tokenizer::VT_SOURCE_PIECE_TRIE);
+  if (!trie) return s;
+  if (!trie->VerifyTableStart(v)) return {};
+  using fb::PieceTrie;
+  for (auto field : {PieceTrie::VT_FIRST, PieceTrie::VT_COUNT, PieceTrie::VT_LABEL, PieceTrie::VT_VALUE})
+    if (!trie->VerifyOffset(v, field)) return {};
+  const auto* first = trie->GetPointer<const flatbuffers::Vector<uint32_t>*>(PieceTrie::VT_FIRST);
+  const auto* count = trie->GetPointer<const flatbuffers::Vector<uint16_t>*>(PieceTrie::VT_COUNT);
+  const auto* label = trie->GetPointer<const flatbuffers::Vector<uint8_t>*>(PieceTrie::VT_LABEL);
+  const auto* value = trie->GetPointer<const flatbuffers::Vector<int32_t>*>(PieceTrie::VT_VALUE);
+  if ((first && !v.VerifyVector(first)) || (count && !v.VerifyVector(count)) || (label && !v.VerifyVector(label)) ||
+      (value && !v.VerifyVector(value)))
+    return {};
+  s.piece_trie = PieceTrieArrays(first, count, label, value);
+  return s;
 }
 
 }  // namespace
@@ -51,7 +70,7 @@ uint64_t LoadTableBytes(const Hyperparameters& hp, uint64_t tensor_count) {
 }
 
 Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name, uint64_t memory_budget,
-                                const std::function<void(std::string_view)>& on_source_spm) {
+                                const SourceSpmCallback& on_source_spm) {
   TERN_RETURN_IF_ERROR(CheckImageSize(size, name));
   if (!flatbuffers::BufferHasIdentifier(base, fb::ModelIdentifier()))
     return Invalid(name, "identifier check: bytes 4..7 are not \"TERN\" (not a .tern file)");
@@ -63,12 +82,12 @@ Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::str
   // With a reader waiting for it, the source SentencePiece model first (its path verified, its proto
   // checked): parsing it is the longest part of a warm load.
   std::string_view source_spm_checked;
-  std::function<void(std::string_view)> later = on_source_spm;
+  SourceSpmCallback later = on_source_spm;
   if (on_source_spm) {
-    const std::string_view spm = SourceSpmAhead(base, fb_size, opts);
-    if (!spm.empty() && CheckSentencePieceModel(spm, name + ": semantic check: tokenizer.source_spm").ok()) {
+    const SourceSpm spm = SourceSpmAhead(base, fb_size, opts);
+    if (!spm.proto.empty() && CheckSentencePieceModel(spm.proto, name + ": semantic check: tokenizer.source_spm").ok()) {
       on_source_spm(spm);
-      source_spm_checked = spm;
+      source_spm_checked = spm.proto;
       later = nullptr;
     }
   }

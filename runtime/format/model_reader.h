@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "byte_trie.h"
 #include "tern/model.h"
 #include "views.h"
 #include "tern/status.h"
@@ -39,12 +40,31 @@ struct ModelContents {
   DType weight_dtype = DType::kF32;       // of the first linear layer (encoder layer 0's attention)
   std::vector<TensorView> tensors;        // sorted by name
   std::string_view source_spm, target_spm;
+  ByteTrieArrays source_piece_trie;        // Tokenizer.source_piece_trie's arrays (nodes 0: absent); checked by its user
   PieceList source_pieces, target_pieces;  // the vocabularies, read in place
   size_t max_source_piece_bytes = 0, max_target_piece_bytes = 0;  // the longest piece of each vocabulary
   bool clean_up_tokenization_spaces = false;
   std::string_view source_lang, target_lang;
   ShortlistView shortlist;
 };
+
+/// The source SentencePiece model as a reader may begin parsing it: its proto (checked by
+/// CheckSentencePieceModel) and the file's piece trie (verified in bounds, its four arrays of one length;
+/// nodes 0 when the file has none). Views into the image.
+struct SourceSpm {
+  std::string_view proto;
+  ByteTrieArrays piece_trie;
+};
+using SourceSpmCallback = std::function<void(const SourceSpm&)>;
+
+/// A PieceTrie table's four vectors as ByteTrieArrays: nodes 0 unless all four are present and of one length.
+inline ByteTrieArrays PieceTrieArrays(const flatbuffers::Vector<uint32_t>* first, const flatbuffers::Vector<uint16_t>* count,
+                                      const flatbuffers::Vector<uint8_t>* label, const flatbuffers::Vector<int32_t>* value) {
+  if (!first || !count || !label || !value) return {};
+  const size_t n = first->size();
+  if (count->size() != n || label->size() != n || value->size() != n) return {};
+  return {first->data(), count->data(), label->data(), value->data(), n};
+}
 
 /// Bytes of the tables Model::Load makes from a verified file's header fields (the memory rule of
 /// tern/model.h, LoadOptions): the sinusoid position table (max_positions x d_model f32, 0 for learned
@@ -62,20 +82,20 @@ Status CheckImageSize(uint64_t size, const std::string& name);
 /// kUnsupported (a newer format_version), kResourceExhausted (over the budget). Messages start with `name`.
 ///
 /// `on_source_spm` (optional) is called once, on this thread, with the source SentencePiece model's bytes (the
-/// image's) as soon as they passed their check: a reader may start parsing them meanwhile (Model::Load does,
+/// image's) and the file's piece trie as soon as they passed their checks: a reader may start parsing them meanwhile (Model::Load does,
 /// runtime/src/text/spm_prefetch.h). Given one, ReadModel verifies the path to those bytes (root, Model,
-/// tokenizer, source_spm) and checks the proto before check 3 verifies the rest (else, if that path fails,
+/// tokenizer, source_spm, source_piece_trie) and checks the proto before check 3 verifies the rest (else, if that path fails,
 /// at its place in check 5); a load that fails later still fails with the same error.
 Result<ModelContents> ReadModel(const uint8_t* base, size_t size, const std::string& name,
                                 uint64_t memory_budget = UINT64_MAX,
-                                const std::function<void(std::string_view)>& on_source_spm = {});
+                                const SourceSpmCallback& on_source_spm = {});
 
 /// Check 5 alone, on a root table the verifier accepted, of an image of `size` bytes at `base`.
 /// `source_spm_checked`: the source SentencePiece bytes CheckSentencePieceModel already passed (not checked
 /// again when they are the file's).
 Status CheckSemantics(const fb::Model& root, const uint8_t* base, uint64_t size, const std::string& name, ModelContents* out,
                       uint64_t memory_budget = UINT64_MAX,
-                      const std::function<void(std::string_view)>& on_source_spm = {},
+                      const SourceSpmCallback& on_source_spm = {},
                       std::string_view source_spm_checked = {});
 
 }  // namespace tern::format

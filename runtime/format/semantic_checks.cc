@@ -127,14 +127,23 @@ Status CheckTensorSet(const std::vector<TensorView>& tensors, const Hyperparamet
 // so every read they lead to is proven in bounds first. The source model's bytes go to `on_source_spm` as
 // soon as they pass.
 Status CheckTokenizerModels(const fb::Tokenizer* tok, const std::string& file, ModelContents* c,
-                            const std::function<void(std::string_view)>& on_source_spm, std::string_view source_spm_checked) {
+                            const SourceSpmCallback& on_source_spm, std::string_view source_spm_checked) {
   if (!tok || !tok->source_spm() || !tok->target_spm() || !tok->source_vocab() || !tok->target_vocab())
     return Invalid(file, "tokenizer (source/target SentencePiece models and vocabularies) missing");
   c->source_spm = std::string_view(reinterpret_cast<const char*>(tok->source_spm()->data()), tok->source_spm()->size());
   c->target_spm = std::string_view(reinterpret_cast<const char*>(tok->target_spm()->data()), tok->target_spm()->size());
   if (c->source_spm.data() != source_spm_checked.data() || c->source_spm.size() != source_spm_checked.size())
     TERN_RETURN_IF_ERROR(CheckSentencePieceModel(c->source_spm, file + ": semantic check: tokenizer.source_spm"));
-  if (on_source_spm) on_source_spm(c->source_spm);
+  if (const fb::PieceTrie* t = tok->source_piece_trie()) {
+    c->source_piece_trie = PieceTrieArrays(t->first(), t->count(), t->label(), t->value());
+    if (c->source_piece_trie.nodes == 0)
+      return Invalid(file, "semantic check: tokenizer.source_piece_trie: its first, count, label and value arrays must be "
+                           "present and of one length (" + std::to_string(t->first() ? t->first()->size() : 0) + ", " +
+                           std::to_string(t->count() ? t->count()->size() : 0) + ", " +
+                           std::to_string(t->label() ? t->label()->size() : 0) + ", " +
+                           std::to_string(t->value() ? t->value()->size() : 0) + ")");
+  }
+  if (on_source_spm) on_source_spm({c->source_spm, c->source_piece_trie});
   return CheckSentencePieceModel(c->target_spm, file + ": semantic check: tokenizer.target_spm");
 }
 
@@ -193,7 +202,7 @@ Status ReadShortlist(const fb::Shortlist* sl, const Hyperparameters& hp, const s
 }  // namespace
 
 Status CheckSemantics(const fb::Model& f, const uint8_t* base, uint64_t size, const std::string& file, ModelContents* c,
-                      uint64_t memory_budget, const std::function<void(std::string_view)>& on_source_spm,
+                      uint64_t memory_budget, const SourceSpmCallback& on_source_spm,
                       std::string_view source_spm_checked) {
   const fb::Hyperparameters* h = f.hparams();
   if (!h) return Invalid(file, "hparams missing");

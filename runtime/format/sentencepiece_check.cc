@@ -3,56 +3,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include "proto_wire.h"
+
 namespace tern::format {
 namespace {
 
 Status Bad(const std::string& what, const std::string& msg) {
   return Status(StatusCode::kInvalidModel, what + ": " + msg);
 }
-
-// A protobuf wire-format reader over [p, end): fields as (number, wire type, value or bytes).
-struct Wire {
-  const uint8_t* p;
-  const uint8_t* end;
-
-  bool Varint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p >= end) return false;
-      const uint8_t b = *p++;
-      *v |= uint64_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) return true;
-    }
-    return false;  // more than 10 bytes
-  }
-
-  // The next field; for length-delimited fields, `bytes` is its payload. False at a malformed field.
-  bool Next(uint32_t* number, uint32_t* type, std::string_view* bytes) {
-    uint64_t key;
-    if (!Varint(&key) || key >> 32) return false;
-    *number = static_cast<uint32_t>(key >> 3);
-    *type = static_cast<uint32_t>(key & 7);
-    if (*number == 0) return false;
-    uint64_t v;
-    switch (*type) {
-      case 0: return Varint(&v);
-      case 1:
-        if (end - p < 8) return false;
-        p += 8;
-        return true;
-      case 5:
-        if (end - p < 4) return false;
-        p += 4;
-        return true;
-      case 2:
-        if (!Varint(&v) || v > static_cast<uint64_t>(end - p)) return false;
-        *bytes = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(v));
-        p += v;
-        return true;
-      default: return false;  // groups (3, 4) and reserved types
-    }
-  }
-};
 
 // darts-clone's DoubleArrayUnit accessors (third_party/darts_clone/darts.h in SentencePiece).
 bool IsLeafUnit(uint32_t u) { return (u >> 31) != 0; }  // its label() has the MSB set: never matched
@@ -61,11 +19,12 @@ uint32_t Value(uint32_t u) { return u & ((1u << 31) - 1); }
 uint32_t Offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
 
 Status CheckNormalizerSpec(std::string_view spec, const std::string& what) {
-  Wire w{reinterpret_cast<const uint8_t*>(spec.data()), reinterpret_cast<const uint8_t*>(spec.data()) + spec.size()};
+  ProtoWire w(spec);
+  uint64_t value;
   while (w.p < w.end) {
     uint32_t number, type;
     std::string_view bytes;
-    if (!w.Next(&number, &type, &bytes)) return Bad(what, "malformed protobuf field");
+    if (!w.Next(&number, &type, &value, &bytes)) return Bad(what, "malformed protobuf field");
     if (number == 2) {  // precompiled_charsmap
       if (type != 2) return Bad(what, "precompiled_charsmap is not a bytes field");
       TERN_RETURN_IF_ERROR(CheckPrecompiledCharsMap(bytes, what + ".precompiled_charsmap"));
@@ -81,12 +40,13 @@ Status CheckNormalizerSpec(std::string_view spec, const std::string& what) {
 // through SentencePiece's C++ API that exception ends the process. So a piece must be non-empty and hold
 // no NUL byte, which every model SentencePiece's trainer writes satisfies.
 Status CheckPiece(std::string_view entry, uint64_t index, const std::string& what) {
-  Wire w{reinterpret_cast<const uint8_t*>(entry.data()), reinterpret_cast<const uint8_t*>(entry.data()) + entry.size()};
+  ProtoWire w(entry);
+  uint64_t value;
   bool has_piece = false;
   while (w.p < w.end) {
     uint32_t number, type;
     std::string_view bytes;
-    if (!w.Next(&number, &type, &bytes)) return Bad(what, "piece " + std::to_string(index) + ": malformed protobuf field");
+    if (!w.Next(&number, &type, &value, &bytes)) return Bad(what, "piece " + std::to_string(index) + ": malformed protobuf field");
     if (number != 1) continue;
     if (type != 2) return Bad(what, "piece " + std::to_string(index) + ": its text is not a string field");
     if (bytes.empty()) return Bad(what, "piece " + std::to_string(index) + " is empty");
@@ -138,13 +98,14 @@ Status CheckPrecompiledCharsMap(std::string_view blob, const std::string& what) 
 
 Status CheckSentencePieceModel(std::string_view proto, const std::string& what) {
   if (proto.empty()) return Bad(what, "empty SentencePiece model");
-  Wire w{reinterpret_cast<const uint8_t*>(proto.data()), reinterpret_cast<const uint8_t*>(proto.data()) + proto.size()};
+  ProtoWire w(proto);
+  uint64_t value;
   uint64_t pieces = 0;
   while (w.p < w.end) {
     const size_t at = static_cast<size_t>(w.p - reinterpret_cast<const uint8_t*>(proto.data()));
     uint32_t number, type;
     std::string_view bytes;
-    if (!w.Next(&number, &type, &bytes))
+    if (!w.Next(&number, &type, &value, &bytes))
       return Bad(what, "not a SentencePiece model: malformed protobuf field at byte " + std::to_string(at));
     if (number == 1) {  // pieces
       if (type != 2) return Bad(what, "piece " + std::to_string(pieces) + " is not a message");

@@ -18,7 +18,7 @@ namespace {
 
 internal::SourceSpmHook PrefetchHook(const LoadOptions& options, const internal::ModelData& data, const std::string& name) {
   if (DescribeCpu().processors < 2 || PreparedModel::CacheDirectory(options, data).empty()) return {};
-  return [name](std::string_view proto) { return std::make_shared<SpmPrefetch>(proto, name + ": tokenizer.source_spm: "); };
+  return [name](const format::SourceSpm& spm) { return std::make_shared<SpmPrefetch>(spm, name + ": tokenizer.source_spm: "); };
 }
 
 }  // namespace

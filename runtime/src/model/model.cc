@@ -114,8 +114,8 @@ Result<std::shared_ptr<const Model>> CreateModel(std::unique_ptr<ModelData> data
   m->name = name;
   m->options = options;
   m->data = std::move(data);  // before ReadModel: a prefetch begun inside it is destroyed before these bytes
-  std::function<void(std::string_view)> on_source_spm;
-  if (hook) on_source_spm = [&](std::string_view proto) { m->source_spm_prefetch = hook(proto); };
+  format::SourceSpmCallback on_source_spm;
+  if (hook) on_source_spm = [&](const format::SourceSpm& spm) { m->source_spm_prefetch = hook(spm); };
   TERN_ASSIGN_OR_RETURN(m->c, format::ReadModel(m->data->bytes(), m->data->size(), name, options.memory_budget_bytes,
                                                 on_source_spm));
   for (size_t id = 0; id < m->c.source_pieces.size(); ++id) {

@@ -88,7 +88,7 @@ namespace internal {
 
 /// Begins work on a verified source SentencePiece proto (the model's bytes) while the load goes on, or
 /// returns null (api/model_load.cc's; format::ReadModel's on_source_spm says when it is called).
-using SourceSpmHook = std::function<std::shared_ptr<SpmPrefetch>(std::string_view proto)>;
+using SourceSpmHook = std::function<std::shared_ptr<SpmPrefetch>(const format::SourceSpm& spm)>;
 
 /// The one place a Model is made: `data` verified and read (format::ReadModel, the memory rule of
 /// LoadOptions inside), then the tables made at load. Errors: ReadModel's; kResourceExhausted for the tables.

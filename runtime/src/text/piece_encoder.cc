@@ -32,17 +32,22 @@ PieceEncoder::~PieceEncoder() = default;
 
 const char* PieceEncoder::kind() const { return own_ ? own_->model_type() : "sentencepiece"; }
 
-Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto, const std::string& where) {
+Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto, const std::string& where,
+                                                       const format::ByteTrieArrays* piece_trie) {
   std::unique_ptr<PieceEncoder> e(new (std::nothrow) PieceEncoder());
   if (!e) return Status(StatusCode::kResourceExhausted, where + "no memory for the encoder");
   const char* choice = std::getenv("TERN_SENTENCEPIECE");
   if (!choice || std::strcmp(choice, "library") != 0) {
     try {
-      auto own = SpmEncoder::Create(proto, where);
+      auto own = SpmEncoder::Create(proto, where, piece_trie);
       if (own.ok()) {
         e->own_ = std::move(own).value();
         return e;
       }
+      // The file's piece trie failed its check: a corrupted file, whichever encoder would read it.
+      if (piece_trie && piece_trie->nodes && own.status().code() == StatusCode::kInvalidModel &&
+          own.status().message().find("tokenizer.source_piece_trie") != std::string::npos)
+        return own.status();
     } catch (const std::bad_alloc&) {
       return Status(StatusCode::kResourceExhausted, where + "no memory for the piece trie");
     }

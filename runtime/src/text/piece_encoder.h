@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "byte_trie.h"
 #include "tern/status.h"
 #include "text/piece_text.h"
 
@@ -32,7 +33,11 @@ class PieceEncoder {
   /// one it follows exactly, else SentencePiece's processor (its refusal is this model's error).
   /// `force_library` (TERN_SENTENCEPIECE=library in the environment, for comparisons) takes the library
   /// always. Errors: kInvalidModel "<where>..." (SentencePiece's message), kResourceExhausted.
-  static Result<std::unique_ptr<PieceEncoder>> Load(std::string_view proto, const std::string& where);
+  /// `piece_trie` (optional; nodes 0: none): the file's trie of the proto's pieces (format/piece_trie.h), which
+  /// tern's encoder checks and maps instead of building its own; a trie that fails that check is the model's
+  /// error (kInvalidModel "<where>tokenizer.source_piece_trie: ...").
+  static Result<std::unique_ptr<PieceEncoder>> Load(std::string_view proto, const std::string& where,
+                                                    const format::ByteTrieArrays* piece_trie = nullptr);
   ~PieceEncoder();
 
   /// The pieces of `text` (valid UTF-8 without NUL bytes; the caller checks) into *out, each with its byte

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "piece_trie.h"
+#include "proto_wire.h"
+
 namespace tern {
 namespace {
 
@@ -14,47 +17,7 @@ constexpr uint64_t kUnigram = 1, kBpe = 2;
 constexpr float kUnkPenalty = 10.0f;  // unigram_model.cc
 
 
-// A protobuf wire-format reader over [p, end) (the proto passed format::CheckSentencePieceModel).
-struct Wire {
-  const uint8_t* p;
-  const uint8_t* end;
-  explicit Wire(std::string_view b) : p(reinterpret_cast<const uint8_t*>(b.data())), end(p + b.size()) {}
-  bool Varint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p >= end) return false;
-      const uint8_t b = *p++;
-      *v |= uint64_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) return true;
-    }
-    return false;
-  }
-  // The next field: its number, wire type, varint value or fixed32 bits, bytes. False at the end or a fault.
-  bool Next(uint32_t* number, uint32_t* type, uint64_t* value, std::string_view* bytes) {
-    uint64_t key;
-    if (p >= end || !Varint(&key) || key >> 32 || (key >> 3) == 0) return false;
-    *number = static_cast<uint32_t>(key >> 3), *type = static_cast<uint32_t>(key & 7);
-    switch (*type) {
-      case 0: return Varint(value);
-      case 1:
-        if (end - p < 8) return false;
-        p += 8;
-        return true;
-      case 5:
-        if (end - p < 4) return false;
-        *value = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24;
-        p += 4;
-        return true;
-      case 2:
-        if (!Varint(value) || *value > static_cast<uint64_t>(end - p)) return false;
-        *bytes = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(*value));
-        p += *value;
-        return true;
-      default: return false;
-    }
-  }
-};
-
+using Wire = format::ProtoWire;
 
 // "<0xNN>" of every byte (ByteToPiece).
 const std::string* BytePieces() {
@@ -72,17 +35,33 @@ const std::string* BytePieces() {
 
 }  // namespace
 
-Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, const std::string& where) {
+Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, const std::string& where,
+                                                       const format::ByteTrieArrays* piece_trie) {
   auto bad = [&](const std::string& why) { return Status(StatusCode::kInvalidModel, where + why); };
+  const std::string trie_where = where + "tokenizer.source_piece_trie";
   std::unique_ptr<SpmEncoder> e(new SpmEncoder());
-  std::vector<std::pair<std::string_view, int32_t>> keys, user, reserved;
-  std::vector<std::string_view> texts;
+  const bool stored = piece_trie && piece_trie->nodes > 0;
+  if (stored) TERN_RETURN_IF_ERROR(e->pieces_.Adopt(*piece_trie, trie_where));
+  std::vector<std::pair<std::string_view, int32_t>> keys, user, reserved, byte_pieces;
   std::string_view trainer, normalizer;
   Wire w(proto);
   uint32_t number, type;
   uint64_t v;
   std::string_view bytes;
-  while (w.p < w.end) {
+  // The pieces counted first: every array is allocated once (a cold process pays for each page it touches).
+  size_t n_pieces = 0;
+  while (!w.done()) {
+    if (!w.Next(&number, &type, &v, &bytes)) return bad("a ModelProto field does not parse");
+    n_pieces += number == 1 && type == 2;
+  }
+  if (n_pieces > (size_t{1} << 24)) return bad("more than 2^24 pieces");
+  e->scores_.reserve(n_pieces), e->types_.reserve(n_pieces);
+  std::vector<uint64_t> key_hash;  // a stored trie's check (format::ByteTrie::CheckKeys)
+  if (!stored) keys.reserve(n_pieces);
+  else key_hash.assign(n_pieces, 0);
+  size_t n_keys = 0;
+  w = Wire(proto);
+  while (!w.done()) {
     if (!w.Next(&number, &type, &v, &bytes)) return bad("a ModelProto field does not parse");
     if (number == 2 && type == 2) trainer = bytes;
     if (number == 3 && type == 2) normalizer = bytes;
@@ -91,7 +70,7 @@ Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, c
     float score = 0.f;
     uint64_t kind = kNormal;
     Wire pw(bytes);
-    while (pw.p < pw.end) {
+    while (!pw.done()) {
       std::string_view b;
       uint64_t x = 0;
       if (!pw.Next(&number, &type, &x, &b)) return bad("a SentencePiece field does not parse");
@@ -99,26 +78,31 @@ Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, c
       if (number == 2 && type == 5) std::memcpy(&score, &x, 4);
       if (number == 3 && type == 0) kind = x;
     }
-    if (text.empty()) return bad("piece " + std::to_string(texts.size()) + " is empty");
-    if (texts.size() >= (size_t{1} << 24)) return bad("more than 2^24 pieces");
-    const auto id = static_cast<int32_t>(texts.size());
-    texts.push_back(text);
+    const auto id = static_cast<int32_t>(e->scores_.size());
+    if (text.empty()) return bad("piece " + std::to_string(id) + " is empty");
     e->scores_.push_back(score);
     e->types_.push_back(static_cast<uint8_t>(kind > 255 ? 0 : kind));
-    if (kind == kNormal || kind == kUserDefined || kind == kUnused) keys.emplace_back(text, id);
-    else reserved.emplace_back(text, id);
+    if (format::IsPieceTrieKey(kind)) {
+      ++n_keys;
+      if (!stored) keys.emplace_back(text, id);
+      else key_hash[id] = format::ByteTrie::KeyHash(text);
+    } else {
+      reserved.emplace_back(text, id);
+    }
     if (kind == kUserDefined) user.emplace_back(text, id);
+    if (kind == kByte) byte_pieces.emplace_back(text, id);
     if (kind == kUnknown) {
       if (e->unk_id_ >= 0) return bad("unk is already defined");
       e->unk_id_ = id;
     }
   }
+  if (stored) TERN_RETURN_IF_ERROR(e->pieces_.CheckKeys(key_hash, n_keys, trie_where));
   if (e->unk_id_ < 0) return bad("unk is not defined");
   // TrainerSpec: the model type, byte_fallback, treat_whitespace_as_suffix (not followed here).
   uint64_t model_type = kUnigram;
   bool suffix = false;
   Wire tw(trainer);
-  while (tw.p < tw.end) {
+  while (!tw.done()) {
     if (!tw.Next(&number, &type, &v, &bytes)) return bad("a TrainerSpec field does not parse");
     if (number == 3 && type == 0) model_type = v;
     if (number == 35 && type == 0) e->byte_fallback_ = v != 0;
@@ -131,23 +115,23 @@ Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, c
   e->min_score_ = FLT_MAX, e->max_score_ = FLT_MIN;
   int bytes_found = 0;
   std::vector<bool> byte_seen(256, false);
-  for (size_t i = 0; i < texts.size(); ++i) {
+  for (size_t i = 0; i < e->types_.size(); ++i)
     if (e->types_[i] == kNormal) e->min_score_ = std::min(e->min_score_, e->scores_[i]), e->max_score_ = std::max(e->max_score_, e->scores_[i]);
-    if (e->types_[i] == kByte) {
-      if (!e->byte_fallback_) return bad("byte piece " + std::string(texts[i]) + " is found although `byte_fallback` is false");
-      unsigned b = 256;
-      if (texts[i].size() == 6 && std::sscanf(std::string(texts[i]).c_str(), "<0x%2X>", &b) == 1 && b < 256 && !byte_seen[b])
-        byte_seen[b] = true, ++bytes_found;
-    }
+  for (const auto& [text, id] : byte_pieces) {
+    if (!e->byte_fallback_) return bad("byte piece " + std::string(text) + " is found although `byte_fallback` is false");
+    unsigned b = 256;
+    if (text.size() == 6 && std::sscanf(std::string(text).c_str(), "<0x%2X>", &b) == 1 && b < 256 && !byte_seen[b])
+      byte_seen[b] = true, ++bytes_found;
   }
   if (e->byte_fallback_ && bytes_found != 256) return bad("there are not 256 byte pieces although `byte_fallback` is true");
   // Pieces defined twice are refused, as SentencePiece refuses them (among NORMAL/USER_DEFINED/UNUSED ones).
   std::string_view dup;
-  if (!e->pieces_.Build(&keys, &dup) || !e->reserved_.Build(&reserved, &dup)) return bad(std::string(dup) + " is already defined");
+  if ((!stored && !e->pieces_.Build(&keys, &dup)) || !e->reserved_.Build(&reserved, &dup))
+    return bad(std::string(dup) + " is already defined");
   e->user_defined_.Build(&user, nullptr);
   // NormalizerSpec: the charsmap and the whitespace rules (proto defaults: all three true).
   Wire nw(normalizer);
-  while (nw.p < nw.end) {
+  while (!nw.done()) {
     if (!nw.Next(&number, &type, &v, &bytes)) return bad("a NormalizerSpec field does not parse");
     if (number == 2 && type == 2) e->charsmap_ = std::string(bytes);
     if (number == 3 && type == 0) e->add_dummy_prefix_ = v != 0;
@@ -190,7 +174,7 @@ void SpmEncoder::SegmentUnigram(Scratch* s) const {
       node = pieces_.Child(node, static_cast<uint8_t>(norm[key]));
       if (node == 0) break;
       ++key;
-      const int32_t ret = pieces_.value[node];
+      const int32_t ret = pieces_.value(node);
       if (ret < 0 || types_[ret] == kUnused) continue;
       const size_t length = key - at;
       // SentencePiece's `score` is a double (its ?: mixes the user-defined symbol's double with a piece's float):

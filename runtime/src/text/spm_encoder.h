@@ -21,7 +21,8 @@
 //
 // Linear in the input for unigram and O(n log n) for BPE (a piece is at most max_key bytes long), which
 // SentencePiece's merging of unknown pieces is not (a run of n unknown characters cost O(n^2): 1 MB of '{' took
-// 24 s). The piece trie is built once per model (text/byte_trie.h). Models of another type (word, char) or
+// 24 s). The piece trie is built once per model (format/byte_trie.h), or mapped from the file, where tern-convert
+// wrote it (format/piece_trie.h). Models of another type (word, char) or
 // with treat_whitespace_as_suffix are not taken: Create says kUnsupported and the tokenizer keeps the library.
 #pragma once
 
@@ -33,7 +34,7 @@
 #include <vector>
 
 #include "tern/status.h"
-#include "text/byte_trie.h"
+#include "byte_trie.h"
 
 namespace tern {
 
@@ -78,7 +79,13 @@ class SpmEncoder {
   /// a unigram nor a BPE model, or a trainer option this encoder does not follow); kInvalidModel naming `where` for what
   /// SentencePiece refuses too (no unknown piece, a piece defined twice, byte pieces without byte_fallback or
   /// not all 256 of them, a broken charsmap, more than 2^24 pieces).
-  static Result<std::unique_ptr<SpmEncoder>> Create(std::string_view proto, const std::string& where);
+  /// `piece_trie` (optional; nodes 0: none): the trie of the proto's pieces tern-convert wrote
+  /// (format/piece_trie.h), taken in place of building one after ByteTrie::Adopt's check and a check that its
+  /// keys are exactly the proto's NORMAL, USER_DEFINED and UNUSED pieces, each with its id (a Find per piece
+  /// and a count of the keys); the arrays must outlive the encoder. A trie that fails: kInvalidModel
+  /// "<where>tokenizer.source_piece_trie: ...".
+  static Result<std::unique_ptr<SpmEncoder>> Create(std::string_view proto, const std::string& where,
+                                                    const format::ByteTrieArrays* piece_trie = nullptr);
 
   /// The pieces of `text` (valid UTF-8 without NUL bytes: the caller checks) into *out (cleared first),
   /// SentencePiece's. Allocates only to grow the scratch and *out.
@@ -108,7 +115,7 @@ class SpmEncoder {
 
   std::vector<float> scores_;     // per piece id
   std::vector<uint8_t> types_;    // per piece id (ModelProto.SentencePiece.Type)
-  ByteTrie pieces_, user_defined_, reserved_;  // text/byte_trie.h; reserved_: CONTROL, UNKNOWN, BYTE pieces
+  format::ByteTrie pieces_, user_defined_, reserved_;  // format/byte_trie.h; reserved_: CONTROL, UNKNOWN, BYTE pieces
   int32_t unk_id_ = -1;
   float min_score_ = 0.f, max_score_ = 0.f;
   bool byte_fallback_ = false;

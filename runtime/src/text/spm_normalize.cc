@@ -24,7 +24,7 @@ size_t SpmEncoder::UserDefinedPrefix(std::string_view w) const {
   for (size_t i = 0; i < w.size(); ++i) {
     node = user_defined_.Child(node, static_cast<uint8_t>(w[i]));
     if (node == 0) break;
-    if (user_defined_.value[node] >= 0) longest = i + 1;
+    if (user_defined_.value(node) >= 0) longest = i + 1;
   }
   return longest;
 }

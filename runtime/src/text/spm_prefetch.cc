@@ -6,11 +6,11 @@
 
 namespace tern {
 
-SpmPrefetch::SpmPrefetch(std::string_view proto, std::string where) : proto_(proto), where_(std::move(where)) {
+SpmPrefetch::SpmPrefetch(const format::SourceSpm& spm, std::string where) : spm_(spm), where_(std::move(where)) {
   try {
     thread_ = std::thread([this] {
       try {  // an exception (no memory) must not end the process from this thread
-        result_.emplace(PieceEncoder::Load(proto_, where_));
+        result_.emplace(PieceEncoder::Load(spm_.proto, where_, &spm_.piece_trie));
       } catch (const std::exception& e) {
         result_.emplace(Status(StatusCode::kResourceExhausted, where_ + e.what()));
       }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 
+#include "model_reader.h"
 #include "tern/status.h"
 
 #include "text/piece_encoder.h"
@@ -22,9 +23,9 @@ namespace tern {
 
 class SpmPrefetch {
  public:
-  /// Starts PieceEncoder::Load(proto, where) on a new thread (none when one cannot be started: Take then
-  /// returns nothing). `proto` must outlive this object (the model's image does).
-  SpmPrefetch(std::string_view proto, std::string where);
+  /// Starts PieceEncoder::Load(spm.proto, where, &spm.piece_trie) on a new thread (none when one cannot be
+  /// started: Take then returns nothing). What `spm` views must outlive this object (the model's image does).
+  SpmPrefetch(const format::SourceSpm& spm, std::string where);
   /// Waits for the thread.
   ~SpmPrefetch();
   SpmPrefetch(const SpmPrefetch&) = delete;
@@ -35,7 +36,7 @@ class SpmPrefetch {
   std::optional<Result<std::unique_ptr<PieceEncoder>>> Take();
 
  private:
-  std::string_view proto_;
+  format::SourceSpm spm_;
   std::string where_;
   std::mutex mu_;
   bool taken_ = false;

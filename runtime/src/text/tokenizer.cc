@@ -58,7 +58,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   }
   std::optional<Result<std::unique_ptr<PieceEncoder>>> parsed;
   if (source && model.impl().source_spm_prefetch) parsed = model.impl().source_spm_prefetch->Take();
-  TERN_ASSIGN_OR_RETURN(t->encoder_, parsed ? std::move(*parsed) : PieceEncoder::Load(proto, where));
+  TERN_ASSIGN_OR_RETURN(t->encoder_, parsed ? std::move(*parsed)
+                                           : PieceEncoder::Load(proto, where, source ? &model.impl().c.source_piece_trie : nullptr));
   model.impl().ReleasePages(proto.data(), proto.size());  // the encoder keeps nothing of the proto's bytes
   t->max_piece_bytes_ = MaxPieceBytes(model);
   return t;
