@@ -23,6 +23,7 @@
 #include "tern/cpu.h"
 #include "text/piece_text.h"
 #include "text/spm_encoder.h"
+#include "piece_trie.h"
 
 namespace {
 
@@ -53,8 +54,14 @@ int main(int argc, char** argv) {
   size_t bytes = 0;
   for (const auto& l : lines) bytes += l.size();
 
-  double load_spm = 1e9, load_ours = 1e9;
-  std::unique_ptr<tern::SpmEncoder> ours;
+  // The trie tern-convert writes into a .tern (format/piece_trie.h), which a load maps.
+  auto trie = tern::format::BuildPieceTrie(proto, spm_path);
+  if (!trie.ok()) {
+    std::fprintf(stderr, "tokenize-bench: %s\n", trie.status().message().c_str());
+    return 1;
+  }
+  double load_spm = 1e9, load_ours = 1e9, load_stored = 1e9, first_spm = 0, first_ours = 0, first_stored = 0;
+  std::unique_ptr<tern::SpmEncoder> ours, stored;
   sentencepiece::SentencePieceProcessor spm;
   for (int r = 0; r < load_runs; ++r) {
     double t0 = Now();
@@ -64,6 +71,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     load_spm = std::min(load_spm, Now() - t0);
+    if (r == 0) first_spm = load_spm;
     t0 = Now();
     auto e = tern::SpmEncoder::Create(proto, spm_path + ": ");
     if (!e.ok()) {
@@ -71,23 +79,35 @@ int main(int argc, char** argv) {
       return 1;
     }
     load_ours = std::min(load_ours, Now() - t0);
+    if (r == 0) first_ours = load_ours;
     ours = std::move(e).value();
+    t0 = Now();
+    auto m = tern::SpmEncoder::Create(proto, spm_path + ": ", &trie.value().arrays());
+    if (!m.ok()) {
+      std::fprintf(stderr, "tokenize-bench: %s\n", m.status().message().c_str());
+      return 1;
+    }
+    load_stored = std::min(load_stored, Now() - t0);
+    if (r == 0) first_stored = load_stored;
+    stored = std::move(m).value();
   }
   spm.LoadFromSerializedProto({proto.data(), proto.size()});
 
   // The same pieces, ids (piece -> SentencePiece's id) and spans on every line.
   size_t identical = 0, pieces_total = 0;
   tern::SpmEncoder::Scratch scratch;
-  std::vector<tern::SpmEncoder::Piece> pieces;
+  std::vector<tern::SpmEncoder::Piece> pieces, pieces_stored;
   std::vector<int> ids;
   for (const auto& l : lines) {
+    stored->Encode(l, &scratch, &pieces_stored);
     ours->Encode(l, &scratch, &pieces);
     const std::string spt = spm.EncodeAsSerializedProto({l.data(), l.size()});
     std::vector<tern::PieceSpan> want;
     tern::ForEachPiece(spt, [&](const tern::PieceSpan& p) { want.push_back(p); });
-    bool same = want.size() == pieces.size();
+    bool same = want.size() == pieces.size() && pieces_stored.size() == pieces.size();
     for (size_t i = 0; same && i < want.size(); ++i)
-      same = want[i].piece == pieces[i].text && want[i].begin == pieces[i].begin && want[i].end == pieces[i].end &&
+      same = want[i].piece == pieces[i].text && pieces_stored[i].text == pieces[i].text &&
+             pieces_stored[i].begin == pieces[i].begin && pieces_stored[i].end == pieces[i].end && want[i].begin == pieces[i].begin && want[i].end == pieces[i].end &&
              spm.PieceToId({want[i].piece.data(), want[i].piece.size()}) ==
                  spm.PieceToId({pieces[i].text.data(), pieces[i].text.size()});
     identical += same;
@@ -113,9 +133,12 @@ int main(int argc, char** argv) {
   const std::string cpu = tern::CpuSummary();
   std::printf(
       "{\"cpu\": \"%s\", \"spm\": \"%s\", \"lines\": %zu, \"bytes\": %zu, \"pieces\": %zu, \"identical_lines\": %zu, "
-      "\"load_ms\": {\"sentencepiece\": %.3f, \"tern\": %.3f}, \"encode_ms\": {\"sentencepiece\": %.1f, \"tern\": %.1f}, "
+      "\"load_ms\": {\"sentencepiece\": %.3f, \"tern\": %.3f, \"tern_stored_trie\": %.3f}, "
+      "\"first_load_ms\": {\"sentencepiece\": %.3f, \"tern\": %.3f, \"tern_stored_trie\": %.3f}, "
+      "\"trie_nodes\": %zu, \"encode_ms\": {\"sentencepiece\": %.1f, \"tern\": %.1f}, "
       "\"lines_per_s\": {\"sentencepiece\": %.0f, \"tern\": %.0f}, \"speed_ratio\": %.2f, \"sink\": %zu}\n",
       cpu.c_str(), spm_path.c_str(), lines.size(), bytes, pieces_total, identical, load_spm * 1e3, load_ours * 1e3,
+      load_stored * 1e3, first_spm * 1e3, first_ours * 1e3, first_stored * 1e3, trie.value().nodes(),
       t_spm * 1e3, t_ours * 1e3, lines.size() / t_spm, lines.size() / t_ours, t_spm / t_ours, sink);
   return identical == lines.size() ? 0 : 2;
 }

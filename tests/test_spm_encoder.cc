@@ -10,7 +10,9 @@
 //    Unicode from a fixed seed;
 //  - models built here (unigram and BPE) for what those lack: byte_fallback, user-defined symbols, unused
 //    pieces, the whitespace options off, tied scores.
-// And linear time: a run of characters no piece has (1 MB of '{') costs about what 1 MB of 'a' costs.
+// Every comparison also runs the encoder over the piece trie tern-convert writes into a .tern
+// (format/piece_trie.h), which a load maps instead of building: the same pieces and spans. Tries that fail
+// their check are refused, in the encoder and in a whole file. And linear time: a run of characters no piece has (1 MB of '{') costs about what 1 MB of 'a' costs.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +20,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <sentencepiece_processor.h>
 
@@ -28,6 +32,8 @@
 #include "text/piece_text.h"
 #include "text/tokenizer.h"
 #include "text/spm_encoder.h"
+#include "piece_trie.h"
+#include "tern_generated.h"
 
 using namespace tern;
 using namespace tern::test;
@@ -82,20 +88,34 @@ std::pair<std::string, std::string> TestModelProtos() {
 struct Comparer {
   std::string name;
   std::unique_ptr<SpmEncoder> ours;
+  format::ByteTrie trie;                // what tern-convert writes (format/piece_trie.h)
+  std::unique_ptr<SpmEncoder> mapped;   // over it, as a load takes it from the file
   sentencepiece::SentencePieceProcessor library;
-  SpmEncoder::Scratch scratch;
-  std::vector<SpmEncoder::Piece> pieces;
+  SpmEncoder::Scratch scratch, mapped_scratch;
+  std::vector<SpmEncoder::Piece> pieces, mapped_pieces;
 
   Comparer(const std::string& proto, std::string n) : name(std::move(n)) {
     auto e = SpmEncoder::Create(proto, name + ": ");
     REQUIRE_MESSAGE(e.ok(), e.status().message());
     ours = std::move(e).value();
+    auto t = format::BuildPieceTrie(proto, name);
+    REQUIRE_MESSAGE(t.ok(), t.status().message());
+    trie = std::move(t).value();
+    auto m = SpmEncoder::Create(proto, name + ": ", &trie.arrays());
+    REQUIRE_MESSAGE(m.ok(), m.status().message());
+    mapped = std::move(m).value();
     const auto st = library.LoadFromSerializedProto({proto.data(), proto.size()});
     REQUIRE_MESSAGE(st.ok(), name << ": " << st.ToString());
   }
 
   bool Same(const std::string& text) {
     ours->Encode(text, &scratch, &pieces);
+    mapped->Encode(text, &mapped_scratch, &mapped_pieces);
+    bool same_mapped = mapped_pieces.size() == pieces.size();
+    for (size_t i = 0; same_mapped && i < pieces.size(); ++i)
+      same_mapped = mapped_pieces[i].text == pieces[i].text && mapped_pieces[i].begin == pieces[i].begin &&
+                    mapped_pieces[i].end == pieces[i].end && mapped_pieces[i].unknown == pieces[i].unknown;
+    if (!same_mapped) FAIL_CHECK(name << ": text \"" << text << "\": the file's trie gives other pieces");
     const std::string spt = library.EncodeAsSerializedProto({text.data(), text.size()});
     std::vector<PieceSpan> want;
     REQUIRE(ForEachPiece(spt, [&](const PieceSpan& p) { want.push_back(p); }));
@@ -108,7 +128,7 @@ struct Comparer {
       for (const auto& p : want) want_s += "[" + std::string(p.piece) + " " + std::to_string(p.begin) + "-" + std::to_string(p.end) + "]";
       FAIL_CHECK(name << ": text \"" << text << "\"\n  tern:         " << got_s << "\n  SentencePiece: " << want_s);
     }
-    return same;
+    return same && same_mapped;
   }
 
   size_t All(const std::vector<std::string>& texts) {
@@ -480,4 +500,136 @@ TEST_CASE("spm encoder: linear in a run of characters the model lacks (1 MB of '
   CHECK(unknown < 20 * std::max(plain, 1e-3));
   CHECK(cjk < 20 * std::max(plain, 1e-3));
  }
+}
+
+TEST_CASE("spm encoder: a piece trie from the file that fails its check is refused, whatever the fault") {
+  // The trie tern-convert writes (format/piece_trie.h), copied and broken one way at a time, as a hostile
+  // file could hold it: every fault is kInvalidModel naming tokenizer.source_piece_trie, before any walk.
+  const std::string proto = BaseModel().Proto();
+  auto built = format::BuildPieceTrie(proto, "m");
+  REQUIRE(built.ok());
+  const format::ByteTrieArrays& a = built.value().arrays();
+  REQUIRE(a.nodes > 8);
+  struct Copy {
+    std::vector<uint32_t> first;
+    std::vector<uint16_t> count;
+    std::vector<uint8_t> label;
+    std::vector<int32_t> value;
+    format::ByteTrieArrays arrays() const { return {first.data(), count.data(), label.data(), value.data(), value.size()}; }
+  };
+  const Copy good{{a.first, a.first + a.nodes}, {a.count, a.count + a.nodes}, {a.label, a.label + a.nodes}, {a.value, a.value + a.nodes}};
+  {
+    const format::ByteTrieArrays g = good.arrays();
+    auto e = SpmEncoder::Create(proto, "m.tern: ", &g);
+    REQUIRE_MESSAGE(e.ok(), e.status().message());
+    CHECK(e.value()->piece_trie_from_file());
+  }
+  auto refused = [&](const Copy& c, const std::string& phrase) {
+    const format::ByteTrieArrays arrays = c.arrays();
+    auto e = SpmEncoder::Create(proto, "m.tern: ", &arrays);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.status().code() == StatusCode::kInvalidModel);
+    CHECK_MESSAGE(e.status().message().rfind("m.tern: tokenizer.source_piece_trie", 0) == 0, e.status().message());
+    CHECK_MESSAGE(e.status().message().find(phrase) != std::string::npos, e.status().message());
+    auto p = PieceEncoder::Load(proto, "m.tern: ", &arrays);  // not handed to SentencePiece instead
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.status().message() == e.status().message());
+  };
+  size_t inner = 0, keyed = 0, unkeyed_inner = 0;  // nodes with children; with a value; with children, no value
+  for (size_t i = 1; i < good.value.size(); ++i) {
+    if (!inner && good.count[i] > 1) inner = i;
+    if (!keyed && good.value[i] >= 0) keyed = i;
+    if (!unkeyed_inner && good.count[i] > 0 && good.value[i] < 0) unkeyed_inner = i;
+  }
+  REQUIRE(inner);
+  REQUIRE(keyed);
+  Copy c = good;
+  c.first[inner] = static_cast<uint32_t>(inner);  // its own child: a cycle
+  refused(c, "its children begin at node");
+  c = good;
+  std::swap(c.label[good.first[0]], c.label[good.first[0] + 1]);  // the root's children out of order
+  refused(c, "not strictly increasing");
+  c = good;
+  c.count[inner] = 300;  // past the arrays
+  refused(c, "children end past");
+  c = good;
+  c.value[0] = 0;  // an empty key
+  refused(c, "the root holds a key");
+  c = good;
+  c.first.push_back(0), c.count.push_back(0), c.label.push_back(0), c.value.push_back(-1);  // a node nobody has as a child
+  refused(c, "is no earlier node's child");
+  c = good;
+  c.value[keyed] = 1 << 20;  // an id past the pieces
+  refused(c, "not the piece its path spells");
+  c = good;
+  for (size_t i = keyed + 1; i < c.value.size(); ++i)
+    if (c.value[i] >= 0) {
+      std::swap(c.value[keyed], c.value[i]);  // two pieces' ids exchanged
+      break;
+    }
+  refused(c, "not the piece its path spells");
+  c = good;
+  c.value[keyed] = -1;  // a piece missing
+  refused(c, "keys, the model has");
+  if (unkeyed_inner) {
+    c = good;
+    c.value[unkeyed_inner] = good.value[keyed];  // a key where no piece ends
+    refused(c, "not the piece its path spells");
+  }
+  // Four arrays of different lengths never reach the encoder: the format's check refuses the file.
+  CHECK(format::PieceTrieArrays(nullptr, nullptr, nullptr, nullptr).nodes == 0);
+}
+
+TEST_CASE("spm encoder: a converted model maps its piece trie, and a file whose trie is broken fails with its name") {
+  // The test models are converted by this tern-convert (the trie is in them); the bundled model was converted
+  // before the trie existed: its encoder builds one, and tokenizes the same.
+  auto converted = LoadOrFail(ModelPath("post-swish", "int8"));
+  auto tok = Tokenizer::Create(*converted);
+  REQUIRE(tok.ok());
+  CHECK(tok.value()->piece_trie_from_file());
+  CHECK(converted->impl().c.source_piece_trie.nodes > 1);
+  auto bundled = LoadOrFail(BundledModel());
+  auto old = Tokenizer::Create(*bundled);
+  REQUIRE(old.ok());
+  CHECK_FALSE(old.value()->piece_trie_from_file());
+  CHECK(bundled->impl().c.source_piece_trie.nodes == 0);
+  // Through Model::Load with a packed-weights cache (the trie goes to the encoder begun during the load).
+  const fs::path cache = fs::temp_directory_path() / ("tern-spm-trie-" + std::to_string(getpid()));
+  fs::create_directories(cache);
+  LoadOptions lo;
+  lo.packed_cache_dir = cache.string();
+  auto loaded = Model::Load(ModelPath("post-swish", "int8"), lo);
+  REQUIRE(loaded.ok());
+  TranslatorConfig cfg;
+  cfg.threads = 1;
+  auto tr = Translator::Create(loaded.value(), cfg);
+  REQUIRE_MESSAGE(tr.ok(), tr.status().message());
+  auto shared = Tokenizer::Shared(*loaded.value(), Tokenizer::Side::kSource);
+  REQUIRE(shared.ok());
+  CHECK(shared.value()->piece_trie_from_file());
+  // One label changed in the file: the load passes the format's checks, the tokenizer refuses the trie.
+  std::vector<uint8_t> bytes = ReadBytes(ModelPath("post-swish", "int8"));
+  auto* trie = fb::GetMutableModel(bytes.data())->mutable_tokenizer()->mutable_source_piece_trie();
+  REQUIRE(trie);
+  const auto* first = trie->first();
+  const auto* count = trie->count();
+  uint32_t parent = 1;
+  while (parent < count->size() && count->Get(parent) < 2) ++parent;
+  REQUIRE(parent < count->size());
+  const uint32_t child = first->Get(parent);
+  trie->mutable_label()->Mutate(child, trie->label()->Get(child + 1));  // two siblings with one label
+  auto broken = Model::FromBytes(bytes.data(), bytes.size(), "broken.tern");
+  REQUIRE_MESSAGE(broken.ok(), broken.status().message());
+  auto bad = Tokenizer::Create(*broken.value());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == StatusCode::kInvalidModel);
+  CHECK_MESSAGE(bad.status().message().find("broken.tern: tokenizer.source_spm: tokenizer.source_piece_trie: node " +
+                                            std::to_string(parent)) == 0,
+                bad.status().message());
+  auto no_translator = Translator::Create(broken.value(), cfg);
+  REQUIRE_FALSE(no_translator.ok());
+  CHECK_MESSAGE(no_translator.status().message().find("tokenizer.source_piece_trie") != std::string::npos,
+                no_translator.status().message());
+  std::error_code ec;
+  fs::remove_all(cache, ec);
 }

@@ -30,6 +30,8 @@ Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ParseSentencePiec
 
 PieceEncoder::~PieceEncoder() = default;
 
+bool PieceEncoder::piece_trie_from_file() const { return own_ && own_->piece_trie_from_file(); }
+
 const char* PieceEncoder::kind() const { return own_ ? own_->model_type() : "sentencepiece"; }
 
 Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto, const std::string& where,

@@ -48,6 +48,8 @@ class PieceEncoder {
 
   /// "unigram" or "bpe" (tern's encoder), or "sentencepiece" (the library).
   const char* kind() const;
+  /// Whether tern's encoder maps the file's piece trie (Load's `piece_trie`) rather than building one.
+  bool piece_trie_from_file() const;
 
  private:
   PieceEncoder() = default;

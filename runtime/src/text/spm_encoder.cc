@@ -97,6 +97,7 @@ Result<std::unique_ptr<SpmEncoder>> SpmEncoder::Create(std::string_view proto, c
     }
   }
   if (stored) TERN_RETURN_IF_ERROR(e->pieces_.CheckKeys(key_hash, n_keys, trie_where));
+  e->piece_trie_from_file_ = stored;
   if (e->unk_id_ < 0) return bad("unk is not defined");
   // TrainerSpec: the model type, byte_fallback, treat_whitespace_as_suffix (not followed here).
   uint64_t model_type = kUnigram;

@@ -96,6 +96,8 @@ class SpmEncoder {
 
   /// "unigram" or "bpe".
   const char* model_type() const { return bpe_ ? "bpe" : "unigram"; }
+  /// Whether the piece trie is the file's (Create's `piece_trie`) rather than built here.
+  bool piece_trie_from_file() const { return piece_trie_from_file_; }
 
  private:
   SpmEncoder() = default;
@@ -120,6 +122,7 @@ class SpmEncoder {
   float min_score_ = 0.f, max_score_ = 0.f;
   bool byte_fallback_ = false;
   bool bpe_ = false;  // TrainerSpec.model_type BPE (else unigram)
+  bool piece_trie_from_file_ = false;
   bool add_dummy_prefix_ = true, remove_extra_whitespaces_ = true, escape_whitespaces_ = true;
   std::string charsmap_;                // NormalizerSpec.precompiled_charsmap (a copy)
   size_t n_units_ = 0;                  // 32-bit units of its double array (after the 4-byte size)

@@ -67,6 +67,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
 
 const char* Tokenizer::encoder_kind() const { return encoder_->kind(); }
 
+bool Tokenizer::piece_trie_from_file() const { return encoder_->piece_trie_from_file(); }
+
 Result<std::shared_ptr<const Tokenizer>> Tokenizer::Shared(const Model& model, Side side) {
   const Model::Impl& m = model.impl();
   std::lock_guard<std::mutex> lock(m.tokenizers_mu);

@@ -75,6 +75,8 @@ class Tokenizer {
   /// Which piece encoder Encode uses: "unigram" or "bpe" (tern's, text/spm_encoder.h) or "sentencepiece" (the
   /// library, for other SentencePiece model types).
   const char* encoder_kind() const;
+  /// Whether the encoder maps the file's piece trie (Tokenizer.source_piece_trie) rather than building one.
+  bool piece_trie_from_file() const;
 
   /// Bytes Decode can need per token at most.
   size_t max_piece_bytes() const { return max_piece_bytes_; }
