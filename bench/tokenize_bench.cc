@@ -1,7 +1,9 @@
 // tokenize-bench: tern's unigram encoder (text/spm_encoder.h) against SentencePiece's own C++ encoder on the same
 // lines, one thread, in one process (issue 60's goal: at least SentencePiece's speed, the same pieces on every
 // line). Prints the CPU, each encoder's load time (SentencePiece's LoadFromSerializedProto against
-// SpmEncoder::Create, best of --load-runs), and the encode time of all lines for each (best of --runs,
+// SpmEncoder::Create, best of --load-runs, and the first run of each: a fresh process's; "tern_stored_trie" is
+// SpmEncoder::Create over the piece trie tern-convert writes into a .tern, format/piece_trie.h, which a load maps
+// instead of building), and the encode time of all lines for each (best of --runs,
 // interleaved), as one JSON line:
 //
 //   build/bench/tokenize-bench --spm ../shared/opus-assets/en-mg/source.spm

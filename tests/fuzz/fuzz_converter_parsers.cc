@@ -17,6 +17,7 @@
 
 #include "text/piece_text.h"
 #include "text/spm_encoder.h"
+#include "piece_trie.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -64,10 +65,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           (void)sp.Encode("A man in a blue shirt. \xef\xbc\xa1\xe2\x85\xa0 Stra\xc3\x9f" "e \xff", &ids);
           auto own = tern::SpmEncoder::Create(text, "fuzz.spm: ");
           if (own.ok()) {  // the same pieces and spans as the library (valid UTF-8: tern checks it first)
-            tern::SpmEncoder::Scratch scratch;
-            std::vector<tern::SpmEncoder::Piece> pieces;
+            // And over the trie tern-convert would write (format/piece_trie.h): accepted, the same pieces.
+            auto trie = tern::format::BuildPieceTrie(text, "fuzz.spm");
+            if (!trie.ok()) __builtin_trap();
+            auto mapped = tern::SpmEncoder::Create(text, "fuzz.spm: ", &trie.value().arrays());
+            if (!mapped.ok()) __builtin_trap();
+            tern::SpmEncoder::Scratch scratch, mapped_scratch;
+            std::vector<tern::SpmEncoder::Piece> pieces, mapped_pieces;
             for (const char* t : {"A man in a blue shirt.", "  \xef\xbc\xa1\xe2\x85\xa0  Stra\xc3\x9f" "e {{{ }", "\xe2\x96\x81x\tab"}) {
               own.value()->Encode(t, &scratch, &pieces);
+              mapped.value()->Encode(t, &mapped_scratch, &mapped_pieces);
+              if (mapped_pieces.size() != pieces.size()) __builtin_trap();
+              for (size_t i = 0; i < pieces.size(); ++i)
+                if (mapped_pieces[i].text != pieces[i].text || mapped_pieces[i].begin != pieces[i].begin) __builtin_trap();
               const std::string spt = sp.EncodeAsSerializedProto(t);
               size_t k = 0;
               bool same = true;
