@@ -11,6 +11,10 @@
 
 #include "tern/status.h"
 
+// Every file that shares a `struct stat` with another must agree on its layout: the build defines
+// _FILE_OFFSET_BITS=64 everywhere (CMakeLists.txt), so 32-bit targets see 64-bit sizes too.
+static_assert(sizeof(off_t) == 8, "build with -D_FILE_OFFSET_BITS=64 (a 32-bit off_t changes struct stat)");
+
 namespace tern::format {
 
 /// What `mode` is, for messages: "a regular file", "a directory", "a FIFO", "a socket", "a character
