@@ -15,7 +15,7 @@ Kinds (what the generator knows how to carry through every binding):
   enum:NAME                     HfRules, Markup; opt_enum:EarlyStopping (unset: the file's)
   syntaxes                      placeholder_syntax bits (C: bits; Python, Java, the CLI: a list of names)
   special                       a pointer, a callback or per-input data: carried by each binding's own code
-                                (c_options.cc, call_options.cc, jni_common.cc, translate_options.cc), which the
+                                (c_options.cc, call_options.cc, jni_options.cc, translate_options.cc), which the
                                 fields test checks names every special row
 Sharing (engine): "equal" (requests that differ in it do not share a call), "alone" (a request where it is
 not its default runs alone), "same" (shared only when both point at the same object), "input" (per input:

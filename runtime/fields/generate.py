@@ -502,7 +502,7 @@ def gen_java_options():
 
 def gen_jni():
     out = ["// " + BANNER,
-           "// Included by targets/android/jni/jni_common.cc: each plain Translator.Options field into tern_translate_params",
+           "// Included by targets/android/jni/jni_options.cc: each plain Translator.Options field into tern_translate_params",
            "// (the C API then converts and checks them as for any C caller). False: a Java exception is pending.", "",
            "bool ReadPlainOptions(JNIEnv* env, jobject options, jclass c, tern_translate_params* p, OptionStorage* keep) {"]
     for o in PLAIN:

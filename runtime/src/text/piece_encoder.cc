@@ -46,10 +46,9 @@ Result<std::unique_ptr<PieceEncoder>> PieceEncoder::Load(std::string_view proto,
         e->own_ = std::move(own).value();
         return e;
       }
-      // The file's piece trie failed its check: a corrupted file, whichever encoder would read it.
-      if (piece_trie && piece_trie->nodes && own.status().code() == StatusCode::kInvalidModel &&
-          own.status().message().find("tokenizer.source_piece_trie") != std::string::npos)
-        return own.status();
+      // With the file's piece trie, the model is refused by what refused it here (the trie's check, or the
+      // proto's fault SentencePiece refuses too): a corrupted file, whichever encoder would read it.
+      if (piece_trie && piece_trie->nodes && own.status().code() == StatusCode::kInvalidModel) return own.status();
     } catch (const std::bad_alloc&) {
       return Status(StatusCode::kResourceExhausted, where + "no memory for the piece trie");
     }

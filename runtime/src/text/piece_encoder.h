@@ -34,8 +34,8 @@ class PieceEncoder {
   /// `force_library` (TERN_SENTENCEPIECE=library in the environment, for comparisons) takes the library
   /// always. Errors: kInvalidModel "<where>..." (SentencePiece's message), kResourceExhausted.
   /// `piece_trie` (optional; nodes 0: none): the file's trie of the proto's pieces (format/piece_trie.h), which
-  /// tern's encoder checks and maps instead of building its own; a trie that fails that check is the model's
-  /// error (kInvalidModel "<where>tokenizer.source_piece_trie: ...").
+  /// tern's encoder checks and maps instead of building its own; with one, what tern's encoder refuses as
+  /// kInvalidModel is the model's error (a trie that fails its check: "<where>tokenizer.source_piece_trie: ...").
   static Result<std::unique_ptr<PieceEncoder>> Load(std::string_view proto, const std::string& where,
                                                     const format::ByteTrieArrays* piece_trie = nullptr);
   ~PieceEncoder();

@@ -1,5 +1,6 @@
-// JNI helpers dev.tern.Translator (tern_jni.cc) and dev.tern.Engine (engine_jni.cc) share: exceptions,
-// results as Translator.Result objects, Translator.Options as tern_translate_params.
+// JNI helpers dev.tern.Translator (tern_jni.cc) and dev.tern.Engine (engine_jni.cc) share: exceptions, the
+// model load and String offsets (jni_common.cc), results as Translator.Result objects (jni_results.cc),
+// Translator.Options as tern_translate_params (jni_options.cc).
 #pragma once
 
 #include <jni.h>
@@ -17,6 +18,9 @@ void Throw(JNIEnv* env, const char* message);
 /// tern_model_load_with_params for a Java path and packed-cache directory (null: none): the model, or NULL
 /// with a Java exception thrown (the load's error, or none when a String could not be read).
 tern_model* LoadModel(JNIEnv* env, jstring path, jstring packed_cache_dir);
+
+/// The UTF-16 index (Java String offset) of each byte offset 0..n of the UTF-8 text s[0..n): n + 1 entries.
+std::vector<jint> Utf16Offsets(const char* s, size_t n);
 
 /// Local references a JNI call makes, deleted when it returns.
 struct LocalRefs {

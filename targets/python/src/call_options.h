@@ -1,6 +1,5 @@
-// The keyword arguments of Translator.translate_batch / translate_ids as tern::TranslateOptions, and the
-// state a call's callbacks share: the streaming callback (a Python callable, run with the GIL), the
-// CancelToken, Ctrl-C.
+// The keyword arguments of Translator.translate_batch / translate_ids as tern::TranslateOptions (the state a
+// call's callbacks share, and the callbacks: call_callbacks.h).
 #pragma once
 
 #include <atomic>
@@ -11,28 +10,11 @@
 #include <vector>
 
 #include "binding.h"
+#include "call_callbacks.h"
 #include "tern/logits_processor.h"
 #include "tern/translator.h"
 
 namespace tern::python {
-
-/// tern.CancelToken: cancel() from any thread stops the calls it was given to (they raise CancelledError).
-struct CancelToken {
-  std::atomic<bool> cancelled{false};
-};
-
-/// What the callbacks of one call share (lives in the calling frame; GIL held when it is made and destroyed).
-struct CallState {
-  py::object callback = py::none();
-  std::shared_ptr<CancelToken> cancel;
-  bool main_thread = false;  // Ctrl-C reaches Python's main thread only: checked there
-  std::chrono::steady_clock::time_point last_signal_check{};
-  size_t offset = 0;         // the current chunk's first input (TokenEvent.index is relative to it)
-  uint32_t per_input = 1;    // sentences an input becomes (alternatives: one per alternative); chunks shrink by it
-  std::optional<py::error_already_set> python_error;  // raised by a callback or a logits processor, or KeyboardInterrupt
-  std::vector<std::unique_ptr<LogitsProcessor>> processors;  // the call's Python logits processors
-  std::vector<LogitsProcessor*> processor_ptrs;              //   as TranslateOptions::logits_processors sees them
-};
 
 /// Which call a set of keywords is for: each takes the field table's keywords for it (option_keywords.inc).
 enum class CallKind { kTexts, kIds, kScoreTexts, kScoreIds };
@@ -73,6 +55,5 @@ struct CallKeywords {
 /// another dtype, InvalidArgumentError for another shape or a value outside [0, 2^32). GIL held.
 std::vector<uint32_t> IdsOf(py::handle h, const std::string& what);
 
-void RegisterCallTypes(py::module_& m);
 
 }  // namespace tern::python
