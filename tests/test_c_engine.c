@@ -1,6 +1,8 @@
 /* The engine's C API (tern/tern_engine.h) from C: submit from the calling thread, wait, read results with
  * tern.h's accessors; results equal tern_translate's; a completion callback; cancelling; a bad text failing
- * alone; the params' struct_size check; freeing the engine with requests queued. */
+ * alone; the params' struct_size check; freeing the engine with requests queued; return_attention's rows (the
+ * engine's results came back without them before: c_engine.cc rebuilt hypotheses field by field). */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,40 @@ int main(int argc, char** argv) {
    * must not touch it after that (it wrote the ticket into freed memory; ASan saw it, plain builds crashed
    * about 1 run in 4 on an 8-request burst). */
   for (int i = 0; i < 64; ++i) CHECK(tern_submit(e, in, 0, NULL, read_and_free_empty, NULL, &err) != NULL);
+
+  /* return_attention through the engine: each hypothesis' rows, as tern_translate gives them. */
+  {
+    tern_translator_params tp = tern_translator_default_params();
+    tp.attention = 1;
+    tern_translator* ta = tern_translator_create(m, &tp, &err);
+    CHECK(ta != NULL);
+    tern_translate_params att = tern_translate_default_params();
+    att.return_attention = 1;
+    tern_results* want_att = tern_results_create();
+    CHECK(tern_translate(ta, in, 2, &att, want_att, &err) == TERN_OK);
+    tern_engine_params pa = tern_engine_default_params();
+    pa.replicas = 1;
+    pa.translator.attention = 1;
+    for (int continuous = 0; continuous < 2; ++continuous) {
+      pa.continuous_batching = continuous;
+      tern_engine* ea = tern_engine_create(m, &pa, &err);
+      CHECK(ea != NULL);
+      tern_request* ra = tern_submit(ea, in, 2, &att, NULL, NULL, &err);
+      CHECK(ra != NULL && tern_request_wait(ra, -1) == 1 && tern_request_results(ra, got, &err) == TERN_OK);
+      for (size_t i = 0; i < 2; ++i) {
+        size_t rows = 0, cols = 0, want_rows = 0, want_cols = 0;
+        const float* a = tern_result_attention(got, i, 0, &rows, &cols);
+        const float* w = tern_result_attention(want_att, i, 0, &want_rows, &want_cols);
+        CHECK(w != NULL && want_rows > 0 && want_cols > 0);
+        CHECK(a != NULL && rows == want_rows && cols == want_cols);
+        for (size_t k = 0; k < rows * cols; ++k) CHECK(fabsf(a[k] - w[k]) <= 1e-5f);
+      }
+      tern_request_free(ra);
+      tern_engine_free(ea);
+    }
+    tern_results_free(want_att);
+    tern_translator_free(ta);
+  }
 
   /* A bad text fails alone; ids work; NULLs are refused. */
   const char* bad[] = {"A dog.", "\xff\xfe broken"};

@@ -14,6 +14,7 @@
 
 namespace tern {
 
+struct Hypothesis;         ///< tern/translator.h
 struct TranslationResult;  ///< tern/translator.h
 
 /// One hypothesis, owned: the fields of tern::Hypothesis (tern/translator.h says what each holds).
@@ -41,5 +42,12 @@ struct OwnedResult {
 
 /// Appends a copy of each of `results` to *out (allocates; the views may die afterwards).
 TERN_API void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>* out);
+
+/// The inverse of CopyResults: views of `results`, every field (attention included). *views gets
+/// results.size() entries, (*views)[i] viewing results[i]; *hypotheses holds the hypotheses they view (both
+/// vectors are replaced). The views stay valid while `results`, *hypotheses and *views live unchanged.
+/// Allocates; errors: none.
+TERN_API void ViewResults(const std::vector<OwnedResult>& results, std::vector<Hypothesis>* hypotheses,
+                          std::vector<TranslationResult>* views);
 
 }  // namespace tern

@@ -164,27 +164,8 @@ tern_status_code tern_request_results(const tern_request* r, tern_results* resul
     if (!out && r->ticket.id() && r->ticket.done()) out = &r->ticket.Wait();
     if (!out) return SetError(err, TERN_BUSY, "tern_request_results: the request has not completed"), TERN_BUSY;
     std::vector<tern::Hypothesis> hyps;  // views of the owned results, for the result set's copy
-    std::vector<tern::TranslationResult> views(out->results.size());
-    size_t total = 0;
-    for (const auto& x : out->results) total += x.hypotheses.size();
-    hyps.reserve(total);
-    for (size_t i = 0; i < views.size(); ++i) {
-      const tern::OwnedResult& o = out->results[i];
-      const size_t first = hyps.size();
-      for (const tern::OwnedHypothesis& h : o.hypotheses) {
-        tern::Hypothesis v;
-        v.text = h.text, v.score = h.score;
-        v.ids = {h.ids.data(), h.ids.size()}, v.tokens = {h.tokens.data(), h.tokens.size()};
-        v.token_logprobs = {h.token_logprobs.data(), h.token_logprobs.size()};
-        v.token_sources = {h.token_sources.data(), h.token_sources.size()};
-        v.token_spans = {h.token_spans.data(), h.token_spans.size()};
-        hyps.push_back(v);
-      }
-      views[i].error = o.error, views[i].error_message = o.error_message;
-      views[i].hypotheses = {hyps.data() + first, o.hypotheses.size()};
-      views[i].source_ids = {o.source_ids.data(), o.source_ids.size()};
-      views[i].source_spans = {o.source_spans.data(), o.source_spans.size()};
-    }
+    std::vector<tern::TranslationResult> views;
+    tern::ViewResults(out->results, &hyps, &views);
     tern::c_api::CopyResults({views.data(), views.size()}, results);
     if (!out->status.ok()) return Fail(err, out->status);
     return TERN_OK;

@@ -28,4 +28,32 @@ void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>
   }
 }
 
+void ViewResults(const std::vector<OwnedResult>& results, std::vector<Hypothesis>* hypotheses,
+                 std::vector<TranslationResult>* views) {
+  size_t total = 0;
+  for (const OwnedResult& r : results) total += r.hypotheses.size();
+  hypotheses->clear();
+  hypotheses->reserve(total);  // no reallocation below: the views' spans point into it
+  views->assign(results.size(), TranslationResult{});
+  for (size_t i = 0; i < results.size(); ++i) {
+    const OwnedResult& o = results[i];
+    TranslationResult& v = (*views)[i];
+    const size_t first = hypotheses->size();
+    for (const OwnedHypothesis& h : o.hypotheses) {
+      Hypothesis x;
+      x.text = h.text, x.score = h.score;
+      x.ids = {h.ids.data(), h.ids.size()}, x.tokens = {h.tokens.data(), h.tokens.size()};
+      x.token_logprobs = {h.token_logprobs.data(), h.token_logprobs.size()};
+      x.token_sources = {h.token_sources.data(), h.token_sources.size()};
+      x.token_spans = {h.token_spans.data(), h.token_spans.size()};
+      x.attention = {h.attention.data(), h.attention.size()};
+      hypotheses->push_back(x);
+    }
+    v.error = o.error, v.error_message = o.error_message;
+    v.hypotheses = {hypotheses->data() + first, o.hypotheses.size()};
+    v.source_ids = {o.source_ids.data(), o.source_ids.size()};
+    v.source_spans = {o.source_spans.data(), o.source_spans.size()};
+  }
+}
+
 }  // namespace tern
