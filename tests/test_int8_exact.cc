@@ -2,6 +2,7 @@
 // and its epilogue after XNNPACK's integer GEMM give the specified values bit for bit on whatever core runs
 // the suite (CI runs these on x86-64 and under qemu as Cortex-A53, A55, A72, A76 and armhf).
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -156,4 +157,34 @@ TEST_CASE("int8 identical on every CPU: logits with a shortlist equal the full p
     for (size_t k = 0; k < tokens.size(); ++k)
       REQUIRE_MESSAGE(std::memcmp(&got[r * tokens.size() + k], &full[r * V + tokens[k]], sizeof(float)) == 0,
                       "row " << r << " token " << tokens[k]);
+}
+
+TEST_CASE("experiment: TERN_EXPERIMENT_ACT_BITS=7 puts activation rows on [-64, 63] (issue 59's quality run)") {
+  // Run by CTest with the variable set (tests/CMakeLists.txt); in a plain run of the suite it checks nothing.
+  const char* bits = std::getenv("TERN_EXPERIMENT_ACT_BITS");
+  if (!bits || std::strcmp(bits, "7") != 0) {
+    MESSAGE("TERN_EXPERIMENT_ACT_BITS is not 7: nothing to check");
+    return;
+  }
+  std::mt19937 rng(59);
+  std::normal_distribution<float> dist(0.f, 3.f);
+  for (size_t cols : {1u, 5u, 64u, 1000u})
+    for (float shift : {0.f, 4.f, -9.f}) {
+      std::vector<float> row(cols);
+      for (float& x : row) x = dist(rng) + shift;
+      std::vector<int8_t> q(cols);
+      xnn_quantization_params p{};
+      QuantizeRowQd8(row.data(), cols, q.data(), &p);
+      CAPTURE(cols);
+      CAPTURE(shift);
+      CHECK(p.zero_point >= -64);
+      CHECK(p.zero_point <= 63);
+      REQUIRE(std::isfinite(p.scale));
+      for (size_t j = 0; j < cols; ++j) {
+        CHECK(q[j] >= -64);
+        CHECK(q[j] <= 63);
+        // Every value lies in the grid's range (0 included), so it is within half a step of its level.
+        CHECK(std::fabs(row[j] - (q[j] - p.zero_point) * p.scale) <= 0.5f * p.scale * 1.0001f + 1e-6f);
+      }
+    }
 }

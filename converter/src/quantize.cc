@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "format.h"
@@ -14,17 +15,33 @@ namespace tern::convert {
 using format::FloatToHalf;
 using format::HalfToFloat;
 
+namespace {
+
+// Issue 59's experiment: TERN_EXPERIMENT_WEIGHT_BITS=7 quantizes int8 weights to [-63, 63] (7-bit weights,
+// the alternative to a 7-bit activation grid: u8 x s7 products also fit vpmaddubsw's int16), read once; any
+// other value, or none, is today's [-127, 127]. For bench/act_grid_quality.py, not a converter option.
+float WeightQmax() {
+  static const float qmax = [] {
+    const char* v = std::getenv("TERN_EXPERIMENT_WEIGHT_BITS");
+    return v && std::strcmp(v, "7") == 0 ? 63.f : 127.f;
+  }();
+  return qmax;
+}
+
+}  // namespace
+
 float QuantizePerRow(const float* w, size_t rows, size_t cols, int8_t* q, float* scales) {
+  const float qmax = WeightQmax();
   float worst = 0.f;
   for (size_t r = 0; r < rows; ++r) {
     const float* row = w + r * cols;
     float amax = 0.f;
     for (size_t c = 0; c < cols; ++c) amax = std::max(amax, std::fabs(row[c]));
-    const float scale = amax > 0.f ? amax / 127.f : 1.f;
+    const float scale = amax > 0.f ? amax / qmax : 1.f;
     scales[r] = scale;
     for (size_t c = 0; c < cols; ++c) {
       const float v = std::nearbyint(row[c] / scale);
-      const int8_t qi = static_cast<int8_t>(std::clamp(v, -127.f, 127.f));
+      const int8_t qi = static_cast<int8_t>(std::clamp(v, -qmax, qmax));
       q[r * cols + c] = qi;
       worst = std::max(worst, std::fabs(row[c] - qi * scale));
     }
