@@ -5,7 +5,9 @@
 # MarianTokenizer's rules on its tokenizer files (tests/python/marian_tokenizer_check.py); the
 # multilingual tc-big shape with --target-lang. Prints file size, load time, arena bytes and peak RSS.
 #
-# Tokenizer files: the real ones when present in $TERN_OPUS_ASSETS (or ~/.cache/tern/opus-assets),
+# Tokenizer files: the real ones when present in $TERN_OPUS_ASSETS (else ../shared/opus-assets beside the
+# repository, as $TERN_SHARED_DIR names it, else ~/.cache/tern/opus-assets; tests/test_spm_encoder.cc looks
+# in the same places),
 # directories tc-big-en-pt/ and en-mg/ holding config.json, source.spm, target.spm, vocab.json (from
 # Helsinki-NLP/opus-mt-tc-big-en-pt and an opus-mt-en-mg export; scripts/get-opus-assets.sh downloads
 # them where there is internet); else stand-ins generated at test time (SentencePiece trained on
@@ -16,7 +18,11 @@ set -uo pipefail
 tern_bin=$1 convert=$2 work=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
-assets_root=${TERN_OPUS_ASSETS:-${XDG_CACHE_HOME:-$HOME/.cache}/tern/opus-assets}
+shared=${TERN_SHARED_DIR:-$here/../shared}
+if [ -n "${TERN_OPUS_ASSETS:-}" ]; then assets_root=$TERN_OPUS_ASSETS
+elif [ -d "$shared/opus-assets" ]; then assets_root=$shared/opus-assets
+else assets_root=${XDG_CACHE_HOME:-$HOME/.cache}/tern/opus-assets
+fi
 mkdir -p "$work"
 fail=0
 check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=$((fail + 1)); fi; }
@@ -25,7 +31,7 @@ for spec in classic:en-mg tc-big:tc-big-en-pt; do
   shape=${spec%%:*} assets=$assets_root/${spec#*:}
   if [ -f "$assets/vocab.json" ] && [ -f "$assets/source.spm" ] && [ -f "$assets/config.json" ]; then
     kind=real; args=(--assets "$assets")
-  elif [ -f "${TERN_SHARED_DIR:-$here/../shared}/data/multi30k/train.en" ]; then
+  elif [ -f "$shared/data/multi30k/train.en" ]; then
     kind=stand-in; args=()
   else  # a user's clone: SentencePiece trained on text made from the bundled model's vocabulary
     kind=stand-in-bundled; args=()

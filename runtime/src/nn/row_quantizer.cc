@@ -20,10 +20,10 @@ inline float RoundEven(float v) {
 }
 
 // Issue 59's experiment: TERN_EXPERIMENT_ACT_BITS=7 puts every activation row on a grid of 128 levels,
-// [-64, 63], instead of qd8's 256 (read once; any other value, or none, is the 8-bit grid). It runs the portable
-// conversion on every ISA, so outputs stay identical across CPUs. An experiment switch for stating the 7-bit
-// grid's quality (docs/performance.md, "A 7-bit activation grid: quality first"), not an API: the grid is
-// to become a property of the int8 format that the converter records.
+// [-64, 63], instead of qd8's 256 (read once; any other value, or none, is the 8-bit grid). Its conversion is
+// portable C++ on every ISA, so outputs stay identical across CPUs. An experiment switch for stating the 7-bit
+// grid's quality (docs/performance.md, "A 7-bit grid: quality first"), not an API: the grid is to become a
+// property of the int8 format that the converter records.
 bool SevenBitActivations() {
   static const bool on = [] {
     const char* v = std::getenv("TERN_EXPERIMENT_ACT_BITS");
@@ -52,24 +52,20 @@ QuantParams ParamsOnGrid(float min, float max, float kQmin, float kQmax) {
 QuantParams QuantizationParamsOf(float min, float max) { return ParamsOnGrid(min, max, -128.f, 127.f); }
 
 void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params) {
-  if (SevenBitActivations()) {
-    // The portable conversion (kernels/row_ops_body.h's rule) with the bounds of [-64, 63].
-    float mn = 0.f, mx = 0.f;
-    for (size_t j = 0; j < cols; ++j) mn = AtMost(mn, x[j]), mx = AtLeast(mx, x[j]);
-    const QuantParams p = ParamsOnGrid(mn, mx, -64.f, 63.f);
-    const float lo = -64.f - static_cast<float>(p.zero_point), hi = 63.f - static_cast<float>(p.zero_point);
-    for (size_t j = 0; j < cols; ++j) {
-      const float v = AtMost(AtLeast(x[j] * p.inv_scale, lo), hi);
-      q[j] = static_cast<int8_t>(static_cast<int32_t>(RoundEven(v)) + p.zero_point);
-    }
-    params->zero_point = p.zero_point;
-    params->scale = p.scale;
-    return;
-  }
   // The min/max and conversion loops run at the CPU's ISA level (kernels/row_ops.h), equal on every level.
   const RowOps& ops = ActiveRowOps();
   float mn = 0.f, mx = 0.f;
   if (cols) ops.min_max(x, cols, &mn, &mx);
+  if (SevenBitActivations()) {
+    // kernels/row_ops_body.h's conversion with the bounds of [-64, 63] (the ISA loops' are [-128, 127]).
+    const QuantParams p = ParamsOnGrid(mn, mx, -64.f, 63.f);
+    const float lo = -64.f - static_cast<float>(p.zero_point), hi = 63.f - static_cast<float>(p.zero_point);
+    for (size_t j = 0; j < cols; ++j)
+      q[j] = static_cast<int8_t>(static_cast<int32_t>(RoundEven(AtMost(AtLeast(x[j] * p.inv_scale, lo), hi))) + p.zero_point);
+    params->zero_point = p.zero_point;
+    params->scale = p.scale;
+    return;
+  }
   const QuantParams p = QuantizationParamsOf(mn, mx);
   ops.quantize_row(x, cols, p.inv_scale, p.zero_point, q);
   params->zero_point = p.zero_point;
