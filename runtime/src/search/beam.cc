@@ -198,23 +198,11 @@ void StreamBest(SearchContext& c, size_t b) {
 
 void BeamSearch::Step(SearchContext& c, size_t n, size_t step) {
   SearchBuffers& S = c.s;
-  const size_t V = c.vocab.size, B = c.opt.beam;
+  const size_t B = c.opt.beam;
   auto t0 = c.prof.Tick();
-  // Per row: log-probabilities with the token mask, the file's processors, the call's, log_softmax again
-  // when renormalize_logits (transformers' _beam_search); the running score is added in TopCandidates.
-  for (size_t i = 0; i < n; ++i) {
-    const size_t slot = S.active[i], b = S.active_sentence[i], pos = c.Pos(b, step);
-    float* row = c.logits + i * V;
-    ScoreRow(row, c.vocab.mask, c.logits_max ? LogSumExpWithMax(row, V, c.logits_max[i]) : LogSumExp(row, V), 0.f, V);
-    if (!c.processors.empty()) c.processors.Apply(c.Row(slot, b, pos), row);
-    c.ApplyCallProcessors(slot, b, pos, row);
-    if (c.processors.renormalize()) {
-      const float lse = LogSumExp(row, V);
-      if (std::isfinite(lse)) AddScalar(row, -lse, V);
-    }
-    const SentenceConstraints sc = c.Constraints(b);
-    if (sc.n) ConstrainRow(sc, c.ConstraintState(slot, pos), pos, c.in.max_len[b], c.eos, c.vocab, S.row_source[i], true, row);
-  }
+  // The one pipeline (logits_pipeline.h): log-probabilities with the token mask, the file's rules, the call's,
+  // log_softmax again when renormalize_logits, constraints; the running score is added in TopCandidates.
+  ProcessRows(c, LogitsPipeline::For(c, RowPass::kBeam), n, step);
   size_t i0 = 0;
   for (size_t b = 0; b < c.n_sentences; ++b) {
     if (S.done[b]) continue;

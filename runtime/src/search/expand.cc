@@ -9,20 +9,14 @@ namespace tern {
 void ExpandSearch::Step(SearchContext& c, size_t n, size_t pos) {
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, V = c.vocab.size;
+  // The one pipeline (logits_pipeline.h): mask, the file's rules, the call's, every end token banned.
+  ProcessRows(c, LogitsPipeline::For(c, RowPass::kExpansion), n, pos);
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i], input = c.in.order[b];
     float* row = c.logits + i * V;
-    const RowContext ctx = c.Row(slot, b, pos);
-    MaskRow(row, c.vocab.mask, V);
-    c.processors.Apply(ctx, row);
-    c.ApplyCallProcessors(slot, b, pos, row);
     uint32_t token = 0;
     const bool forced = c.Forced(b, pos, &token);
     if (!forced) {
-      const int64_t eos_col = c.vocab.Index(c.eos);
-      if (eos_col >= 0) row[eos_col] = -INFINITY;
-      for (uint32_t t : c.end_tokens)  // every end token, as CTranslate2's expansion disables its end ids
-        if (const int64_t col = c.vocab.Index(t); col >= 0) row[col] = -INFINITY;
       const float lse = LogSumExp(row, V);
       uint32_t cols[kMaxBeam];
       size_t m = 0;
@@ -45,7 +39,7 @@ void ExpandSearch::Step(SearchContext& c, size_t n, size_t pos) {
     S.track.logprob[at] = 0.f;
     S.track.source[at] = S.row_source[i];
     S.track.constraint[at] = 0;
-    if (!forced || pos + 1 >= ctx.max_len) {
+    if (!forced || pos + 1 >= c.in.max_len[b]) {
       c.hyps.Add(b, S.track, slot, static_cast<uint32_t>(pos + 1), false, 0.f);
       S.done[b] = 1;
     }

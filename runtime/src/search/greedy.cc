@@ -11,16 +11,14 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t step) {
   const auto t0 = c.prof.Tick();
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, V = c.vocab.size;
+  // The one pipeline (logits_pipeline.h): mask, the file's rules, the call's, constraints, sampling's warpers.
+  ProcessRows(c, LogitsPipeline::For(c, RowPass::kGreedy), n, step);
   for (size_t i = 0; i < n; ++i) {
     const size_t slot = S.active[i], b = S.active_sentence[i], pos = c.Pos(b, step);
     float* row = c.logits + i * V;
-    const RowContext ctx = c.Row(slot, b, pos);
-    MaskRow(row, c.vocab.mask, V);  // NoBadWords on the logits
-    c.processors.Apply(ctx, row);
-    c.ApplyCallProcessors(slot, b, pos, row);
+    const uint32_t max_len = c.in.max_len[b];
     const SentenceConstraints sc = c.Constraints(b);
     const uint32_t state = sc.n ? c.ConstraintState(slot, pos) : 0;
-    if (sc.n) ConstrainRow(sc, state, pos, ctx.max_len, c.eos, c.vocab, S.row_source[i], /*start_by_alignment=*/true, row);
     uint32_t best = 0;
     float logprob = 0.f;
     if (c.Forced(b, pos, &best)) {
@@ -33,8 +31,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t step) {
         if (c.forced->scored) S.beam_scores[slot] += logprob;
       }
     } else if (c.opt.sampling.enabled) {
-      // transformers' _sample: the warpers on the processed row, a draw from its softmax (search/sampling.h).
-      WarpRow(c.opt.sampling, row, V, S.sample_order);
+      // transformers' _sample: a draw from the softmax of the processed, warped row (search/sampling.h).
       const size_t col = DrawColumn(row, V, CounterUniform(c.opt.sampling.seed, c.SampleKey(b), pos));
       best = c.vocab.Token(col);
       const float lse = LogSumExp(row, V);
@@ -62,7 +59,7 @@ void GreedySearch::Step(SearchContext& c, size_t n, size_t step) {
     S.track.logprob[at] = logprob;
     S.track.source[at] = S.row_source[i];
     S.track.constraint[at] = sc.n ? AdvanceConstraint(sc, state, best) : 0;
-    const bool last = pos + 1 >= ctx.max_len, eos = c.IsEnd(best);
+    const bool last = pos + 1 >= max_len, eos = c.IsEnd(best);
     if (c.stream) c.stream->Token(b, best, logprob, S.track.token + slot * T, eos ? pos : pos + 1, eos || last);
     if (eos || last) {
       c.hyps.Add(b, S.track, slot, static_cast<uint32_t>(pos + 1), eos, S.beam_scores[slot]);

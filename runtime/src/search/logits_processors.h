@@ -1,16 +1,16 @@
-// Logits processors: the rules that rewrite a row of next-token scores before a token is chosen, applied
-// in one place for greedy and beam search, in the order transformers' LogitsProcessorList applies them
-// (generation/utils.py, _get_logits_processor, transformers 4.x/5.x): RepetitionPenalty,
-// NoRepeatNGram, NoBadWords (the token mask), MinLength, ForcedEOS, then LogitNormalization when
-// renormalize_logits. Greedy search applies them to the raw logits and beam search to the
-// log-probabilities, as transformers' generate() does (_sample / _beam_search).
+// Logits processors: the rules that rewrite a row of next-token scores before a token is chosen, in the
+// order transformers' LogitsProcessorList applies them (generation/utils.py, _get_logits_processor,
+// transformers 4.x/5.x): RepetitionPenalty, NoRepeatNGram, NoBadWords (the token mask), MinLength,
+// ForcedEOS, then LogitNormalization when renormalize_logits. Greedy search applies them to the raw logits
+// and beam search to the log-probabilities, as transformers' generate() does (_sample / _beam_search).
 //
-// The token mask (tokens never generated: pad and single-token bad_words_ids, transformers'
-// NoBadWordsLogitsProcessor with Marian's bad_words_ids = [[pad]]) is read directly by the fused scoring
-// passes; it commutes with the processors before it, which only scale scores or set -inf. The other rules
-// are LogitsRule objects, fixed when a Translator is created (from the file). A call's own processors (the
-// public tern::LogitsProcessor, tern/logits_processor.h) run after these (SearchContext::
-// ApplyCallProcessors). No rule allocates while running.
+// LogitsRule is the one interface of every stage of a search's logits pipeline (search/logits_pipeline.h):
+// these file rules, the token mask (tokens never generated: pad and single-token bad_words_ids,
+// transformers' NoBadWordsLogitsProcessor with Marian's bad_words_ids = [[pad]]; fused with log_softmax in
+// beam search, which it commutes with), a call's own processors (the public tern::LogitsProcessor, through
+// one adapter stage), glossary constraints and sampling's warpers. The file's rules are fixed when a
+// Translator is created (from the file); a call may set its own for its duration (ScopedRules). No rule
+// allocates while running.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +23,8 @@
 
 namespace tern {
 
+struct SearchContext;
+
 /// What a processor may look at for one row (one hypothesis) at one step.
 struct RowContext {
   size_t pos = 0;                    // index of the token being chosen (0 = first generated token)
@@ -31,6 +33,11 @@ struct RowContext {
   const uint32_t* history = nullptr; // tokens generated so far by this hypothesis, [pos]
   size_t sentence = 0;               // the sentence (input index) the row belongs to
   const VocabMap* vocab = nullptr;   // the row's columns: row[k] scores token vocab->Token(k)
+  // Where the row sits in the search (the pipeline's own stages read these; the file's rules do not):
+  size_t row = 0;                    // its index among the step's active rows (logits row, row_source)
+  size_t slot = 0;                   // its beam slot (KV cache, track row)
+  size_t b = 0;                      // its sentence in length order
+  const SearchContext* search = nullptr;  // the running search (nullptr outside one: tests of single rules)
   /// Token k of transformers' input_ids for this row: the start token, then the history (k <= pos).
   uint32_t input_id(size_t k) const { return k == 0 ? start_token : history[k - 1]; }
 };
@@ -42,6 +49,8 @@ class LogitsRule {
   /// Rewrites row[0..ctx.vocab->size) of one hypothesis in place (row[k] scores token ctx.vocab->Token(k);
   /// a token the map lacks has no column and needs no rule).
   virtual void Process(const RowContext& ctx, float* row) const = 0;
+  /// The rule's name: transformers' processor it follows where there is one (tests and the docs list them).
+  virtual const char* name() const = 0;
 };
 
 /// transformers' RepetitionPenaltyLogitsProcessor: every token of input_ids (start token included) has
@@ -50,6 +59,7 @@ class RepetitionPenalty : public LogitsRule {
  public:
   explicit RepetitionPenalty(float penalty) : penalty_(penalty) {}
   void Process(const RowContext& ctx, float* row) const override;
+  const char* name() const override { return "RepetitionPenalty"; }
 
  private:
   float penalty_;
@@ -61,6 +71,7 @@ class NoRepeatNGram : public LogitsRule {
  public:
   explicit NoRepeatNGram(uint32_t n) : n_(n) {}
   void Process(const RowContext& ctx, float* row) const override;
+  const char* name() const override { return "NoRepeatNGram"; }
 
  private:
   uint32_t n_;
@@ -73,6 +84,7 @@ class MinLength : public LogitsRule {
   MinLength(uint32_t min_length, uint32_t eos, Span<const uint32_t> more_ends = {})
       : min_length_(min_length), eos_(eos), more_ends_(more_ends) {}
   void Process(const RowContext& ctx, float* row) const override;
+  const char* name() const override { return "MinLength"; }
 
  private:
   uint32_t min_length_, eos_;
@@ -86,6 +98,7 @@ class ForcedEos : public LogitsRule {
  public:
   explicit ForcedEos(uint32_t eos) : eos_(eos) {}
   void Process(const RowContext& ctx, float* row) const override;
+  const char* name() const override { return "ForcedEOSToken"; }
 
  private:
   uint32_t eos_;
@@ -99,6 +112,7 @@ class NoBadSequences : public LogitsRule {
  public:
   NoBadSequences(Span<const Span<const uint32_t>> sequences, uint32_t unk) : sequences_(sequences), unk_(unk) {}
   void Process(const RowContext& ctx, float* row) const override;
+  const char* name() const override { return "NoBadWords (the call's sequences)"; }
 
  private:
   Span<const Span<const uint32_t>> sequences_;
@@ -137,10 +151,8 @@ class LogitsProcessors {
   const uint8_t* mask() const { return mask_.data(); }
   /// transformers' renormalize_logits: log_softmax again after the processors.
   bool renormalize() const { return renormalize_; }
-  /// Runs the processors, in order.
-  void Apply(const RowContext& ctx, float* row) const {
-    for (size_t i = 0; i < count_; ++i) list_[i]->Process(ctx, row);
-  }
+  /// The rules in transformers' order (search/logits_pipeline.h puts them into a search's one pipeline).
+  Span<const LogitsRule* const> rules() const { return Span<const LogitsRule* const>(list_, count_); }
   bool empty() const { return count_ == 0; }
 
  private:

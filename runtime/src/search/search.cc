@@ -5,12 +5,8 @@
 
 #include "search/coverage.h"
 #include "search/track_copy.h"
-#include "tern/logits_processor.h"
 
 namespace tern {
-namespace {
-
-}  // namespace
 
 void FinishSentence(SearchContext& c, size_t b) {
   const size_t T = c.dims.tgt;
@@ -67,22 +63,6 @@ void Finish(SearchContext& c, size_t ns) {
 }
 
 }  // namespace
-
-void SearchContext::ApplyCallProcessors(size_t slot, size_t b, size_t pos, float* row) const {
-  if (call_processors.empty()) return;
-  const size_t input = in.order[b];
-  LogitsRow r;
-  r.input = origins ? origins[input].index : input;
-  r.part = origins ? origins[input].part : 0;
-  r.hypothesis = slot - b * opt.beam;
-  r.step = pos;
-  r.prefix = Span<const uint32_t>(s.track.token + slot * dims.tgt, pos);
-  r.scores = Span<float>(row, vocab.size);
-  if (!vocab.identity()) r.columns = Span<const uint32_t>(vocab.tokens, vocab.size);
-  r.vocab_ = vocab.vocab;
-  r.column_of_ = vocab.index;
-  for (LogitsProcessor* p : call_processors) p->Process(r);
-}
 
 size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy& strategy, uint32_t* positions) {
   SearchBuffers& S = c.s;

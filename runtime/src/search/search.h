@@ -21,6 +21,7 @@
 #include "search/constraints.h"
 #include "search/forced_tokens.h"
 #include "search/hypotheses.h"
+#include "search/logits_pipeline.h"
 #include "search/logits_processors.h"
 #include "search/token_stream.h"
 #include "search/track.h"
@@ -179,8 +180,8 @@ struct SearchContext {
   /// The constraint state of beam slot `slot` before position `pos`.
   uint32_t ConstraintState(size_t slot, size_t pos) const { return pos ? s.track.constraint[slot * dims.tgt + pos - 1] : 0; }
 
-  /// What the file's logits processors see for the row of beam slot `slot` (sentence b) at `pos`.
-  RowContext Row(size_t slot, size_t b, size_t pos) const {
+  /// What the logits pipeline's stages see for active row `row` (beam slot `slot`, sentence b) at `pos`.
+  RowContext Row(size_t slot, size_t b, size_t pos, size_t row = 0) const {
     RowContext r;
     r.pos = pos;
     r.max_len = in.max_len[b];
@@ -188,10 +189,12 @@ struct SearchContext {
     r.history = s.track.token + slot * dims.tgt;
     r.sentence = in.order[b];
     r.vocab = &vocab;
+    r.row = row;
+    r.slot = slot;
+    r.b = b;
+    r.search = this;
     return r;
   }
-  /// Runs the call's own processors on `row` (slot `slot` of sentence b at `pos`), after the file's.
-  void ApplyCallProcessors(size_t slot, size_t b, size_t pos, float* row) const;
 };
 
 /// Writes sentence b's (length order) n-best hypotheses, every track channel, to the result buffers at its
