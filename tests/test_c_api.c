@@ -56,6 +56,19 @@ static int on_token(const tern_token_event* e, void* user_data) {
 
 static int abort_now(void* user_data) { return ++*(int*)user_data > 2; }
 
+/* A call in chunks: last events per input of the whole call (7), and events naming an input beyond it. */
+typedef struct {
+  int lasts[7];
+  int beyond;
+} Chunked;
+
+static int count_chunked(const tern_token_event* e, void* user_data) {
+  Chunked* c = (Chunked*)user_data;
+  if (e->index >= 7) ++c->beyond;
+  else c->lasts[e->index] += e->last != 0;
+  return 1;
+}
+
 /* A token callback that calls back into its own translator: it gets TERN_BUSY (nothing deadlocks). */
 typedef struct Reentry {
   tern_translator* tr;
@@ -136,8 +149,43 @@ int main(int argc, char** argv) {
   CHECK(tern_result_hypotheses(res, 2) == 1);
 
   const char* four[] = {"a", "b", "c", "d"};
-  CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(strcmp(err.message, "4 sentences exceed max_batch 3") == 0);
+  /* More sentences than max_batch (3) run in chunks (tern/call_chunks.h): the translations of one call each,
+   * token events naming inputs of the whole call, each chunk its own target prefixes; a cancellation leaves
+   * the sentences of the chunks after it cancelled. (Before the chunker: "7 sentences exceed max_batch 3".) */
+  {
+    const char* seven[] = {"a", "b", "c", "The dog runs.", "e", "A man in a blue shirt.", "A dog."};
+    const char* prefix[] = {NULL, NULL, NULL, NULL, NULL, "Ein Mann", NULL};
+    char alone[7][512];
+    for (size_t i = 0; i < 7; ++i) {
+      CHECK(tern_translate(tr, seven + i, 1, &p, res, &err) == TERN_OK);
+      snprintf(alone[i], sizeof alone[i], "%s", tern_result_text(res, 0, 0, &len));
+    }
+    Chunked seen;
+    memset(&seen, 0, sizeof seen);
+    tern_translate_params q = tern_translate_default_params();
+    q.token_callback = count_chunked;
+    q.token_user_data = &seen;
+    CHECK(tern_translate(tr, seven, 7, &q, res, &err) == TERN_OK);
+    CHECK(tern_result_count(res) == 7);
+    for (size_t i = 0; i < 7; ++i) {
+      CHECK(strcmp(tern_result_text(res, i, 0, &len), alone[i]) == 0);
+      CHECK(seen.lasts[i] == 1); /* one last event per input, indexed in the whole call */
+    }
+    CHECK(seen.beyond == 0);
+    q.token_callback = NULL;
+    q.target_prefix = prefix;
+    CHECK(tern_translate(tr, seven, 7, &q, res, &err) == TERN_OK);
+    CHECK(strncmp(tern_result_text(res, 5, 0, &len), "Ein Mann", 8) == 0);
+    CHECK(strcmp(tern_result_text(res, 6, 0, &len), alone[6]) == 0);
+    q.target_prefix = NULL;
+    int calls = 0;
+    q.abort_callback = abort_now;
+    q.abort_user_data = &calls;
+    CHECK(tern_translate(tr, seven, 7, &q, res, &err) == TERN_CANCELLED);
+    CHECK(tern_result_count(res) == 7);
+    CHECK(tern_result_code(res, 6) == TERN_CANCELLED);
+    CHECK(strcmp(tern_result_error(res, 6), "cancelled by the caller") == 0);
+  }
 
   /* struct_size: a params struct from before struct_size existed (0, or smaller than this release's) is
    * refused, naming the call and the size; a bigger one (a newer caller) is read up to what tern knows. */
@@ -626,7 +674,12 @@ int main(int argc, char** argv) {
   }
   /* A NULL result set is refused; a failed call leaves the set empty. */
   CHECK(tern_translate(tr, two, 2, &p, NULL, &err) == TERN_INVALID_ARGUMENT);
-  CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+  CHECK(tern_translate(tr, four, 4, &p, res, &err) == TERN_OK && tern_result_count(res) == 4);
+  {
+    tern_translate_params bad = p;
+    bad.struct_size = 0;
+    CHECK(tern_translate(tr, four, 4, &bad, res, &err) == TERN_INVALID_ARGUMENT && tern_result_count(res) == 0);
+  }
   tern_results_free(res);
   tern_results_free(NULL);
   tern_translator_free(tr);

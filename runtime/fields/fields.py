@@ -20,6 +20,9 @@ Kinds (what the generator knows how to carry through every binding):
 Sharing (engine): "equal" (requests that differ in it do not share a call), "alone" (a request where it is
 not its default runs alone), "same" (shared only when both point at the same object), "input" (per input:
 any requests share).
+Per input (per_input): "slice" data has one entry per input (or none), "by_text" entries name an input by its index;
+a call of more inputs than a Translator's max_batch runs in chunks (tern/call_chunks.h: the engine, C, JNI and Python),
+each chunk's part sliced or renumbered by the generated SliceInputFields.
 Ranges (one rule per field, CheckOptionRanges; every binding and the CLI go through it): see CHECKS.
 """
 
@@ -43,6 +46,8 @@ class O:
     texts_only: bool = False       # Translate (texts) only, not the ids calls
     score: bool = False            # Score / ScoreIds take it too
     share: str = "equal"
+    per_input: str = ""            # per-input data: "slice" (one entry per input) or "by_text" (entries naming an
+                                   # input by index): how a call in chunks gives each chunk its part (CallChunks)
     check: Optional[str] = None
     c_comment: str = ""            # the C struct's comment (None: derived)
     java_comment: str = ""
@@ -184,11 +189,11 @@ OPTIONS = [
       "for `</s>` within max_length fails its input alone. Turns split_sentences off; not with markup, "
       "keep_placeholders or keep_spans (kInvalidArgument). A prefix's last word is forced as the pieces it splits "
       "into alone (\"Ma\" stays \"▁Ma\", it does not become \"▁Mann\").", c="target_prefix",
-      cpp_type="Span<const std::string_view>", cli="--target-prefix", share="alone", texts_only=True,
+      cpp_type="Span<const std::string_view>", cli="--target-prefix", share="alone", per_input="slice", texts_only=True,
       py_type="Optional[Sequence[Optional[_Text]]]", py_default="None", cli_note="--target-prefix TEXT (every line's)"),
     O("target_prefix_ids", "special", None, "The same as target ids (one span per input; an empty span: no prefix). "
       "An id outside the target vocabulary, or `</s>`, fails its input alone. Not together with target_prefix.",
-      c="", cpp_type="Span<const Span<const uint32_t>>", cli="", share="alone",
+      c="", cpp_type="Span<const Span<const uint32_t>>", cli="", share="alone", per_input="slice",
       py_type="Optional[Sequence[Optional[_Ids]]]", py_default="None", cli_note="--ids with --target-prefix"),
     O("sampling.enabled", "bool", False, "Sample (transformers' do_sample) in place of greedy search's argmax: the "
       "row the logits rules produced is warped in transformers' order (temperature, top-k, top-p) and a token is "
@@ -263,7 +268,7 @@ OPTIONS = [
       "decoder's layers: kInvalidArgument.", c_type="int", cli="--alignment-layer",
       cli_help="the decoder layer whose cross-attention gives the alignment (0-based; default: the model's)", score=True),
     O("keep_spans", "special", None, "The caller's own do-not-translate spans (see keep_placeholders).", c="",
-      cpp_type="Span<const KeepSpan>", cli="", share="alone", texts_only=True,
+      cpp_type="Span<const KeepSpan>", cli="", share="alone", per_input="by_text", texts_only=True,
       py_type="Sequence[Tuple[int, int, int]]", py_default="()", cli_note="the CLI keeps placeholders it finds"),
     O("placeholder_syntaxes", "syntaxes", "placeholder_syntax::kDefault", "The syntaxes keep_placeholders finds "
       "(placeholder_syntax bits; PlaceholderSyntaxesFromNames reads a list of names: printf, python-named, "
@@ -296,7 +301,7 @@ OPTIONS = [
       "call), which its draws depend on instead of its index. A caller that batches inputs of several requests into "
       "one call gives each its index in its own request, so that a seeded request samples the same alone or batched "
       "(tern::Engine and the bindings' chunking do).", c="", cpp_type="Span<const uint64_t>", cli="",
-      share="input", cli_note="each line is keyed by its line number", py_type="Optional[Sequence[int]]",
+      share="input", per_input="slice", cli_note="each line is keyed by its line number", py_type="Optional[Sequence[int]]",
       py_default="None"),
 ]
 

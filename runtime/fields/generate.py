@@ -337,6 +337,44 @@ def gen_sharing():
     return "\n".join(out)
 
 
+def gen_chunks():
+    """(chunk_fields.inc: each chunk's part of the per-input fields, for tern/call_chunks.h)."""
+    out = ["// " + BANNER,
+           "// Included by api/call_chunks.cc: the per-input fields of inputs [b, e) of a call (per_input in the table).", "",
+           "// \"slice\" fields (one entry per input, or none) are cut to [b, e); \"by_text\" ones keep the entries that",
+           "// name an input in [b, e), renumbered from 0, in *by_text (which `out` then views).",
+           "void SliceInputFields(const TranslateOptions& whole, size_t b, size_t e, std::vector<KeepSpan>* by_text,",
+           "                      TranslateOptions* out) {"]
+    n_by_text = 0
+    for o in OPTIONS:
+        if o.per_input == "slice":
+            out.append("  if (!whole.%s.empty()) out->%s = decltype(whole.%s)(whole.%s.data() + b, e - b);" % ((o.member,) * 4))
+        elif o.per_input == "by_text":
+            n_by_text += 1
+            out += ["  by_text->clear();",
+                    "  for (const KeepSpan& k : whole.%s)" % o.member,
+                    "    if (k.text >= b && k.text < e) by_text->push_back({k.text - b, k.span});",
+                    "  out->%s = Span<const KeepSpan>(by_text->data(), by_text->size());" % o.member]
+        elif o.per_input:
+            raise SystemExit("%s: per_input %r (slice or by_text)" % (o.name, o.per_input))
+    if n_by_text > 1:
+        raise SystemExit("one by_text field only (SliceInputFields has one list for it)")
+    out += ["}", "", "// A \"slice\" field with entries must have one per input, a \"by_text\" entry must name an input:",
+            "// kInvalidArgument naming the field otherwise.",
+            "Status CheckInputCounts(const TranslateOptions& whole, size_t n) {"]
+    for o in OPTIONS:
+        if o.per_input == "slice":
+            out += ["  if (!whole.%s.empty() && whole.%s.size() != n)" % (o.member, o.member),
+                    "    return Status(StatusCode::kInvalidArgument, \"%s: \" + std::to_string(whole.%s.size()) + \" entries for \" +" % (o.name, o.member),
+                    "                                                    std::to_string(n) + \" inputs (one per input, or none)\");"]
+        elif o.per_input == "by_text":
+            out += ["  for (const KeepSpan& k : whole.%s)" % o.member,
+                    "    if (k.text >= n)",
+                    "      return Status(StatusCode::kInvalidArgument, \"%s: text \" + std::to_string(k.text) + \" of \" + std::to_string(n));" % o.name]
+    out += ["  return Status::Ok();", "}", ""]
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------- Python: keywords and stubs
 PY_SPECIAL = {"on_token": "callback", "abort": "cancel", "logits_processors": "logits_processors", "glossary": "glossary",
               "target_prefix": "target_prefix", "target_prefix_ids": "target_prefix_ids",
@@ -823,6 +861,7 @@ def outputs():
         "runtime/src/api/c_options_fields.inc": gen_c_conversion(),
         "runtime/src/session/option_checks.inc": gen_checks(),
         "runtime/src/serving/sharing_fields.inc": gen_sharing(),
+        "runtime/src/api/chunk_fields.inc": gen_chunks(),
         "targets/python/src/option_keywords.inc": gen_py_keywords(),
         "targets/python/tern/_tern.pyi": pyi_text(),
         "targets/android/jni/options_fields.inc": gen_jni(),

@@ -144,9 +144,11 @@ TERN_API void tern_results_free(tern_results* results);
 
 /** Translates n UTF-8 sentences (NUL-terminated; a NULL entry is an empty text) into `results` (required;
  * emptied first, so on any failure it holds no sentence). A failing sentence gets its own error (see
- * tern_result_error); the call fails only when it is wrong as a whole (n > max_batch, bad options),
- * or TERN_CANCELLED (results are still readable), or TERN_BUSY (another thread's call is running on this
- * translator: nothing was read or written but `results`, which is left empty). */
+ * tern_result_error); the call fails only when it is wrong as a whole (bad options), or TERN_CANCELLED (results
+ * are still readable; sentences the cancellation left untranslated say "cancelled by the caller"), or TERN_BUSY
+ * (another thread's call is running on this translator: nothing was read or written but `results`, which is left
+ * empty). More sentences than max_batch run in chunks of max_batch (tern/call_chunks.h): callbacks name the
+ * sentences of the whole call; each sentence's sampling key is its index in the call. */
 TERN_API tern_status_code tern_translate(tern_translator* translator, const char* const* sentences, size_t n,
                                          const tern_translate_params* params, tern_results* results, tern_error* err);
 

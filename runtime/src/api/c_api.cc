@@ -13,6 +13,7 @@
 
 #include "api/c_api_internal.h"
 #include "base/busy_guard.h"
+#include "tern/call_chunks.h"
 #include "tern/version.h"
 
 using tern::c_api::Fail;
@@ -40,16 +41,26 @@ tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_
     tern::c_api::TranslatorCall call(t);
     if (!call.acquired()) return Busy(err);
     owner = true;
-    const size_t batch = t->translator->max_batch();
-    if (n > batch)
-      return Fail(err, tern::Status(tern::StatusCode::kInvalidArgument,
-                                    std::to_string(n) + " sentences exceed max_batch " + std::to_string(batch)));
-    const tern::c_api::CallOptions options(params, n);
+    tern::c_api::CallOptions options(params, n);
     if (!options.status().ok()) return Fail(err, options.status());
-    tern::Span<const tern::TranslationResult> out;
-    tern::Status s = run(options.options(), &out);
-    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) return Fail(err, s);
-    tern::c_api::CopyResults(out, results);
+    // More inputs than max_batch run in chunks (tern/call_chunks.h), the callbacks' indices the whole call's.
+    tern::CallChunks chunks(options.options(), n, t->translator->max_batch());
+    if (!chunks.status().ok()) return Fail(err, chunks.status());
+    tern::Status s;
+    size_t done = 0;
+    for (size_t k = 0; k < chunks.count() && s.ok(); ++k) {
+      const size_t b = chunks.begin(k), e = chunks.end(k);
+      options.set_input_offset(b);
+      tern::Span<const tern::TranslationResult> out;
+      s = run(b, e, chunks.Options(b, e), &out);
+      if (!s.ok() && s.code() != tern::StatusCode::kCancelled) {
+        results->count = 0;
+        return Fail(err, s);
+      }
+      tern::c_api::CopyResults(out, results, b);
+      done = b + out.size();
+    }
+    tern::c_api::CancelledResults(done, n, results);  // inputs of chunks a cancellation left out
     return s.ok() ? TERN_OK : Fail(err, s);
   });
   if (t) tern::c_api::FinishCall(t, owner);
@@ -149,35 +160,35 @@ size_t tern_translator_arena_bytes(const tern_translator* t) { return t ? t->tra
 
 tern_status_code tern_translate(tern_translator* t, const char* const* sentences, size_t n,
                                 const tern_translate_params* params, tern_results* results, tern_error* err) {
-  return Call(t, n, results, err, sentences || !n, "tern_translate", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
-    if (t->texts.size() < n) t->texts.resize(n);
-    for (size_t i = 0; i < n; ++i) t->texts[i] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
-    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), n), o, out);
+  return Call(t, n, results, err, sentences || !n, "tern_translate", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->texts.size() < e - b) t->texts.resize(e - b);
+    for (size_t i = b; i < e; ++i) t->texts[i - b] = sentences[i] ? std::string_view(sentences[i]) : std::string_view();
+    return t->translator->Translate(tern::Span<const std::string_view>(t->texts.data(), e - b), o, out);
   }, params);
 }
 
 tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
                                     const tern_translate_params* params, tern_results* results, tern_error* err) {
-  return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
-    if (t->id_spans.size() < n) t->id_spans.resize(n);
-    for (size_t i = 0; i < n; ++i) t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
-    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
+  return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+    if (t->id_spans.size() < e - b) t->id_spans.resize(e - b);
+    for (size_t i = b; i < e; ++i) t->id_spans[i - b] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
+    return t->translator->TranslateIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), e - b),
                                        o, out);
   }, params);
 }
 
 tern_status_code tern_score(tern_translator* t, const char* const* sources, const char* const* targets, size_t n,
                             const tern_translate_params* params, tern_results* results, tern_error* err) {
-  return Call(t, n, results, err, (sources && targets) || !n, "tern_score", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+  return Call(t, n, results, err, (sources && targets) || !n, "tern_score", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     TERN_RETURN_IF_ERROR(NoPrefixes(params));
-    t->texts.resize(std::max(t->texts.size(), n));
-    t->prefix_texts.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      t->texts[i] = sources[i] ? std::string_view(sources[i]) : std::string_view();
-      t->prefix_texts[i] = targets[i] ? std::string_view(targets[i]) : std::string_view();
+    t->texts.resize(std::max(t->texts.size(), e - b));
+    t->prefix_texts.resize(e - b);
+    for (size_t i = b; i < e; ++i) {
+      t->texts[i - b] = sources[i] ? std::string_view(sources[i]) : std::string_view();
+      t->prefix_texts[i - b] = targets[i] ? std::string_view(targets[i]) : std::string_view();
     }
-    return t->translator->Score(tern::Span<const std::string_view>(t->texts.data(), n),
-                                tern::Span<const std::string_view>(t->prefix_texts.data(), n), o, out);
+    return t->translator->Score(tern::Span<const std::string_view>(t->texts.data(), e - b),
+                                tern::Span<const std::string_view>(t->prefix_texts.data(), e - b), o, out);
   }, params);
 }
 
@@ -185,16 +196,16 @@ tern_status_code tern_score_ids(tern_translator* t, const uint32_t* const* sourc
                                 const uint32_t* const* targets, const size_t* target_lengths, size_t n,
                                 const tern_translate_params* params, tern_results* results, tern_error* err) {
   const bool ok = (sources && source_lengths && targets && target_lengths) || !n;
-  return Call(t, n, results, err, ok, "tern_score_ids", [&](const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+  return Call(t, n, results, err, ok, "tern_score_ids", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     TERN_RETURN_IF_ERROR(NoPrefixes(params));
-    t->id_spans.resize(std::max(t->id_spans.size(), n));
-    t->prefix_spans.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      t->id_spans[i] = tern::Span<const uint32_t>(sources[i], sources[i] ? source_lengths[i] : 0);
-      t->prefix_spans[i] = tern::Span<const uint32_t>(targets[i], targets[i] ? target_lengths[i] : 0);
+    t->id_spans.resize(std::max(t->id_spans.size(), e - b));
+    t->prefix_spans.resize(e - b);
+    for (size_t i = b; i < e; ++i) {
+      t->id_spans[i - b] = tern::Span<const uint32_t>(sources[i], sources[i] ? source_lengths[i] : 0);
+      t->prefix_spans[i - b] = tern::Span<const uint32_t>(targets[i], targets[i] ? target_lengths[i] : 0);
     }
-    return t->translator->ScoreIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), n),
-                                   tern::Span<const tern::Span<const uint32_t>>(t->prefix_spans.data(), n),
+    return t->translator->ScoreIds(tern::Span<const tern::Span<const uint32_t>>(t->id_spans.data(), e - b),
+                                   tern::Span<const tern::Span<const uint32_t>>(t->prefix_spans.data(), e - b),
                                    o, out);
   }, params);
 }

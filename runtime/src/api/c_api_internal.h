@@ -115,6 +115,9 @@ class CallOptions {
   /// are views kept here for n_inputs.
   CallOptions(const tern_translate_params* params, size_t n_inputs);
   const TranslateOptions& options() const { return options_; }
+  /// A call in chunks (tern/call_chunks.h): the first input of the running chunk, added to the input index
+  /// the token and logits callbacks report, so that they name inputs of the whole call.
+  void set_input_offset(size_t offset) { offset_ = offset; logits_.offset = offset; }
   /// A value of `params` no TranslateOptions field can hold (an int setting below -1): kInvalidArgument
   /// naming it, before the call runs; Ok otherwise.
   const Status& status() const { return status_; }
@@ -124,12 +127,14 @@ class CallOptions {
    public:
     tern_logits_callback fn = nullptr;
     void* user_data = nullptr;
+    size_t offset = 0;  // set_input_offset
     void Process(LogitsRow& row) override;
   };
   TranslateOptions options_;
   Status status_ = Status::Ok();
   tern_token_callback token_ = nullptr;
   void* token_data_ = nullptr;
+  size_t offset_ = 0;  // set_input_offset
   tern_abort_callback abort_ = nullptr;
   void* abort_data_ = nullptr;
   LogitsAdapter logits_;
@@ -144,8 +149,13 @@ class CallOptions {
   static bool Abort(void* self);
 };
 
-/// Copies a call's results (views into the Translator's arena) into the caller's set (c_results.cc).
-void CopyResults(Span<const TranslationResult> in, tern_results* out);
+/// Copies a call's results (views into the Translator's arena) into the caller's set at sentences [at, at +
+/// in.size()) (a chunk of a bigger call; c_results.cc); the set's count becomes at + in.size().
+void CopyResults(Span<const TranslationResult> in, tern_results* out, size_t at = 0);
+
+/// Sentences [done, n) of the set as cancelled ("cancelled by the caller": chunks a cancellation left out);
+/// the set's count becomes n (nothing changes when done >= n).
+void CancelledResults(size_t done, size_t n, tern_results* out);
 
 /// One call holding a tern_translator: its busy flag taken (acquired() says whether), the calling thread
 /// recorded (tern_translator_free from that call's callbacks then only asks, and the call frees it when it

@@ -88,7 +88,7 @@ void CallOptions::Refuse(const char* field, int value, const char* allowed) {
 bool CallOptions::Token(const TokenEvent& e, void* self) {
   const auto* c = static_cast<const CallOptions*>(self);
   tern_token_event ce;
-  ce.index = e.index;
+  ce.index = e.index + c->offset_;
   ce.part = e.part;
   ce.parts = e.parts;
   ce.token = e.token;
@@ -106,7 +106,7 @@ bool CallOptions::Abort(void* self) {
 
 void CallOptions::LogitsAdapter::Process(LogitsRow& row) {
   tern_logits_row r;
-  r.input = row.input;
+  r.input = row.input + offset;
   r.part = row.part;
   r.hypothesis = row.hypothesis;
   r.step = row.step;

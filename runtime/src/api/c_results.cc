@@ -12,11 +12,11 @@ static_assert(tern::ConfidenceThresholds{}.token == TERN_LOW_CONFIDENCE_TOKEN &&
 
 namespace tern::c_api {
 
-void CopyResults(Span<const TranslationResult> in, tern_results* out) {
-  if (out->sentences.size() < in.size()) out->sentences.resize(in.size());
+void CopyResults(Span<const TranslationResult> in, tern_results* out, size_t at) {
+  if (out->sentences.size() < at + in.size()) out->sentences.resize(at + in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     const TranslationResult& r = in[i];
-    tern_results::Sentence& s = out->sentences[i];
+    tern_results::Sentence& s = out->sentences[at + i];
     s.code = static_cast<tern_status_code>(r.error);
     s.error.assign(r.ok() ? std::string_view() : r.error_message);
     s.count = r.ok() ? r.hypotheses.size() : 0;
@@ -34,7 +34,21 @@ void CopyResults(Span<const TranslationResult> in, tern_results* out) {
       c.attention.assign(h.attention.begin(), h.attention.end());
     }
   }
-  out->count = in.size();
+  out->count = at + in.size();
+}
+
+void CancelledResults(size_t done, size_t n, tern_results* out) {
+  if (done >= n) return;
+  if (out->sentences.size() < n) out->sentences.resize(n);
+  for (size_t i = done; i < n; ++i) {
+    tern_results::Sentence& s = out->sentences[i];
+    s.code = TERN_CANCELLED;
+    s.error.assign("cancelled by the caller");
+    s.count = 0;
+    s.source_ids.clear();
+    s.source_spans.clear();
+  }
+  out->count = n;
 }
 
 }  // namespace tern::c_api

@@ -12,6 +12,7 @@
 #include "serving/continuous_run.h"
 #include "serving/request_queue.h"
 #include "serving/sharing.h"
+#include "tern/call_chunks.h"
 #include "serving/ticket_state.h"
 
 namespace tern {
@@ -151,25 +152,18 @@ struct Engine::Impl {
     TokenContext tc{o.on_token, o.on_token_user_data};
     if (o.on_token) o.on_token = OnToken, o.on_token_user_data = &tc;
     RequestOutcome out{Status::Ok(), {}, 0, 0, r, 0};
-    // With alternatives each input is `alternatives` sentences of the second pass (session/alternatives_call.h).
-    const size_t n = t->inputs(), batch = std::max<size_t>(1, tr.max_batch() / std::max<uint32_t>(1, o.alternatives));
-    std::vector<KeepSpan> spans;
-    const std::vector<uint64_t>& keys = t->sampling_keys;  // each input's, whichever chunk it runs in
+    // The one chunker (tern/call_chunks.h): each chunk's target prefixes, keep_spans and sampling keys (each
+    // input's own, whichever chunk it runs in).
+    const size_t n = t->inputs();
+    o.sampling_keys = Span<const uint64_t>(t->sampling_keys.data(), t->sampling_keys.size());
+    CallChunks chunks(o, n, tr.max_batch());
+    out.status = chunks.status();
     const InputViews inputs(call);
-    for (size_t begin = 0; begin < n && out.status.ok(); begin += batch) {
-      const size_t end = std::min(n, begin + batch);
-      spans.clear();
-      for (const KeepSpan& k : t->keep_spans)  // keep_spans name the request's texts: this chunk's, renumbered
-        if (k.text >= begin && k.text < end) spans.push_back({k.text - begin, k.span});
-      o.keep_spans = Span<const KeepSpan>(spans.data(), spans.size());
-      const TranslateOptions& r = t->request.options;  // target prefixes: this chunk's (one per input, or none)
-      if (!r.target_prefix.empty()) o.target_prefix = Span<const std::string_view>(r.target_prefix.data() + begin, end - begin);
-      if (!r.target_prefix_ids.empty())
-        o.target_prefix_ids = Span<const Span<const uint32_t>>(r.target_prefix_ids.data() + begin, end - begin);
-      o.sampling_keys = Span<const uint64_t>(keys.data() + begin, end - begin);
+    for (size_t k = 0; k < chunks.count() && out.status.ok(); ++k) {
+      const size_t begin = chunks.begin(k), end = chunks.end(k);
       tc.offset = begin;
       Span<const TranslationResult> results;
-      out.status = inputs.Run(tr, begin, end, o, &results);
+      out.status = inputs.Run(tr, begin, end, chunks.Options(begin, end), &results);
       if (results.size() == end - begin) CopyResults(results, &out.results);
     }
     if (out.status.code() == StatusCode::kCancelled) {

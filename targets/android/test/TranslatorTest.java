@@ -390,7 +390,7 @@ public class TranslatorTest {
         alt.beamSize = 1;
         alt.alternatives = 3;
         alt.targetPrefix = new String[] {"Ein", "Zwei", "Ein"};
-        Translator.Result[] a = t.translate(in, alt);  // 3 sentences x 3 > maxBatch 6: two native calls
+        Translator.Result[] a = t.translate(in, alt);  // 3 sentences x 3 > maxBatch 6: two chunks (tern_translate)
         for (int i = 0; i < 3; ++i) {
           check(a[i].ok() && a[i].hypotheses.length == 3, "alternatives: 3 hypotheses for sentence " + i);
           for (int k = 0; a[i].ok() && k < 3; ++k) {

@@ -166,26 +166,23 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
   for (const auto& seq : suppress) suppress_views.emplace_back(seq.data(), seq.size());
   o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_views.data(), suppress_views.size());
   o.end_tokens = Span<const uint32_t>(end_tokens.data(), end_tokens.size());
-  if (sampling_keys.empty()) {  // each input keyed by its index in this call, whichever chunk it runs in
-    sampling_keys.resize(n);
-    for (size_t i = 0; i < n; ++i) sampling_keys[i] = i;
-  }
+  // The whole call's per-input views; the one chunker (tern/call_chunks.h) cuts each chunk's part (with each
+  // input's index in this call as its sampling key when the caller gave none).
+  o.keep_spans = Span<const KeepSpan>(keep_spans.data(), keep_spans.size());
+  o.target_prefix = Span<const std::string_view>(prefix_text_views.data(), prefix_text_views.size());
+  o.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_id_views.data(), prefix_id_views.size());
+  o.sampling_keys = Span<const uint64_t>(sampling_keys.data(), sampling_keys.size());
+  chunks.emplace(o, n, /*max_batch: RunChunks sizes the chunks*/ 1);
+  if (!chunks->status().ok()) Raise(chunks->status());
   st->per_input = std::max<uint32_t>(1, o.alternatives);
   py::module_ threading = py::module_::import("threading");
   st->main_thread = threading.attr("current_thread")().is(threading.attr("main_thread")());
   o.abort = &OnAbort, o.abort_user_data = st;
 }
 
-void CallKeywords::Chunk(size_t b, size_t e) {
-  TranslateOptions& o = options;
-  chunk_spans.clear();
-  for (const KeepSpan& k : keep_spans)  // keep_spans name texts of the whole call: this chunk's, renumbered
-    if (k.text >= b && k.text < e) chunk_spans.push_back({k.text - b, k.span});
-  o.keep_spans = Span<const KeepSpan>(chunk_spans.data(), chunk_spans.size());
-  if (!prefix_text_views.empty()) o.target_prefix = Span<const std::string_view>(prefix_text_views.data() + b, e - b);
-  if (!prefix_id_views.empty()) o.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_id_views.data() + b, e - b);
-  o.sampling_keys = Span<const uint64_t>(sampling_keys.data() + b, e - b);
+const TranslateOptions& CallKeywords::Chunk(size_t b, size_t e) {
   state.offset = b;
+  return chunks->Options(b, e);
 }
 
 std::vector<uint32_t> IdsOf(py::handle h, const std::string& what) {

@@ -12,6 +12,7 @@
 #include "binding.h"
 #include "call_callbacks.h"
 #include "tern/logits_processor.h"
+#include "tern/call_chunks.h"
 #include "tern/translator.h"
 
 namespace tern::python {
@@ -30,8 +31,7 @@ struct CallKeywords {
   std::string on_error = "raise";
   std::string target_lang;                      // options.target_lang's bytes
   std::optional<PyGlossary> glossary;           // options.glossary's owner
-  std::vector<KeepSpan> keep_spans;             // the whole call's (KeepFor renumbers a chunk's)
-  std::vector<KeepSpan> chunk_spans;
+  std::vector<KeepSpan> keep_spans;             // the whole call's (the chunker renumbers a chunk's)
   std::vector<std::string> prefix_texts;        // target_prefix (None entries: "")
   std::vector<std::string_view> prefix_text_views;
   std::vector<std::vector<uint32_t>> prefix_ids;  // target_prefix_ids (None entries: empty)
@@ -39,7 +39,8 @@ struct CallKeywords {
   std::vector<std::vector<uint32_t>> suppress;  // suppress_sequences
   std::vector<Span<const uint32_t>> suppress_views;
   std::vector<uint32_t> end_tokens;
-  std::vector<uint64_t> sampling_keys;          // the caller's, or each input's index in the call
+  std::vector<uint64_t> sampling_keys;          // the caller's (none: each input's index in the call)
+  std::optional<CallChunks> chunks;             // the one chunker over `options` (Read makes it)
 
   CallKeywords() = default;
   CallKeywords(const CallKeywords&) = delete;
@@ -48,8 +49,9 @@ struct CallKeywords {
   /// a value of another type) and InvalidArgumentError (a value no option holds: markup, early_stopping,
   /// hf_rules, on_error, placeholder names, a keep span or prefix count that does not fit the inputs).
   void Read(py::kwargs kw, CallKind kind, size_t n, const std::shared_ptr<const Model>& model, const char* fn);
-  /// Sets the per-input views (target prefixes, keep spans, sampling keys) to inputs [b, e).
-  void Chunk(size_t b, size_t e);
+  /// The options of inputs [b, e): the per-input views (target prefixes, keep spans, sampling keys) cut to
+  /// them by tern::CallChunks; valid until the next Chunk. Sets state.offset to b.
+  const TranslateOptions& Chunk(size_t b, size_t e);
 };
 /// The ids of a 1-D integer array-like (NumPy array of any integer dtype, list of int): TypeError for
 /// another dtype, InvalidArgumentError for another shape or a value outside [0, 2^32). GIL held.

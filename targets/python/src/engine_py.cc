@@ -108,9 +108,8 @@ Ticket Submit(PyEngine& self, Request r, py::object done, py::kwargs kw, CallKin
   const size_t n = r.texts.empty() ? r.ids.size() : r.texts.size();
   auto k = std::make_unique<CallKeywords>();
   k->Read(kw, kind, n, self.model, fn);
-  k->Chunk(0, n);  // the request's own per-input views (the engine copies and slices them per call)
   k->state.main_thread = false;  // the callback runs on a worker thread
-  r.options = k->options;
+  r.options = k->Chunk(0, n);  // the request's own per-input views (the engine copies and slices them per call)
   // A request is cancelled through its ticket; the abort check runs only for what needs it (a CancelToken, or
   // a callback or logits processor that may raise), which makes the request run alone.
   if (!k->state.cancel && k->state.callback.is_none() && k->state.processors.empty())

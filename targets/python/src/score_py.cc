@@ -16,9 +16,9 @@ py::list ScoreBatch(PyTranslator& self, py::object sources, py::object targets, 
   CallKeywords k;
   k.Read(kw, CallKind::kScoreTexts, src.size(), self.model, "score_batch");
   return RunChunks(self, src.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    k.Chunk(b, e);
+    const TranslateOptions& o = k.Chunk(b, e);
     return self.translator->Score(Span<const std::string_view>(sv.data() + b, e - b), Span<const std::string_view>(tv.data() + b, e - b),
-                                  k.options, out);
+                                  o, out);
   });
 }
 
@@ -33,9 +33,9 @@ py::list ScoreIds(PyTranslator& self, py::object sources, py::object targets, py
   CallKeywords k;
   k.Read(kw, CallKind::kScoreIds, src.size(), self.model, "score_ids");
   return RunChunks(self, src.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    k.Chunk(b, e);
+    const TranslateOptions& o = k.Chunk(b, e);
     return self.translator->ScoreIds(Span<const Span<const uint32_t>>(sv.data() + b, e - b),
-                                     Span<const Span<const uint32_t>>(tv.data() + b, e - b), k.options, out);
+                                     Span<const Span<const uint32_t>>(tv.data() + b, e - b), o, out);
   });
 }
 

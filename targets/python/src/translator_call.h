@@ -64,7 +64,7 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
   {
     py::gil_scoped_release unlocked;
     lock.Lock();
-    const size_t batch = std::max<size_t>(1, self.translator->max_batch() / std::max<uint32_t>(1, state->per_input));
+    const size_t batch = CallChunks::InputsPerChunk(self.translator->max_batch(), state->per_input);  // tern/call_chunks.h
     for (size_t begin = 0; begin < n && call.ok(); begin += batch) {
       const size_t end = std::min(n, begin + batch);
       state->offset = begin;

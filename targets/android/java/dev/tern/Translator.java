@@ -466,50 +466,21 @@ public final class Translator implements AutoCloseable {
     if (options.targetPrefix != null && options.targetPrefix.length != sentences.length)
       throw new TernException("targetPrefix: " + options.targetPrefix.length + " prefixes for " + sentences.length
           + " sentences (one per sentence, null for none)");
-    Result[] out = new Result[sentences.length];
-    boolean stopped = false;
-    // An alternatives call decodes each sentence as that many (TranslateOptions::alternatives).
-    final int chunk = Math.max(1, maxBatch / Math.max(1, options.alternatives));
-    for (int start = 0; start < sentences.length; start += chunk) {
-      int n = Math.min(chunk, sentences.length - start);
-      if (stopped) {
-        for (int i = 0; i < n; ++i) out[start + i] = new Result(null, "cancelled by the caller", true, null, null, null);
-        continue;
-      }
-      byte[][] in = new byte[n][];
-      for (int i = 0; i < n; ++i) {
-        if (sentences[start + i] == null) throw new TernException("sentence " + (start + i) + " is null");
-        in[i] = sentences[start + i].getBytes(StandardCharsets.UTF_8);
-      }
-      Result[] results = new Result[n];
-      byte[][] prefixes = null;
-      if (options.targetPrefix != null) {
-        prefixes = new byte[n][];
-        for (int i = 0; i < n; ++i) {
-          String p = options.targetPrefix[start + i];
-          prefixes[i] = p == null ? null : p.getBytes(StandardCharsets.UTF_8);
-        }
-      }
-      boolean cancelled = nativeTranslate(handle, in, prefixes, chunkSpans(options.keepSpans, start, n), options,
-          listener, start, results);
-      System.arraycopy(results, 0, out, start, n);
-      stopped = cancelled;
+    // One native call: more sentences than maxBatch run in chunks there (tern/call_chunks.h, tern_translate).
+    byte[][] in = new byte[sentences.length][];
+    for (int i = 0; i < sentences.length; ++i) {
+      if (sentences[i] == null) throw new TernException("sentence " + i + " is null");
+      in[i] = sentences[i].getBytes(StandardCharsets.UTF_8);
     }
+    byte[][] prefixes = null;
+    if (options.targetPrefix != null) {
+      prefixes = new byte[sentences.length][];
+      for (int i = 0; i < sentences.length; ++i)
+        prefixes[i] = options.targetPrefix[i] == null ? null : options.targetPrefix[i].getBytes(StandardCharsets.UTF_8);
+    }
+    Result[] out = new Result[sentences.length];
+    nativeTranslate(handle, in, prefixes, options.keepSpans, options, listener, 0, out);
     return out;
-  }
-
-  // The keepSpans triples of sentences [start, start + n), renumbered from 0 (null: none).
-  static int[] chunkSpans(int[] spans, int start, int n) {
-    if (spans == null) return null;
-    int k = 0;
-    int[] out = new int[spans.length];
-    for (int i = 0; i + 2 < spans.length; i += 3)
-      if (spans[i] >= start && spans[i] < start + n) {
-        out[k++] = spans[i] - start;
-        out[k++] = spans[i + 1];
-        out[k++] = spans[i + 2];
-      }
-    return java.util.Arrays.copyOf(out, k);
   }
 
   // What the native side takes as unsigned: refused here rather than wrapped around.
@@ -581,19 +552,15 @@ public final class Translator implements AutoCloseable {
         throw new TernException("score: sources and targets must be arrays of one length");
       if (options == null) options = new Options();
       checkOptions(options, sources.length);
-      Result[] out = new Result[sources.length];
-      for (int start = 0; start < sources.length; start += maxBatch) {
-        int n = Math.min(maxBatch, sources.length - start);
-        byte[][] src = new byte[n][], tgt = new byte[n][];
-        for (int i = 0; i < n; ++i) {
-          if (sources[start + i] == null || targets[start + i] == null) throw new TernException("pair " + (start + i) + " is null");
-          src[i] = sources[start + i].getBytes(StandardCharsets.UTF_8);
-          tgt[i] = targets[start + i].getBytes(StandardCharsets.UTF_8);
-        }
-        Result[] results = new Result[n];
-        nativeScore(handle, src, tgt, options, results);
-        System.arraycopy(results, 0, out, start, n);
+      // One native call: more pairs than maxBatch run in chunks there (tern_score).
+      byte[][] src = new byte[sources.length][], tgt = new byte[sources.length][];
+      for (int i = 0; i < sources.length; ++i) {
+        if (sources[i] == null || targets[i] == null) throw new TernException("pair " + i + " is null");
+        src[i] = sources[i].getBytes(StandardCharsets.UTF_8);
+        tgt[i] = targets[i].getBytes(StandardCharsets.UTF_8);
       }
+      Result[] out = new Result[sources.length];
+      nativeScore(handle, src, tgt, options, out);
       return out;
     } finally {
       lifetime.readLock().unlock();

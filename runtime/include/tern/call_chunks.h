@@ -1,0 +1,60 @@
+// tern::CallChunks: one chunker for every binding and the engine. A Translator takes at most max_batch inputs
+// per call (its arena is planned for that many); a call of more runs as consecutive chunks, each with its part
+// of the per-input options: target_prefix, target_prefix_ids and sampling_keys sliced, keep_spans renumbered
+// (generated from the field table's per_input column, runtime/fields/fields.py). Each input's sampling key is
+// its index in the whole call when the caller gave none, so a seeded call samples the same whatever the
+// chunking (CTranslate2's max_batch_size splits a call the same way). Used by tern::Engine, the C API
+// (tern_translate and tern_score take any number of inputs), JNI and Python.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tern/export.h"
+#include "tern/status.h"
+#include "tern/options.h"
+
+namespace tern {
+
+/// The chunks of one call of any number of inputs (see the top of this header).
+class TERN_API CallChunks {
+ public:
+  /// Inputs per chunk for a Translator of `max_batch`: max_batch / alternatives (return_alternatives decodes
+  /// each input as that many sentences), at least 1.
+  static size_t InputsPerChunk(uint32_t max_batch, uint32_t alternatives);
+
+  /// Chunks of a call of `n` inputs whose options `whole` name all of them (per-input fields one entry per
+  /// input, keep_spans by input index). `whole` and what it views must outlive this object. status() says
+  /// whether its per-input fields fit n (kInvalidArgument naming the field otherwise: "target_prefix: 2 entries
+  /// for 3 inputs (one per input, or none)").
+  CallChunks(const TranslateOptions& whole, size_t n, uint32_t max_batch);
+  /// Ok, or why the per-input fields do not fit the call's inputs (kInvalidArgument).
+  const Status& status() const { return status_; }
+
+  /// Inputs of the whole call.
+  size_t inputs() const { return n_; }
+  /// Inputs per chunk.
+  size_t chunk_inputs() const { return per_chunk_; }
+  /// Number of chunks (0 for n == 0).
+  size_t count() const { return (n_ + per_chunk_ - 1) / per_chunk_; }
+  /// Chunk k's first input (k < count()).
+  size_t begin(size_t k) const { return k * per_chunk_; }
+  /// One past chunk k's last input: chunk k is inputs [begin(k), end(k)) of the call.
+  size_t end(size_t k) const { return k * per_chunk_ + per_chunk_ < n_ ? k * per_chunk_ + per_chunk_ : n_; }
+
+  /// The options of inputs [b, e) (b < e <= n; any range, not only a chunk's): `whole` with its per-input fields
+  /// cut to those inputs, sampling keys each input's index in the call when `whole` has none. Valid until the
+  /// next call of Options or this object's end.
+  const TranslateOptions& Options(size_t b, size_t e);
+
+ private:
+  const TranslateOptions& whole_;
+  size_t n_ = 0, per_chunk_ = 1;
+  Status status_ = Status::Ok();
+  TranslateOptions chunk_;
+  std::vector<KeepSpan> spans_;  // the chunk's keep_spans, renumbered
+  std::vector<uint64_t> keys_;   // each input's index, when whole has no sampling keys
+};
+
+}  // namespace tern
