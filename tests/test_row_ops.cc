@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include "kernels/kernels.h"
 #include "kernels/row_ops.h"
 
 using namespace tern;
@@ -127,8 +128,41 @@ TEST_CASE("row operations: every ISA level equals the portable one bit for bit")
       CHECK_FALSE(ops.int8_row_sum(w.data(), n, &s1));
       CHECK_FALSE(ref.int8_row_sum(w.data(), n, &s0));
     }
+    // LayerNorm: every d remainder (8 lanes), rows of one scale and of mixed ones, in place and not.
+    for (size_t d : {1u, 7u, 8u, 9u, 64u, 255u, 256u, 512u, 1024u}) {
+      CAPTURE(d);
+      const size_t rows = 3;
+      std::vector<float> x(rows * d), gamma(d), beta(d);
+      for (size_t j = 0; j < x.size(); ++j) x[j] = nd(rng) * (j % 5 == 0 ? 40.f : 1.f) + 3.f;
+      for (size_t j = 0; j < d; ++j) gamma[j] = nd(rng), beta[j] = nd(rng);
+      std::vector<float> y0(x.size()), y1(x.size()), y2 = x;
+      ref.layer_norm(x.data(), gamma.data(), beta.data(), 1e-5f, rows, d, y0.data());
+      ops.layer_norm(x.data(), gamma.data(), beta.data(), 1e-5f, rows, d, y1.data());
+      ops.layer_norm(y2.data(), gamma.data(), beta.data(), 1e-5f, rows, d, y2.data());
+      CHECK(Same(y0, y1));
+      CHECK(Same(y0, y2));
+    }
   }
   CHECK(compared >= 70);
+}
+
+TEST_CASE("LayerNorm: float64 statistics in 8 lanes equal a sequential float64 reference within 1e-6 relative") {
+  // The statistics' order changed from one sequential float64 sum to 8 lanes (row_ops_body.h); both are
+  // float64, so the floats that come out agree to within rounding of the final float conversions.
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (size_t d : {256u, 512u, 1024u}) {
+    std::vector<float> x(d), gamma(d), beta(d), y(d);
+    for (size_t j = 0; j < d; ++j) x[j] = nd(rng) * 3.f + 0.5f, gamma[j] = nd(rng), beta[j] = nd(rng);
+    LayerNorm(x.data(), gamma.data(), beta.data(), 1e-5f, 1, d, y.data());
+    double mean = 0, var = 0;
+    for (float v : x) mean += v;
+    mean /= static_cast<double>(d);
+    for (float v : x) var += (v - mean) * (v - mean);
+    var /= static_cast<double>(d);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + 1e-5)), m = static_cast<float>(mean);
+    for (size_t j = 0; j < d; ++j) CHECK(y[j] == doctest::Approx((x[j] - m) * inv * gamma[j] + beta[j]).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("row operations: the max skips NaN, and attention equals a float64 reference within 1e-5") {

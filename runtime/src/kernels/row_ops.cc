@@ -34,9 +34,12 @@ bool Int8RowSumPortable(const int8_t* w, size_t n, int32_t* sum) { return Int8Ro
 float ScaleBiasMaxPortable(float* y, size_t n, const float* scale, const float* bias) {
   return ScaleBiasMaxBody(y, n, scale, bias);
 }
+void LayerNormPortable(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y) {
+  LayerNormBody(x, gamma, beta, eps, rows, d, y);
+}
 
 const RowOps kPortable{"portable", MaxOfPortable, MinMaxPortable, QuantizeRowPortable, MaskRowPortable, ScoreRowPortable, AttendRowPortable,
-                       AttendGatheredPortable, Int8RowSumPortable, ScaleBiasMaxPortable};
+                       AttendGatheredPortable, Int8RowSumPortable, ScaleBiasMaxPortable, LayerNormPortable};
 
 }  // namespace
 

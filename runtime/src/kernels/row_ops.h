@@ -1,6 +1,6 @@
 // The f32 row operations around the GEMMs (and the int8 weight rows' sums at load), one table per ISA level (kernels/isa.h), chosen once at run
 // time: the portable one and an AVX2 one (x86), equal bit for bit (row_ops_body.h; tested against each
-// other at every level the CPU runs). kernels.h's MaxOf, MaskRow, ScoreRow, AttendRow and AttendGathered
+// other at every level the CPU runs). kernels.h's MaxOf, MaskRow, ScoreRow, AttendRow, AttendGathered and LayerNorm
 // call the active table. Internal to kernels/ and its tests.
 #pragma once
 
@@ -31,6 +31,8 @@ struct RowOps {
   /// One row of a linear layer's epilogue, y[j] = y[j] * scale[j] + bias[j] (nn/linear.h's Epilogue), and
   /// the largest result (max_of's): the logits' max for log-sum-exp without a second pass over the row.
   float (*scale_bias_max)(float* y, size_t n, const float* scale, const float* bias);
+  /// kernels.h's LayerNorm (row_ops_body.h's LayerNormBody: float64 statistics in 8 fixed lanes).
+  void (*layer_norm)(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y);
 };
 
 /// The table of ISA level `isa` (a level this CPU runs: AvailableIsas); levels without their own get the

@@ -165,9 +165,12 @@ void AttendGatheredAvx2(const float* q, const float* keys, const float* values, 
 }  // namespace
 
 bool Int8RowSumAvx2(const int8_t* w, size_t n, int32_t* sum) { return Int8RowSumBody(w, n, sum); }
+void LayerNormAvx2(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y) {
+  LayerNormBody(x, gamma, beta, eps, rows, d, y);
+}
 
 extern const RowOps kRowOpsAvx2;
 const RowOps kRowOpsAvx2{"avx2", MaxOfAvx2, MinMaxAvx2, QuantizeRowAvx2, MaskRowAvx2, ScoreRowAvx2, AttendRowAvx2, AttendGatheredAvx2,
-                         Int8RowSumAvx2, ScaleBiasMaxAvx2};
+                         Int8RowSumAvx2, ScaleBiasMaxAvx2, LayerNormAvx2};
 
 }  // namespace tern

@@ -71,6 +71,41 @@ inline void MinMaxBody(const float* x, size_t n, float* min, float* max) {
   *max = mx;
 }
 
+/// LayerNorm of `rows` rows of d floats (y may be x): each row's mean and variance in float64 over 8 lanes
+/// (element i into lane i % 8, the tail into lane 0), the lanes summed ((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
+/// (l6 + l7)); then y = (x - mean) * inv * gamma + beta in float, element by element, inv = 1 / sqrt(var + eps)
+/// (transformers' nn.LayerNorm, biased variance). The lanes keep the 4-cycle latency of a float64 add off the
+/// critical path: one chain per lane instead of one per row.
+inline double LaneSum8(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
+
+inline void LayerNormBody(const float* x, const float* gamma, const float* beta, float eps, size_t rows, size_t d, float* y) {
+  constexpr size_t kLanes = 8;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
+    double lane[kLanes] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + kLanes <= d; i += kLanes)
+      for (size_t l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(xr[i + l]);
+    for (; i < d; ++i) lane[0] += static_cast<double>(xr[i]);
+    const double mean = LaneSum8(lane) / static_cast<double>(d);
+    for (size_t l = 0; l < kLanes; ++l) lane[l] = 0;
+    for (i = 0; i + kLanes <= d; i += kLanes)
+      for (size_t l = 0; l < kLanes; ++l) {
+        const double c = static_cast<double>(xr[i + l]) - mean;
+        lane[l] += c * c;
+      }
+    for (; i < d; ++i) {
+      const double c = static_cast<double>(xr[i]) - mean;
+      lane[0] += c * c;
+    }
+    const double var = LaneSum8(lane) / static_cast<double>(d);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    const float m = static_cast<float>(mean);
+    for (size_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * inv * gamma[j] + beta[j];
+  }
+}
+
 /// q[j] = int8(round_half_even(clamp(x[j] * inv_scale, lo, hi)) + zero_point), lo = -128 - zero_point,
 /// hi = 127 - zero_point (XNNPACK's qd8 conversion; NaN becomes lo). Rounding adds and subtracts 1.5 x 2^23.
 inline void QuantizeRowBody(const float* x, size_t n, float inv_scale, int32_t zero_point, int8_t* q) {
