@@ -17,6 +17,21 @@ namespace tern {
 struct Hypothesis;         ///< tern/translator.h
 struct TranslationResult;  ///< tern/translator.h
 
+/// Every field of tern::Hypothesis (tern/translator.h) and of tern::OwnedHypothesis, once: (member, how it is
+/// held). TEXT: std::string_view there, std::string here; SPAN: Span<const T> there, std::vector<T> here; VALUE:
+/// the same type in both. AssignResult, ViewHypothesis (and so CopyResults, ViewResults, the engine's results
+/// and the C API's result sets) follow this list: a new hypothesis field is a line here, its member in both
+/// structs, and its C accessor (tern/tern.h, api/c_results.cc) with the JNI and Python getters.
+#define TERN_HYPOTHESIS_FIELDS(X) \
+  X(text, TEXT)                   \
+  X(ids, SPAN)                    \
+  X(score, VALUE)                 \
+  X(tokens, SPAN)                 \
+  X(token_logprobs, SPAN)         \
+  X(token_sources, SPAN)          \
+  X(token_spans, SPAN)            \
+  X(attention, SPAN)
+
 /// One hypothesis, owned: the fields of tern::Hypothesis (tern/translator.h says what each holds).
 struct OwnedHypothesis {
   std::string text;                   ///< detokenized text (empty for ids)
@@ -42,6 +57,13 @@ struct OwnedResult {
 
 /// Appends a copy of each of `results` to *out (allocates; the views may die afterwards).
 TERN_API void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>* out);
+
+/// Makes *out a copy of `r`, every field (TERN_HYPOTHESIS_FIELDS), reusing the memory *out already holds (a
+/// result set filled call after call). Allocates only to grow.
+TERN_API void AssignResult(const TranslationResult& r, OwnedResult* out);
+
+/// A view of `h`, every field (valid while h lives unchanged).
+TERN_API Hypothesis ViewHypothesis(const OwnedHypothesis& h);
 
 /// The inverse of CopyResults: views of `results`, every field (attention included). *views gets
 /// results.size() entries, (*views)[i] viewing results[i]; *hypotheses holds the hypotheses they view (both

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "search/track_copy.h"
 #include "tern/glossary.h"
 #include "tern/logits_processor.h"
 #include "tern/model.h"
+#include "tern/owned_result.h"
 #include "tern/tern.h"
 #include "tern/translator.h"
 
@@ -39,25 +39,10 @@ struct tern_translator {
   std::vector<tern::Span<const uint32_t>> prefix_spans;   //   and as ids
 };
 
-// What one call returned, copied out of the Translator's arena (tern.h: tern_results).
+// What one call returned, copied out of the Translator's arena (tern.h: tern_results): one owned record per
+// input (tern/owned_result.h, the engine's results too), which the accessors read.
 struct tern_results {
-  struct Hypothesis {
-    std::string text;  // NUL-terminated by std::string
-    std::vector<uint32_t> ids;
-    float score = 0.f;
-    tern::TrackCopy track;  // per generated token, </s> included when it ended with one
-    std::vector<tern::TextSpan> token_spans;
-    std::vector<float> attention;  // [tokens, source tokens] (return_attention)
-  };
-  struct Sentence {
-    tern_status_code code = TERN_OK;
-    std::string error;
-    std::vector<Hypothesis> hypotheses;  // size() entries are live; capacity is kept
-    size_t count = 0;
-    std::vector<uint32_t> source_ids;
-    std::vector<tern::TextSpan> source_spans;
-  };
-  std::vector<Sentence> sentences;  // capacity kept from call to call
+  std::vector<tern::OwnedResult> sentences;  // [count] live; entries and their memory kept from call to call
   size_t count = 0;
 };
 

@@ -163,10 +163,9 @@ tern_status_code tern_request_results(const tern_request* r, tern_results* resul
     const tern::RequestOutcome* out = r->outcome.load();
     if (!out && r->ticket.id() && r->ticket.done()) out = &r->ticket.Wait();
     if (!out) return SetError(err, TERN_BUSY, "tern_request_results: the request has not completed"), TERN_BUSY;
-    std::vector<tern::Hypothesis> hyps;  // views of the owned results, for the result set's copy
-    std::vector<tern::TranslationResult> views;
-    tern::ViewResults(out->results, &hyps, &views);
-    tern::c_api::CopyResults({views.data(), views.size()}, results);
+    results->sentences.resize(std::max(results->sentences.size(), out->results.size()));
+    for (size_t i = 0; i < out->results.size(); ++i) results->sentences[i] = out->results[i];  // the one record
+    results->count = out->results.size();
     if (!out->status.ok()) return Fail(err, out->status);
     return TERN_OK;
   });

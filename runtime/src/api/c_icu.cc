@@ -35,15 +35,16 @@ tern_status_code tern_translate_icu_messages(tern_translator* t, const char* con
     if (!s.ok()) return Fail(err, s);
     if (results->sentences.size() < n) results->sentences.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      tern_results::Sentence& r = results->sentences[i];
-      r.code = static_cast<tern_status_code>(out[i].error);
-      r.error = out[i].ok() ? std::string() : out[i].error_message;
-      r.count = out[i].ok() ? 1 : 0;
+      tern::OwnedResult& r = results->sentences[i];
+      r.error = out[i].error;
+      r.error_message = out[i].ok() ? std::string() : out[i].error_message;
       r.source_ids.clear();
       r.source_spans.clear();
-      if (r.hypotheses.empty()) r.hypotheses.resize(1);
-      r.hypotheses[0] = tern_results::Hypothesis();
-      r.hypotheses[0].text = std::move(out[i].text);
+      r.hypotheses.clear();
+      if (out[i].ok()) {
+        r.hypotheses.resize(1);
+        r.hypotheses[0].text = std::move(out[i].text);
+      }
     }
     results->count = n;
     return TERN_OK;

@@ -3,28 +3,51 @@
 #include "tern/translator.h"
 
 namespace tern {
+namespace {
+
+// How each kind of TERN_HYPOTHESIS_FIELDS is copied into an OwnedHypothesis and viewed back.
+template <typename T>
+void Own(std::vector<T>& dst, Span<const T> src) {
+  dst.assign(src.begin(), src.end());
+}
+inline void Own(std::string& dst, std::string_view src) { dst.assign(src.data(), src.size()); }
+inline void Own(float& dst, float src) { dst = src; }
+template <typename T>
+Span<const T> View(const std::vector<T>& v) {
+  return Span<const T>(v.data(), v.size());
+}
+inline std::string_view View(const std::string& s) { return s; }
+inline float View(float v) { return v; }
+
+}  // namespace
+
+void AssignResult(const TranslationResult& r, OwnedResult* out) {
+  out->error = r.error;
+  out->error_message.assign(r.error_message.data(), r.error_message.size());
+  out->source_ids.assign(r.source_ids.begin(), r.source_ids.end());
+  out->source_spans.assign(r.source_spans.begin(), r.source_spans.end());
+  out->hypotheses.resize(r.hypotheses.size());
+  for (size_t k = 0; k < r.hypotheses.size(); ++k) {
+    const Hypothesis& h = r.hypotheses[k];
+    OwnedHypothesis& o = out->hypotheses[k];
+#define TERN_OWN(member, kind) Own(o.member, h.member);
+    TERN_HYPOTHESIS_FIELDS(TERN_OWN)
+#undef TERN_OWN
+  }
+}
+
+Hypothesis ViewHypothesis(const OwnedHypothesis& h) {
+  Hypothesis x;
+#define TERN_VIEW(member, kind) x.member = View(h.member);
+  TERN_HYPOTHESIS_FIELDS(TERN_VIEW)
+#undef TERN_VIEW
+  return x;
+}
 
 void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>* out) {
   for (const TranslationResult& r : results) {
-    OwnedResult c;
-    c.error = r.error;
-    c.error_message.assign(r.error_message.data(), r.error_message.size());
-    c.source_ids.assign(r.source_ids.begin(), r.source_ids.end());
-    c.source_spans.assign(r.source_spans.begin(), r.source_spans.end());
-    c.hypotheses.reserve(r.hypotheses.size());
-    for (const Hypothesis& h : r.hypotheses) {
-      OwnedHypothesis o;
-      o.text.assign(h.text.data(), h.text.size());
-      o.ids.assign(h.ids.begin(), h.ids.end());
-      o.tokens.assign(h.tokens.begin(), h.tokens.end());
-      o.score = h.score;
-      o.token_logprobs.assign(h.token_logprobs.begin(), h.token_logprobs.end());
-      o.token_sources.assign(h.token_sources.begin(), h.token_sources.end());
-      o.attention.assign(h.attention.begin(), h.attention.end());
-      o.token_spans.assign(h.token_spans.begin(), h.token_spans.end());
-      c.hypotheses.push_back(std::move(o));
-    }
-    out->push_back(std::move(c));
+    out->emplace_back();
+    AssignResult(r, &out->back());
   }
 }
 
@@ -39,16 +62,7 @@ void ViewResults(const std::vector<OwnedResult>& results, std::vector<Hypothesis
     const OwnedResult& o = results[i];
     TranslationResult& v = (*views)[i];
     const size_t first = hypotheses->size();
-    for (const OwnedHypothesis& h : o.hypotheses) {
-      Hypothesis x;
-      x.text = h.text, x.score = h.score;
-      x.ids = {h.ids.data(), h.ids.size()}, x.tokens = {h.tokens.data(), h.tokens.size()};
-      x.token_logprobs = {h.token_logprobs.data(), h.token_logprobs.size()};
-      x.token_sources = {h.token_sources.data(), h.token_sources.size()};
-      x.token_spans = {h.token_spans.data(), h.token_spans.size()};
-      x.attention = {h.attention.data(), h.attention.size()};
-      hypotheses->push_back(x);
-    }
+    for (const OwnedHypothesis& h : o.hypotheses) hypotheses->push_back(ViewHypothesis(h));
     v.error = o.error, v.error_message = o.error_message;
     v.hypotheses = {hypotheses->data() + first, o.hypotheses.size()};
     v.source_ids = {o.source_ids.data(), o.source_ids.size()};
