@@ -63,6 +63,7 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
+  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckKeys(options, sources.size()));
   return keep->TranslateIds(sources, options, results);
 }
@@ -72,6 +73,7 @@ Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOp
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
+  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
   return tern::TranslateContinuous(*keep, source, options);
 }
@@ -82,6 +84,7 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
+  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckKeys(options, texts.size()));
   return keep->Translate(texts, options, results);
 }
@@ -92,6 +95,7 @@ Status Translator::Score(Span<const std::string_view> sources, Span<const std::s
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
+  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
   return keep->Score(sources, targets, options, results);
 }
@@ -102,6 +106,7 @@ Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
+  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
   return keep->ScoreIds(sources, targets, options, results);
 }

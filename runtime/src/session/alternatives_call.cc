@@ -59,10 +59,10 @@ Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> text
   first.alternatives = 0, first.beam_size = 1, first.n_best = 1, first.sampling = SamplingOptions();
   first.split_sentences = false, first.return_alignment = false;
   for (size_t i = 0; i < n; ++i) a.count[i] = 0;
-  expand = static_cast<uint32_t>(k);
+  call.expand = static_cast<uint32_t>(k);
   Span<const TranslationResult> r1;
   const Status s1 = by_text ? TranslateTexts(texts, first, &r1) : TranslateIds(ids, first, &r1);
-  expand = 0;
+  call.expand = 0;
   if (s1.code() == StatusCode::kCancelled)
     for (size_t i = 0; i < n; ++i) SetSentenceError(out, buf.batch, i, StatusCode::kCancelled, "cancelled by the caller");
   if (!s1.ok()) {
@@ -109,10 +109,10 @@ Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> text
   second.target_prefix = {};
   second.target_prefix_ids = Span<const Span<const uint32_t>>(a.prefixes.data(), n * k);
   Span<const TranslationResult> r2;
-  alternatives = static_cast<uint32_t>(k);  // sampling: row r is keyed as alternative r % k of input r / k
+  call.alternatives = static_cast<uint32_t>(k);  // sampling: row r is keyed as alternative r % k of input r / k
   const Status s2 = by_text ? TranslateTexts(Span<const std::string_view>(a.texts.data(), n * k), second, &r2)
                             : TranslateIds(Span<const Span<const uint32_t>>(a.sources.data(), n * k), second, &r2);
-  alternatives = 0;
+  call.alternatives = 0;
   if (!HasResults(s2)) return s2;
   // Input i's alternatives from rows i * k + j: hypotheses move down to i's own slots (i * nb + m <= (i * k + j) * nb,
   // and every later row's slot is higher), results[i] is written once rows i * k .. are read (i <= i * k).

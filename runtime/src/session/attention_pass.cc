@@ -39,7 +39,7 @@ Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& column
       ++m;
     }
   }
-  t.call_attention = a.step;
+  t.call.attention = a.step;
   StepRequest req;
   req.slots = a.slots, req.sentences = a.sentences, req.tokens = a.tokens, req.ancestry = a.ancestry;
   req.columns = &columns;
@@ -57,7 +57,7 @@ Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& column
     req.pos = pos, req.n = n;
     const Result<StepOutput> step = t.Decode(req);
     if (!step.ok()) {
-      t.call_attention = nullptr;
+      t.call.attention = nullptr;
       return step.status();
     }
     for (size_t i = 0; i < n; ++i) {
@@ -65,7 +65,7 @@ Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& column
       std::memcpy(a.out + a.hyp_row[j] * T * S + pos * len, a.step + i * S, len * sizeof(float));
     }
   }
-  t.call_attention = nullptr;
+  t.call.attention = nullptr;
   for (size_t j = 0; j < m; ++j) {
     Hypothesis& h = out.hypotheses[a.hyp_row[j]];
     h.attention = Span<const float>(a.out + a.hyp_row[j] * T * S, h.tokens.size() * in.src_len[a.hyp_sentence[j]]);

@@ -138,11 +138,11 @@ Status TranslateContinuous(Translator::Impl& t, SentenceSource& source, const Tr
   TERN_RETURN_IF_ERROR(CheckContinuousOptions(t, options));
   TERN_RETURN_IF_ERROR(CheckTargetLang(t, options.target_lang));
   TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, t.dims.batch, options, t.alignment_layer));
-  t.origins = nullptr;
-  t.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
-  t.call_alignment_layer = o.alignment_layer;
+  t.call.origins = nullptr;
+  t.call.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
+  t.call.alignment_layer = o.alignment_layer;
   SearchContext ctx = CallSearchContext(t, o);
-  ctx.stream = options.abort ? &t.stream : nullptr;
+  ctx.stream = options.abort ? &t.call.stream : nullptr;
   const ScopedRules rules_for(t.processors, CallLogitsRules(t, o));
   BeamSearch beam;
   GreedySearch greedy;

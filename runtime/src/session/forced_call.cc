@@ -83,7 +83,7 @@ Status Translator::Impl::Score(Span<const std::string_view> sources, Span<const 
   f.texts = targets;
   f.scored = true;
   f.what = "target";
-  origins = nullptr;
+  call.origins = nullptr;
   return TranslateTexts(sources, o, results, &f);
 }
 

@@ -50,9 +50,9 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, c
   if (valid == 0) return Status::Ok();
   // Streaming: each sentence's text so far goes to its first result text slot (rewritten at the end).
   for (size_t i = 0; i < n; ++i) t.buf.search.stream_emitted[i] = 0;
-  t.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes,
-                 t.dims.text_bytes, t.buf.search.stream_emitted, t.buf.batch.order, t.origins);
-  t.streaming = options.on_token != nullptr || options.abort != nullptr;
+  t.call.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes,
+                 t.dims.text_bytes, t.buf.search.stream_emitted, t.buf.batch.order, t.call.origins);
+  t.call.streaming = options.on_token != nullptr || options.abort != nullptr;
   return t.TranslateStaged(valid, o);
 }
 
@@ -75,8 +75,8 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.tokens = r.tokens;
   rows.ancestry = r.ancestry;
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
-  rows.alignment_layer = r.want_alignment ? call_alignment_layer : -1;
-  rows.attention = r.attention ? r.attention : call_attention, rows.attention_stride = dims.src;
+  rows.alignment_layer = r.want_alignment ? call.alignment_layer : -1;
+  rows.attention = r.attention ? r.attention : call.attention, rows.attention_stride = dims.src;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
@@ -95,13 +95,13 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   const Hyperparameters& hp = model->hparams();
   bool constrained = false;
   for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
-  call_alignment_layer = o.alignment_layer;
+  call.alignment_layer = o.alignment_layer;
   SearchContext ctx = CallSearchContext(*this, o);
   if (constrained) ctx.opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
-  ctx.stream = streaming ? &stream : nullptr;
-  ctx.origins = origins;
+  ctx.stream = call.streaming ? &call.stream : nullptr;
+  ctx.origins = call.origins;
   ctx.sampling_keys = o.sampling_keys.empty() ? nullptr : o.sampling_keys.data();
-  ctx.key_group = alternatives;
+  ctx.key_group = call.alternatives;
   const PackedSources sources{in.src_ids.data(), in.src_off.data(), in.src_len.data(), n_valid};
   ctx.constraints = constrained ? &in.constraints : nullptr;
   const ForcedTokens forced{in.forced_ids.data(), in.forced_len.data(), dims.tgt, o.scored};
@@ -111,11 +111,11 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   const ScopedRules rules_for(processors, CallLogitsRules(*this, o));  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
-  ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, expand});
-  SearchStrategy& strategy = expand ? static_cast<SearchStrategy&>(expand_search)
+  ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, call.expand});
+  SearchStrategy& strategy = call.expand ? static_cast<SearchStrategy&>(expand_search)
                              : o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
   Status st = RunSearch(ctx, n_valid, *this, strategy);
-  if (st.ok() && o.want_attention && !expand) st = AttentionPass(*this, n_valid, ctx.vocab);
+  if (st.ok() && o.want_attention && !call.expand) st = AttentionPass(*this, n_valid, ctx.vocab);
   for (size_t b = 0; b < n_valid; ++b) {
     const size_t i = in.order[b];
     buf.results.results[i].source_ids = Span<const uint32_t>(in.staged_ids + i * dims.src, in.in_len[i]);
@@ -132,7 +132,7 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
                                       Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
-  origins = nullptr;
+  call.origins = nullptr;
   if (options.alternatives && !scored) return TranslateAlternatives({}, sources, false, options, results);
   const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     StageIds(*this, i, sources[i], options);
@@ -201,9 +201,9 @@ class SentenceEngine : public Paragraphs::Engine {
   SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o), ids_(t.dims.src) { o_.split_sentences = false; }
   Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
                             Span<const TranslationResult>* out) override {
-    t_.origins = origins;
+    t_.call.origins = origins;
     const Status s = t_.TranslateTexts(sentences, o_, out);
-    t_.origins = nullptr;
+    t_.call.origins = nullptr;
     return s;
   }
   Status CheckSentence(std::string_view s) override {
@@ -229,7 +229,7 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
   if (texts.size() > dims.batch)
     return Status(StatusCode::kInvalidArgument,
                   std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
-  origins = nullptr;
+  call.origins = nullptr;
   // auto_protect: a call whose texts hold a URL, an e-mail address or a printf or brace placeholder keeps
   // them as keep_placeholders would (texts without one come out as without it: the protect stage leaves
   // them as they are).

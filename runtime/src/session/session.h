@@ -18,6 +18,7 @@
 #include "search/token_stream.h"
 #include "session/batch.h"
 #include "session/buffers.h"
+#include "session/call_state.h"
 #include "session/forced_call.h"
 #include "session/markup_call.h"
 #include "tern/translator.h"
@@ -43,14 +44,8 @@ struct Translator::Impl : public StepDecoder {
   Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
   MarkupCall markup;      // takes markup out of the texts and puts it back into the translations
   std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
-  TokenStream stream;             // the call's token callback and abort check
-  bool streaming = false;         // this call has a token or abort callback
-  const TokenStream::Origin* origins = nullptr;  // paragraph calls: text and part of each sentence
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
-  int call_alignment_layer = -1;  // this call's
-  float* call_attention = nullptr;  // the attention pass: where Decode writes each row's cross-attention
-  uint32_t expand = 0;            // > 0: return_alternatives' first pass (session/alternatives_call.h)
-  uint32_t alternatives = 0;      // > 0: its second pass, k sentences per input (their sampling keys)
+  CallState call;                 // the running call's own state (session/call_state.h), reset after each call
   mutable uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h), computed by the first
                                           // call with a glossary (0 = not yet): a glossary must match them
 
