@@ -86,35 +86,30 @@ const char* tern_result_text(const tern_results* r, size_t i, size_t k, size_t* 
   return h ? h->text.c_str() : nullptr;  // an empty translation is "", not the NULL of a failure
 }
 
-const uint32_t* tern_result_ids(const tern_results* r, size_t i, size_t k, size_t* count) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return Array(h ? &h->ids : nullptr, count);
-}
-
 float tern_result_score(const tern_results* r, size_t i, size_t k) {
   const tern::OwnedHypothesis* h = Hyp(r, i, k);
   return h ? h->score : 0.f;
 }
 
-const uint32_t* tern_result_tokens(const tern_results* r, size_t i, size_t k, size_t* count) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return Array(h ? &h->tokens : nullptr, count);
-}
+// The per-hypothesis arrays (tern.h), one line each: (C element type, OwnedHypothesis member). The member's
+// element type is the C one (tern_text_span is tern::TextSpan: the static_assert above).
+#define TERN_C_HYPOTHESIS_ARRAYS(X) \
+  X(uint32_t, ids)                  \
+  X(uint32_t, tokens)               \
+  X(float, token_logprobs)          \
+  X(int32_t, token_sources)         \
+  X(tern_text_span, token_spans)
 
-const float* tern_result_token_logprobs(const tern_results* r, size_t i, size_t k, size_t* count) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return Array(h ? &h->token_logprobs : nullptr, count);
-}
-
-const int32_t* tern_result_token_sources(const tern_results* r, size_t i, size_t k, size_t* count) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return Array(h ? &h->token_sources : nullptr, count);
-}
-
-const tern_text_span* tern_result_token_spans(const tern_results* r, size_t i, size_t k, size_t* count) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return reinterpret_cast<const tern_text_span*>(Array(h ? &h->token_spans : nullptr, count));
-}
+#define TERN_C_ARRAY_ACCESSOR(CType, member)                                                               \
+  static_assert(sizeof(std::vector<CType>::value_type) ==                                                 \
+                    sizeof(decltype(tern::OwnedHypothesis::member)::value_type),                          \
+                "tern_result_" #member ": the C element is the record's");                                \
+  const CType* tern_result_##member(const tern_results* r, size_t i, size_t k, size_t* count) {           \
+    const tern::OwnedHypothesis* h = Hyp(r, i, k);                                                       \
+    return reinterpret_cast<const CType*>(Array(h ? &h->member : nullptr, count));                        \
+  }
+TERN_C_HYPOTHESIS_ARRAYS(TERN_C_ARRAY_ACCESSOR)
+#undef TERN_C_ARRAY_ACCESSOR
 
 const float* tern_result_attention(const tern_results* r, size_t i, size_t k, size_t* rows, size_t* cols) {
   const tern::OwnedHypothesis* h = Hyp(r, i, k);
