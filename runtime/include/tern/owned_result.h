@@ -17,20 +17,20 @@ namespace tern {
 struct Hypothesis;         ///< tern/translator.h
 struct TranslationResult;  ///< tern/translator.h
 
-/// Every field of tern::Hypothesis (tern/translator.h) and of tern::OwnedHypothesis, once: (member, how it is
-/// held). TEXT: std::string_view there, std::string here; SPAN: Span<const T> there, std::vector<T> here; VALUE:
-/// the same type in both. AssignResult, ViewHypothesis (and so CopyResults, ViewResults, the engine's results
-/// and the C API's result sets) follow this list: a new hypothesis field is a line here, its member in both
-/// structs, and its C accessor (tern/tern.h, api/c_results.cc) with the JNI and Python getters.
+/// Every field of tern::Hypothesis (tern/translator.h) and of tern::OwnedHypothesis, once (a std::string_view
+/// there is a std::string here, a Span<const T> a std::vector<T>, a float a float). AssignResult, ViewHypothesis
+/// (and so CopyResults, ViewResults, the engine's results and the C API's result sets) follow this list: a new
+/// hypothesis field is a line here, its member in both structs, and its C accessor (tern/tern.h,
+/// api/c_results.cc) with the JNI and Python getters.
 #define TERN_HYPOTHESIS_FIELDS(X) \
-  X(text, TEXT)                   \
-  X(ids, SPAN)                    \
-  X(score, VALUE)                 \
-  X(tokens, SPAN)                 \
-  X(token_logprobs, SPAN)         \
-  X(token_sources, SPAN)          \
-  X(token_spans, SPAN)            \
-  X(attention, SPAN)
+  X(text)                         \
+  X(ids)                          \
+  X(score)                        \
+  X(tokens)                       \
+  X(token_logprobs)               \
+  X(token_sources)                \
+  X(token_spans)                  \
+  X(attention)
 
 /// One hypothesis, owned: the fields of tern::Hypothesis (tern/translator.h says what each holds).
 struct OwnedHypothesis {

@@ -101,8 +101,7 @@ float tern_result_score(const tern_results* r, size_t i, size_t k) {
   X(tern_text_span, token_spans)
 
 #define TERN_C_ARRAY_ACCESSOR(CType, member)                                                               \
-  static_assert(sizeof(std::vector<CType>::value_type) ==                                                 \
-                    sizeof(decltype(tern::OwnedHypothesis::member)::value_type),                          \
+  static_assert(sizeof(CType) == sizeof(decltype(tern::OwnedHypothesis::member)::value_type),            \
                 "tern_result_" #member ": the C element is the record's");                                \
   const CType* tern_result_##member(const tern_results* r, size_t i, size_t k, size_t* count) {           \
     const tern::OwnedHypothesis* h = Hyp(r, i, k);                                                       \

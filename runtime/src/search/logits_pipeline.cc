@@ -10,6 +10,12 @@
 namespace tern {
 namespace {
 
+// Whether the row's token is forced (its target prefix or scored target): a stage for a chosen token skips it.
+bool ForcedRow(const RowContext& ctx) {
+  uint32_t token = 0;
+  return ctx.search->Forced(ctx.b, ctx.pos, &token);
+}
+
 // The token mask on the raw logits (greedy, expansion): transformers' NoBadWordsLogitsProcessor for pad and
 // single-token bad_words_ids.
 class TokenMask final : public LogitsRule {
@@ -83,9 +89,8 @@ class BanEndTokens final : public LogitsRule {
  public:
   const char* name() const override { return "end tokens banned (expansion)"; }
   void Process(const RowContext& ctx, float* row) const override {
+    if (ForcedRow(ctx)) return;
     const SearchContext& c = *ctx.search;
-    uint32_t forced = 0;
-    if (c.Forced(ctx.b, ctx.pos, &forced)) return;
     if (const int64_t col = c.vocab.Index(c.eos); col >= 0) row[col] = -INFINITY;
     for (uint32_t t : c.end_tokens)
       if (const int64_t col = c.vocab.Index(t); col >= 0) row[col] = -INFINITY;
@@ -98,9 +103,8 @@ class SamplingWarpers final : public LogitsRule {
  public:
   const char* name() const override { return "sampling warpers (temperature, top-k, top-p)"; }
   void Process(const RowContext& ctx, float* row) const override {
+    if (ForcedRow(ctx)) return;
     const SearchContext& c = *ctx.search;
-    uint32_t forced = 0;
-    if (c.Forced(ctx.b, ctx.pos, &forced)) return;
     WarpRow(c.opt.sampling, row, ctx.vocab->size, c.s.sample_order.data());
   }
 };

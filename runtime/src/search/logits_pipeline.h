@@ -36,7 +36,9 @@ enum class RowPass { kGreedy, kBeam, kExpansion };
 /// A search step's ordered stages (pointers to rules that outlive the step; no ownership, no allocation).
 class LogitsPipeline {
  public:
-  static constexpr size_t kMaxStages = LogitsProcessors::kMaxProcessors + 6;
+  /// The file's rules plus at most five of tern's own stages (the mask, the call's processors, renormalization,
+  /// constraints, and the end-token ban or the warpers): For never fills it.
+  static constexpr size_t kMaxStages = LogitsProcessors::kMaxProcessors + 5;
   /// The stages for search context `c` (its file rules as set for the call, its call processors,
   /// constraints and sampling options) and `pass`. Built once per step.
   static LogitsPipeline For(const SearchContext& c, RowPass pass);

@@ -5,7 +5,7 @@
 namespace tern {
 namespace {
 
-// How each kind of TERN_HYPOTHESIS_FIELDS is copied into an OwnedHypothesis and viewed back.
+// How each type of TERN_HYPOTHESIS_FIELDS is copied into an OwnedHypothesis and viewed back.
 template <typename T>
 void Own(std::vector<T>& dst, Span<const T> src) {
   dst.assign(src.begin(), src.end());
@@ -30,7 +30,7 @@ void AssignResult(const TranslationResult& r, OwnedResult* out) {
   for (size_t k = 0; k < r.hypotheses.size(); ++k) {
     const Hypothesis& h = r.hypotheses[k];
     OwnedHypothesis& o = out->hypotheses[k];
-#define TERN_OWN(member, kind) Own(o.member, h.member);
+#define TERN_OWN(member) Own(o.member, h.member);
     TERN_HYPOTHESIS_FIELDS(TERN_OWN)
 #undef TERN_OWN
   }
@@ -38,7 +38,7 @@ void AssignResult(const TranslationResult& r, OwnedResult* out) {
 
 Hypothesis ViewHypothesis(const OwnedHypothesis& h) {
   Hypothesis x;
-#define TERN_VIEW(member, kind) x.member = View(h.member);
+#define TERN_VIEW(member) x.member = View(h.member);
   TERN_HYPOTHESIS_FIELDS(TERN_VIEW)
 #undef TERN_VIEW
   return x;

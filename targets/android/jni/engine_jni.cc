@@ -205,7 +205,7 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
   }
   for (size_t i = 0; i < p->inputs.size(); ++i) pointers[i] = p->inputs[i].c_str();
   tern_translate_params tp = tern_translate_default_params();
-  if (!tern_jni::ReadOptions(env, options, nullptr, 0, p->inputs.size(), &tp, &p->keep)) {
+  if (!tern_jni::ReadOptions(env, options, nullptr, p->inputs.size(), &tp, &p->keep)) {
     delete p;
     return;
   }

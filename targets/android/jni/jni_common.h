@@ -69,12 +69,12 @@ struct OptionStorage {
 void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
                    tern_translate_params* p);
 
-/// tern_translate_params from a Translator.Options for inputs [first, first + n) of the Java call (false: an
-/// exception is pending): the field table's plain fields (options_fields.inc), then the special ones (the
-/// glossary, suppressSequences, endTokens, and the chunk's targetPrefixIds and samplingKeys; without
-/// samplingKeys each input is keyed by its index in the Java call). `keep` holds what the params point to.
+/// tern_translate_params from a Translator.Options for a call of n inputs (false: an exception is pending): the
+/// field table's plain fields (options_fields.inc), then the special ones (the glossary, suppressSequences,
+/// endTokens, targetPrefixIds and samplingKeys, one per input each when given; without samplingKeys the C API
+/// keys each input by its index in the call). `keep` holds what the params point to.
 /// Negative ids become UINT32_MAX, which the C API refuses as outside the vocabulary.
-bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t first, size_t n,
+bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t n,
                  tern_translate_params* p, OptionStorage* keep);
 
 bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m);

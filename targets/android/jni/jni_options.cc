@@ -71,7 +71,7 @@ bool EnumField(JNIEnv* env, jobject options, jclass c, const char* name, std::in
 
 }  // namespace
 
-bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t first, size_t n,
+bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, size_t n,
                  tern_translate_params* p, OptionStorage* keep) {
   jclass c = env->GetObjectClass(options);
   if (!ReadPlainOptions(env, options, c, p, keep)) return false;
@@ -109,34 +109,35 @@ bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, si
     p->end_tokens = keep->end_tokens.data();
     p->end_token_count = keep->end_tokens.size();
   }
-  // targetPrefixIds: this chunk's (one per sentence of the whole call).
+  // targetPrefixIds: one per sentence of the call.
   auto prefixes = static_cast<jobjectArray>(env->GetObjectField(options, env->GetFieldID(c, "targetPrefixIds", "[[I")));
   if (env->ExceptionCheck()) return false;
   if (prefixes) {
-    if (static_cast<size_t>(env->GetArrayLength(prefixes)) < first + n)
-      return Throw(env, ("targetPrefixIds: " + std::to_string(env->GetArrayLength(prefixes)) + " prefixes for more sentences (one per sentence)").c_str()), false;
+    if (static_cast<size_t>(env->GetArrayLength(prefixes)) != n)
+      return Throw(env, ("targetPrefixIds: " + std::to_string(env->GetArrayLength(prefixes)) + " prefixes for " + std::to_string(n) +
+                         " sentences (one per sentence)").c_str()), false;
     keep->prefix_ids.assign(n, {});
     for (size_t k = 0; k < n; ++k) {
-      auto seq = static_cast<jintArray>(env->GetObjectArrayElement(prefixes, static_cast<jsize>(first + k)));
+      auto seq = static_cast<jintArray>(env->GetObjectArrayElement(prefixes, static_cast<jsize>(k)));
       if (seq) ints(seq, &keep->prefix_ids[k]), env->DeleteLocalRef(seq);
     }
     for (const auto& seq : keep->prefix_ids) keep->prefix_id_pointers.push_back(seq.data()), keep->prefix_id_lengths.push_back(seq.size());
     p->target_prefix_ids = keep->prefix_id_pointers.data();
     p->target_prefix_lengths = keep->prefix_id_lengths.data();
   }
-  // samplingKeys: this chunk's; none given: each sentence's index in the Java call, whichever chunk it runs in.
+  // samplingKeys: one per sentence; none given: the C API keys each sentence by its index in the call
+  // (tern/call_chunks.h), whichever chunk it runs in.
   auto keys = static_cast<jlongArray>(env->GetObjectField(options, env->GetFieldID(c, "samplingKeys", "[J")));
   if (env->ExceptionCheck()) return false;
-  keep->sampling_keys.resize(n);
   if (keys) {
-    if (static_cast<size_t>(env->GetArrayLength(keys)) < first + n)
-      return Throw(env, ("samplingKeys: " + std::to_string(env->GetArrayLength(keys)) + " keys for more sentences (one per sentence)").c_str()), false;
-    if (n) env->GetLongArrayRegion(keys, static_cast<jsize>(first), static_cast<jsize>(n), reinterpret_cast<jlong*>(keep->sampling_keys.data()));
-  } else {
-    for (size_t k = 0; k < n; ++k) keep->sampling_keys[k] = first + k;
+    if (static_cast<size_t>(env->GetArrayLength(keys)) != n)
+      return Throw(env, ("samplingKeys: " + std::to_string(env->GetArrayLength(keys)) + " keys for " + std::to_string(n) +
+                         " sentences (one per sentence)").c_str()), false;
+    keep->sampling_keys.resize(n);
+    if (n) env->GetLongArrayRegion(keys, 0, static_cast<jsize>(n), reinterpret_cast<jlong*>(keep->sampling_keys.data()));
+    p->sampling_keys = keep->sampling_keys.data();
+    p->sampling_key_count = n;
   }
-  p->sampling_keys = keep->sampling_keys.data();
-  p->sampling_key_count = n;
   return !env->ExceptionCheck();
 }
 

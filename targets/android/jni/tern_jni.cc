@@ -71,7 +71,6 @@ struct JavaListener {
   jclass translator_class;
   jmethodID dispatch;
   jobject listener;
-  jint index_offset;
 };
 
 int OnToken(const tern_token_event* e, void* user_data) {
@@ -81,7 +80,7 @@ int OnToken(const tern_token_event* e, void* user_data) {
   if (!text) return 0;  // OutOfMemoryError pending
   if (e->text_len) env->SetByteArrayRegion(text, 0, static_cast<jsize>(e->text_len), reinterpret_cast<const jbyte*>(e->text));
   const jboolean go = env->CallStaticBooleanMethod(l->translator_class, l->dispatch, l->listener,
-                                                   static_cast<jint>(e->index) + l->index_offset, static_cast<jint>(e->part),
+                                                   static_cast<jint>(e->index), static_cast<jint>(e->part),
                                                    static_cast<jint>(e->token), text, e->last ? JNI_TRUE : JNI_FALSE);
   env->DeleteLocalRef(text);
   if (env->ExceptionCheck()) return 0;
@@ -96,7 +95,6 @@ struct JavaLogits {
   jclass translator_class;
   jmethodID dispatch;
   jobjectArray processors;
-  jint index_offset;
 };
 
 void OnLogits(tern_logits_row* row, void* user_data) {
@@ -111,7 +109,7 @@ void OnLogits(tern_logits_row* row, void* user_data) {
     if (steps) env->SetIntArrayRegion(prefix, 0, steps, reinterpret_cast<const jint*>(row->prefix));
     env->SetFloatArrayRegion(scores, 0, n, row->scores);
     if (columns) env->SetIntArrayRegion(columns, 0, n, reinterpret_cast<const jint*>(row->columns));
-    env->CallStaticVoidMethod(j->translator_class, j->dispatch, j->processors, static_cast<jint>(row->input) + j->index_offset,
+    env->CallStaticVoidMethod(j->translator_class, j->dispatch, j->processors, static_cast<jint>(row->input),
                               static_cast<jint>(row->part), static_cast<jint>(row->hypothesis), static_cast<jint>(row->step),
                               prefix, scores, columns);
     if (!env->ExceptionCheck()) env->GetFloatArrayRegion(scores, 0, n, row->scores);
@@ -129,7 +127,7 @@ void ResultsCall(JNIEnv* env, jclass cls, jobject options, const std::vector<std
   if (!results.r) return Throw(env, "out of memory");
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, nullptr, 0, inputs.size(), &p, &keep)) return;
+  if (!ReadOptions(env, options, nullptr, inputs.size(), &p, &keep)) return;
   tern_error err;
   if (run(&p, results.r, &err) != TERN_OK) return Throw(env, err.message);
   FillResults(env, cls, results.r, inputs, out);
@@ -160,52 +158,50 @@ JNIEXPORT jlong JNICALL Java_dev_tern_Translator_nativeOpen(JNIEnv* env, jclass,
   return reinterpret_cast<jlong>(s);
 }
 
-JNIEXPORT jboolean JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
+JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jclass cls, jlong handle,
                                                                     jobjectArray sentences, jobjectArray prefix_bytes,
                                                                     jintArray keep_spans,
                                                                     jobject options, jobject listener,
-                                                                    jint index_offset,
                                                                     jobjectArray out) {
   auto* s = reinterpret_cast<Session*>(handle);
-  if (!s) return Throw(env, "translator is closed"), JNI_FALSE;
-  // The C API checks n against max_batch (before it reads anything); the copies are this call's own.
+  if (!s) return Throw(env, "translator is closed");
+  // One C call for every sentence: more than max_batch run in chunks there (tern/call_chunks.h).
   std::vector<std::string> inputs, prefixes;
   std::vector<const char*> pointers, prefix_pointers;
   ReadBytes(env, sentences, &inputs, &pointers);
   const size_t n = inputs.size();
   ResultsOwner results;
-  if (!results.r) return Throw(env, "out of memory"), JNI_FALSE;
+  if (!results.r) return Throw(env, "out of memory");
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
-  if (!ReadOptions(env, options, s->glossary, static_cast<size_t>(index_offset), n, &p, &keep)) return JNI_FALSE;
+  if (!ReadOptions(env, options, s->glossary, n, &p, &keep)) return;
   tern_jni::ReadKeepSpans(env, keep_spans, inputs, &keep, &p);
-  // Options.targetPrefix: this chunk's, as UTF-8 (Translator.translateLocked; null: none).
+  // Options.targetPrefix as UTF-8, one per sentence (Translator.translateLocked; null: none).
   if (prefix_bytes) {
     ReadBytes(env, prefix_bytes, &prefixes, &prefix_pointers);
     p.target_prefix = prefix_pointers.data();
   }
   auto processors = static_cast<jobjectArray>(env->GetObjectField(
       options, env->GetFieldID(env->GetObjectClass(options), "logitsProcessors", "[Ldev/tern/Translator$LogitsProcessor;")));
-  JavaLogits logits{env, cls, nullptr, processors, index_offset};
+  JavaLogits logits{env, cls, nullptr, processors};
   if (processors && env->GetArrayLength(processors) > 0) {
     logits.dispatch = env->GetStaticMethodID(cls, "dispatchLogits", "([Ldev/tern/Translator$LogitsProcessor;IIII[I[F[I)V");
-    if (!logits.dispatch) return JNI_FALSE;  // NoSuchMethodError pending
+    if (!logits.dispatch) return;  // NoSuchMethodError pending
     p.logits_callback = OnLogits;
     p.logits_user_data = &logits;
   }
-  JavaListener java{env, cls, nullptr, listener, index_offset};
+  JavaListener java{env, cls, nullptr, listener};
   if (listener) {
     java.dispatch = env->GetStaticMethodID(cls, "dispatchToken", "(Ldev/tern/Translator$TokenListener;III[BZ)Z");
-    if (!java.dispatch) return JNI_FALSE;  // NoSuchMethodError pending
+    if (!java.dispatch) return;  // NoSuchMethodError pending
     p.token_callback = OnToken;
     p.token_user_data = &java;
   }
   tern_error err;
   const tern_status_code rc = tern_translate(s->translator, pointers.data(), n, &p, results.r, &err);
-  if (env->ExceptionCheck()) return JNI_FALSE;  // a listener or processor threw: that exception reaches the caller
-  if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message), JNI_FALSE;
-  if (!FillResults(env, cls, results.r, inputs, out)) return JNI_FALSE;
-  return rc == TERN_CANCELLED ? JNI_TRUE : JNI_FALSE;
+  if (env->ExceptionCheck()) return;  // a listener or processor threw: that exception reaches the caller
+  if (rc != TERN_OK && rc != TERN_CANCELLED) return Throw(env, err.message);
+  FillResults(env, cls, results.r, inputs, out);  // false: an exception is pending for the caller
 }
 
 JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeScore(JNIEnv* env, jclass cls, jlong handle, jobjectArray sources,

@@ -479,7 +479,7 @@ public final class Translator implements AutoCloseable {
         prefixes[i] = options.targetPrefix[i] == null ? null : options.targetPrefix[i].getBytes(StandardCharsets.UTF_8);
     }
     Result[] out = new Result[sentences.length];
-    nativeTranslate(handle, in, prefixes, options.keepSpans, options, listener, 0, out);
+    nativeTranslate(handle, in, prefixes, options.keepSpans, options, listener, out);
     return out;
   }
 
@@ -661,9 +661,9 @@ public final class Translator implements AutoCloseable {
   private static native long nativeOpen(String modelPath, int threads, int maxBatch, int maxBeam, int maxNBest,
       boolean attention, String packedCacheDir) throws TernException;
 
-  // Fills out[0..n) and returns true when the listener stopped the call.
-  private static native boolean nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options,
-      TokenListener listener, int indexOffset, Result[] out) throws TernException;
+  // Fills out[0..n) (a sentence the listener's stop left untranslated: cancelled).
+  private static native void nativeTranslate(long handle, byte[][] sentences, byte[][] targetPrefix, int[] keepSpans, Options options,
+      TokenListener listener, Result[] out) throws TernException;
 
   private static native void nativeIcuMessages(long handle, byte[][] messages, Options options, Result[] out)
       throws TernException;
