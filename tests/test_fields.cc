@@ -1,7 +1,9 @@
 // The field table (runtime/fields/fields.py) reaches the library: a non-default value of every option, set
 // through C++, arrives in each call as the library's echo shows it (TERN_ECHO_OPTIONS, base/options_echo.h),
 // also through both engine paths (static and continuous calls), and the engine's sharing rule keeps requests
-// that differ in an option apart. The other bindings' fields tests: tests/test_c_fields.c,
+// that differ in an option apart. Every result field an engine request returns, static or continuous, is what
+// the synchronous call returns (compared in the results echo's format, base/results_echo.h). The other
+// bindings' fields tests: tests/test_c_fields.c,
 // tests/python_package/test_fields.py, the Java test, tests/fields/cli_fields_test.py.
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/results_echo.h"
 #include "tern/engine.h"
 #include "tern/glossary.h"
 #include "tern/logits_processor.h"
@@ -141,5 +144,39 @@ TEST_CASE("fields: each option reaches the engine's call, static or continuous, 
       CHECK(carried);
       CHECK(ob.shared_with == 0);  // it differs from the first request in this option: never in one call
     }
+  }
+}
+
+TEST_CASE("fields: every result field of an engine request is the synchronous call's, static or continuous") {
+  auto m = LoadOrFail(BundledModel());
+  const std::vector<std::string> texts = {"A dog runs on the grass.", "", "Two men play music.", "A girl reads a book."};
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  TranslatorConfig tc;
+  tc.max_n_best = 2, tc.attention = true;
+  auto t = Translator::Create(m, tc).value();
+  for (bool continuous : {false, true}) {
+    CAPTURE(continuous);
+    TranslateOptions o;
+    o.beam_size = 2, o.n_best = 2, o.return_scores = true, o.return_alignment = true;
+    o.return_attention = !continuous;  // a continuous call takes every other option (TranslateContinuous)
+    Span<const TranslationResult> sync;
+    REQUIRE(t->Translate(Span<const std::string_view>(views.data(), views.size()), o, &sync).ok());
+    const std::string want = EchoResultsText("x", sync);
+    EngineConfig c;
+    c.replicas = 1, c.continuous_batching = continuous, c.translator = tc;
+    auto e = Engine::Create(m, c).value();
+    Request r;
+    r.texts = texts;
+    r.options = o;
+    Result<Ticket> ticket = e->Submit(std::move(r));
+    REQUIRE(ticket.ok());
+    const RequestOutcome& out = ticket.value().Wait();
+    REQUIRE(out.status.ok());
+    std::vector<Hypothesis> hyps;
+    std::vector<TranslationResult> got;
+    ViewResults(out.results, &hyps, &got);
+    CHECK(EchoResultsText("x", Span<const TranslationResult>(got.data(), got.size())) == want);
+    const bool filled = continuous || want.find(" attention=3") != std::string::npos;  // filled, not empty
+    CHECK(filled);
   }
 }

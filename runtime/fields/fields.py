@@ -251,8 +251,8 @@ OPTIONS = [
       "cross-attention of alignment_layer averaged over its heads, over the source tokens. Needs a Translator created "
       "with TranslatorConfig::attention (kInvalidArgument otherwise). Computed after the search by decoding each "
       "returned hypothesis again (runtime/src/session/attention_pass.h); a text split into several sentences has "
-      "none (turn split_sentences off).", cli="", cli_note="--format json with the Python or C API: the CLI prints "
-      "alignment, not matrices"),
+      "none (turn split_sentences off).", cli="--attention", cli_help="each token's cross-attention over the source "
+      "tokens (--format json prints it, a row per token)"),
     O("end_tokens", "special", None, "More target tokens that end a hypothesis as `</s>` does (transformers' "
       "eos_token_id as a list, CTranslate2's end_token; at most 8): the ending token is in Hypothesis::tokens, not in "
       "ids; min_length holds them all back; the file's forced `</s>` at max_length stays `</s>`. Not owned. An id "
@@ -319,3 +319,51 @@ TEST_VALUES = {
     "placeholder_syntaxes": "printf,url", "auto_protect": False, "sampling.min_tokens_to_keep": 3,
     "coverage_penalty": 0.25, "replace_unknowns": True,
 }
+
+
+@dataclass
+class R:
+    name: str                      # member of tern::Hypothesis / OwnedHypothesis ("hypothesis") or of
+                                   # tern::TranslationResult / OwnedResult ("result")
+    level: str
+    kind: str                      # text, f32, u32s, i32s, f32s, spans, matrix (f32 [tokens x source tokens])
+    doc: str                       # what it holds (every binding's doc; C and Python add the element type)
+    channel: Optional[str] = None  # per-token arrays the search writes: its track channel (TERN_RESULT_CHANNELS)
+    java: Optional[str] = None     # Java field (None: camelCase of name)
+
+    @property
+    def javaname(self):
+        if self.java:
+            return self.java
+        parts = self.name.split("_")
+        return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+# The result table: every field of a translation result once, in the order each binding lists them.
+# runtime/fields/generate.py writes from it the C++ field lists (tern/result_fields.h: TERN_HYPOTHESIS_FIELDS,
+# TERN_RESULT_FIELDS, TERN_RESULT_CHANNELS), the C accessors (tern.h and api/c_result_fields.inc), the Python
+# Hypothesis and TranslationResult fields (results.cc, _tern.pyi), Java's Hypothesis fields and their JNI
+# conversion, the CLI's JSON members and the library's echo (TERN_ECHO_RESULTS) that the fields tests compare
+# each binding's results with. Adding a result field: a row here, its member in tern::Hypothesis /
+# tern::OwnedHypothesis (or the result structs), where the search or the session fills it, and its test.
+RESULTS = [
+    R("text", "hypothesis", "text", "the detokenized target text (UTF-8; empty for ids calls)"),
+    R("ids", "hypothesis", "u32s", "[n] generated ids without the decoder start token and the final </s>"),
+    R("score", "hypothesis", "f32", "beam: sum of log-probabilities / generated_len ^ length_penalty; greedy: the sum "
+      "(0 without return_scores)"),
+    R("tokens", "hypothesis", "u32s", "[n or n+1] the generated ids, the final </s> included when there was one",
+      channel="token"),
+    R("token_logprobs", "hypothesis", "f32s", "[tokens] each token's natural-log probability after the logits "
+      "processors (transformers' compute_transition_scores(normalize_logits=True)); 0s without return_scores",
+      channel="logprob"),
+    R("token_sources", "hypothesis", "i32s", "[tokens] the source token each aligns to, an index into source_ids "
+      "(return_alignment), else -1", channel="source"),
+    R("token_spans", "hypothesis", "spans", "[tokens] each token's bytes [begin, end) in text (a word-initial piece "
+      "without its space; </s> empty at the end); empty for ids calls"),
+    R("attention", "hypothesis", "matrix", "[tokens x source tokens] row-major: each token's cross-attention over "
+      "the source (return_attention), else empty"),
+    R("source_ids", "result", "u32s", "[m] the source tokens the input became (MarianTokenizer's ids, </s> last); "
+      "empty when the input failed before it was tokenized"),
+    R("source_spans", "result", "spans", "[m] each source token's bytes [begin, end) in the input text; empty for "
+      "ids calls"),
+]

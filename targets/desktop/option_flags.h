@@ -41,6 +41,7 @@ struct OptionFlags {
   std::optional<uint32_t> alternatives;  // --alternatives
   std::optional<float> min_alternative_expansion_prob;  // --min-alternative-expansion-prob
   bool disable_unk = false;  // --disable-unk
+  bool return_attention = false;  // --attention
   std::optional<bool> forced_eos;  // --forced-eos
   std::optional<uint32_t> alignment_layer;  // --alignment-layer
   std::optional<std::string> placeholder_syntaxes;  // --placeholder-syntaxes
@@ -78,6 +79,7 @@ inline Status ApplyOptionFlags(const OptionFlags& f, TranslateOptions* o) {
   if (f.alternatives) o->alternatives = *f.alternatives;
   if (f.min_alternative_expansion_prob) o->min_alternative_expansion_prob = *f.min_alternative_expansion_prob;
   if (f.disable_unk) o->disable_unk = true;
+  if (f.return_attention) o->return_attention = true;
   if (f.forced_eos) o->forced_eos = *f.forced_eos;
   if (f.alignment_layer) o->alignment_layer = *f.alignment_layer;
   if (f.placeholder_syntaxes) {
@@ -118,6 +120,7 @@ inline std::string WithFlag(const std::string& message) {
   if (message.rfind("alternatives ", 0) == 0) return "--alternatives: " + message;
   if (message.rfind("min_alternative_expansion_prob ", 0) == 0) return "--min-alternative-expansion-prob: " + message;
   if (message.rfind("disable_unk ", 0) == 0) return "--disable-unk: " + message;
+  if (message.rfind("return_attention ", 0) == 0) return "--attention: " + message;
   if (message.rfind("forced_eos ", 0) == 0) return "--forced-eos: " + message;
   if (message.rfind("alignment_layer ", 0) == 0) return "--alignment-layer: " + message;
   if (message.rfind("placeholder_syntaxes ", 0) == 0) return "--placeholder-syntaxes: " + message;

@@ -33,7 +33,14 @@ json HypothesisJson(const Hypothesis& h, const OutputFormat& f) {
     if (k < h.token_sources.size() && h.token_sources[k] >= 0) t["source"] = h.token_sources[k];
     tokens.push_back(std::move(t));
   }
-  json out = {{"text", std::string(h.text)}, {"score", h.score}};
+  json out = {{"text", std::string(h.text)}, {"ids", json(std::vector<uint32_t>(h.ids.begin(), h.ids.end()))}, {"score", h.score}};
+  if (!h.attention.empty() && !h.tokens.empty()) {  // --attention: a row per token over the source tokens
+    const size_t cols = h.attention.size() / h.tokens.size();
+    json rows = json::array();
+    for (size_t k = 0; k < h.tokens.size(); ++k)
+      rows.push_back(std::vector<float>(h.attention.begin() + k * cols, h.attention.begin() + (k + 1) * cols));
+    out["attention"] = std::move(rows);
+  }
   out["confidence"] = {{"mean", c.mean_logprob}, {"min", c.min_logprob}, {"low", LowConfidence(c, f.thresholds)}};
   out["tokens"] = std::move(tokens);
   return out;

@@ -60,7 +60,8 @@ int RunTranslate(const TranslateArgs& args) {
   }
   TranslatorConfig cfg;
   cfg.max_batch = args.batch;  // 0: the file's default limit
-  cfg.attention = opt.coverage_penalty != 0.f;  // the coverage penalty sums the cross-attention it plans
+  // --attention returns the cross-attention; the coverage penalty sums it: both need its buffers planned.
+  cfg.attention = opt.return_attention || opt.coverage_penalty != 0.f;
   cfg.threads = args.threads;
   if (args.beam()) cfg.max_beam = args.beam();
   const uint32_t hypotheses = std::max(args.n_best(), args.alternatives());  // per input line

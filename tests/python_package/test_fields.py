@@ -1,13 +1,16 @@
-"""The field table through Python (runtime/fields/fields.py): a non-default value of every option keyword
+"""The field tables through Python (runtime/fields/fields.py): a non-default value of every option keyword
 arrives in the library's call (TERN_ECHO_OPTIONS, runtime/src/base/options_echo.h) from translate_batch,
 translate_ids, score_batch, score_ids and both Engine.submit calls; the keywords each call takes are the
-table's, and no other."""
+table's, and no other. Every result field Python hands out is what the library made, bit for bit
+(TERN_ECHO_RESULTS, runtime/src/base/results_echo.h), from the calls and both engine paths."""
 
 import json
 import os
 import pathlib
 
+import numpy as np
 import pytest
+import struct
 
 import tern
 
@@ -111,3 +114,85 @@ def test_each_call_takes_the_tables_keywords_and_no_other(model):
         e.submit(["A dog."], no_such_option=1)
     e.close()
     assert os.environ.get("TERN_ECHO_OPTIONS") is None
+
+
+# ---------------------------------------------------------------- the result table
+RESULTS = json.loads((ROOT / "tests/fields/values.json").read_text(encoding="utf-8"))["results"]
+
+
+def _bits(v):
+    return "%08x" % struct.unpack("<I", struct.pack("<f", float(v)))[0]
+
+
+def _put(row, v):
+    """One field in the echo's format (runtime/src/base/results_echo.h)."""
+    kind = row["kind"]
+    if kind == "text":
+        value = v.encode("utf-8").hex()
+    elif kind == "f32":
+        value = _bits(v)
+    elif kind in ("f32s", "matrix"):
+        value = "" if v is None else ",".join(_bits(x) for x in np.asarray(v).reshape(-1))
+    elif kind == "spans":
+        value = ",".join("%d:%d" % (b, e) for b, e in v)
+    else:
+        value = ",".join(str(int(x)) for x in v)
+    return " %s=%s" % (row["name"], value)
+
+
+def _dump(entry, results):
+    """What the binding gave, every field of the result table, as the library's echo writes it."""
+    out = ["results %s n=%d" % (entry, len(results))]
+    for i, r in enumerate(results):
+        line = "r i=%d ok=%d" % (i, 1 if r.ok else 0)
+        if r.ok:
+            line += "".join(_put(row, getattr(r, row["name"])) for row in RESULTS if row["level"] == "result")
+        out.append(line)
+        for k, h in enumerate(r.hypotheses if r.ok else []):
+            out.append("h i=%d k=%d" % (i, k) +
+                       "".join(_put(row, getattr(h, row["name"])) for row in RESULTS if row["level"] == "hypothesis"))
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture()
+def result_echo(tmp_path, monkeypatch):
+    path = tmp_path / "results"
+    monkeypatch.setenv("TERN_ECHO_RESULTS", str(path))
+
+    def last(entry):
+        blocks = [b for b in ("\n" + path.read_text(encoding="utf-8")).split("\nresults ") if b] if path.exists() else []
+        mine = ["results " + b if b.endswith("\n") else "results " + b + "\n" for b in blocks if b.split()[0] == entry]
+        return mine[-1] if mine else None
+
+    return last
+
+
+TEXTS = ["A dog runs on the grass.", "", "Two men play music."]
+EVERY_CHANNEL = dict(beam_size=2, n_best=2, return_scores=True, return_alignment=True, return_attention=True)
+
+
+@pytest.mark.parametrize("call", ["translate_batch", "translate_ids", "score_batch", "engine", "engine_continuous"])
+def test_every_result_field_reaches_python(model, result_echo, call):
+    """Every field of the result table, as Python hands it out, is what the library made (bit for bit)."""
+    opts = dict(EVERY_CHANNEL)
+    if call == "engine_continuous":
+        del opts["return_attention"]  # a continuous call takes everything else (TranslateContinuous)
+    if call.startswith("engine"):
+        e = tern.Engine(model, replicas=1, threads=1, max_n_best=2, attention=True,
+                        continuous_batching=call.endswith("continuous"))
+        got = e.submit(TEXTS, **opts).result(timeout=120)
+        e.close()
+        entry = "complete"
+    else:
+        t = tern.Translator(model, threads=1, max_n_best=2, attention=True)
+        entry = {"translate_batch": "translate", "translate_ids": "translate_ids", "score_batch": "score"}[call]
+        if call == "translate_batch":
+            got = t.translate_batch(TEXTS, **opts)
+        elif call == "translate_ids":
+            got = t.translate_ids([[5, 6, 0], [40, 71, 242, 768, 2, 0]], **opts)
+        else:
+            got = t.score_batch(TEXTS, ["Ein Hund läuft.", "", "Zwei Männer machen Musik."],
+                                return_alignment=True)
+    want = result_echo(entry)
+    assert want is not None, "no %s results were echoed" % entry
+    assert _dump(entry, got) == want

@@ -9,6 +9,7 @@
 
 #include "tern/export.h"
 #include "tern/options.h"
+#include "tern/result_fields.h"
 #include "tern/span.h"
 #include "tern/status.h"
 
@@ -17,20 +18,11 @@ namespace tern {
 struct Hypothesis;         ///< tern/translator.h
 struct TranslationResult;  ///< tern/translator.h
 
-/// Every field of tern::Hypothesis (tern/translator.h) and of tern::OwnedHypothesis, once (a std::string_view
-/// there is a std::string here, a Span<const T> a std::vector<T>, a float a float). AssignResult, ViewHypothesis
-/// (and so CopyResults, ViewResults, the engine's results and the C API's result sets) follow this list: a new
-/// hypothesis field is a line here, its member in both structs, and its C accessor (tern/tern.h,
-/// api/c_results.cc) with the JNI and Python getters.
-#define TERN_HYPOTHESIS_FIELDS(X) \
-  X(text)                         \
-  X(ids)                          \
-  X(score)                        \
-  X(tokens)                       \
-  X(token_logprobs)               \
-  X(token_sources)                \
-  X(token_spans)                  \
-  X(attention)
+// Every field of tern::Hypothesis (tern/translator.h) and of tern::OwnedHypothesis is listed once, in the
+// result table (runtime/fields/fields.py RESULTS, generated into tern/result_fields.h: TERN_HYPOTHESIS_FIELDS,
+// TERN_RESULT_FIELDS): a std::string_view there is a std::string here, a Span<const T> a std::vector<T>, a
+// float a float. AssignResult and ViewHypothesis (and so CopyResults, ViewResults, the engine's results and the
+// C API's result sets) follow the lists.
 
 /// One hypothesis, owned: the fields of tern::Hypothesis (tern/translator.h says what each holds).
 struct OwnedHypothesis {
@@ -58,7 +50,7 @@ struct OwnedResult {
 /// Appends a copy of each of `results` to *out (allocates; the views may die afterwards).
 TERN_API void CopyResults(Span<const TranslationResult> results, std::vector<OwnedResult>* out);
 
-/// Makes *out a copy of `r`, every field (TERN_HYPOTHESIS_FIELDS), reusing the memory *out already holds (a
+/// Makes *out a copy of `r`, every field (TERN_HYPOTHESIS_FIELDS, TERN_RESULT_FIELDS), reusing the memory *out already holds (a
 /// result set filled call after call). Allocates only to grow.
 TERN_API void AssignResult(const TranslationResult& r, OwnedResult* out);
 

@@ -191,36 +191,49 @@ TERN_API const char* tern_result_error(const tern_results* results, size_t i);
 TERN_API tern_status_code tern_result_code(const tern_results* results, size_t i);
 /** Hypotheses of sentence i (0 if it failed). */
 TERN_API size_t tern_result_hypotheses(const tern_results* results, size_t i);
-/** Text of hypothesis k of sentence i (UTF-8, NUL-terminated, *length bytes before the NUL), NULL if
- * absent. */
-TERN_API const char* tern_result_text(const tern_results* results, size_t i, size_t k, size_t* length);
-/** Ids of hypothesis k of sentence i (*count ids, no start token, no final `</s>`), NULL if absent. */
-TERN_API const uint32_t* tern_result_ids(const tern_results* results, size_t i, size_t k, size_t* count);
-/** Score of hypothesis k of sentence i (log-probability based), 0 if absent. */
-TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k);
-/** Per generated token of hypothesis k of sentence i, the final `</s>` included when it ended with one
- * (*count entries, the same for all three; NULL if absent): the token ids; each token's log-probability
- * after the logits processors (0s when return_scores was 0); the source token each aligns to (the
- * decoder's cross-attention, -1s unless return_alignment). */
-TERN_API const uint32_t* tern_result_tokens(const tern_results* results, size_t i, size_t k, size_t* count);
-TERN_API const float* tern_result_token_logprobs(const tern_results* results, size_t i, size_t k, size_t* count);
-TERN_API const int32_t* tern_result_token_sources(const tern_results* results, size_t i, size_t k, size_t* count);
-
 /** A byte range [begin, end) of a UTF-8 text (tern::TextSpan). */
 typedef struct tern_text_span {
   size_t begin; /**< first byte */
   size_t end;   /**< one past the last byte */
 } tern_text_span;
-/** Each token's bytes in the text of hypothesis k of sentence i (the same *count as tern_result_tokens; a
- * word-initial token without its space; `</s>` an empty span at the end). NULL if absent. */
+/* Every field of the result table (runtime/fields/fields.py RESULTS), one accessor each: a hypothesis field of
+ * hypothesis k of sentence i, a result field of sentence i. NULL (0 for a number) when sentence i failed or
+ * has no hypothesis k; views stay valid until the set is used again or freed. */
+/* BEGIN fields: results */
+/** text of hypothesis k of sentence i: the detokenized target text (UTF-8; empty for ids calls).
+ * NUL-terminated, *length bytes before the NUL; NULL if absent. */
+TERN_API const char* tern_result_text(const tern_results* results, size_t i, size_t k, size_t* length);
+/** ids of hypothesis k of sentence i: [n] generated ids without the decoder start token and the final </s>.
+ * *count entries; NULL if absent (never for a translated input). */
+TERN_API const uint32_t* tern_result_ids(const tern_results* results, size_t i, size_t k, size_t* count);
+/** score of hypothesis k of sentence i: beam: sum of log-probabilities / generated_len ^ length_penalty;
+ * greedy: the sum (0 without return_scores). 0 if absent. */
+TERN_API float tern_result_score(const tern_results* results, size_t i, size_t k);
+/** tokens of hypothesis k of sentence i: [n or n+1] the generated ids, the final </s> included when there was
+ * one. *count entries; NULL if absent (never for a translated input). */
+TERN_API const uint32_t* tern_result_tokens(const tern_results* results, size_t i, size_t k, size_t* count);
+/** token_logprobs of hypothesis k of sentence i: [tokens] each token's natural-log probability after the logits
+ * processors (transformers' compute_transition_scores(normalize_logits=True)); 0s without return_scores.
+ * *count entries; NULL if absent (never for a translated input). */
+TERN_API const float* tern_result_token_logprobs(const tern_results* results, size_t i, size_t k, size_t* count);
+/** token_sources of hypothesis k of sentence i: [tokens] the source token each aligns to, an index into
+ * source_ids (return_alignment), else -1. *count entries; NULL if absent (never for a translated input). */
+TERN_API const int32_t* tern_result_token_sources(const tern_results* results, size_t i, size_t k, size_t* count);
+/** token_spans of hypothesis k of sentence i: [tokens] each token's bytes [begin, end) in text (a word-initial
+ * piece without its space; </s> empty at the end); empty for ids calls. *count entries; NULL if absent (never
+ * for a translated input). */
 TERN_API const tern_text_span* tern_result_token_spans(const tern_results* results, size_t i, size_t k, size_t* count);
-/** params.return_attention: *rows (tokens) x *cols (source tokens) floats, row-major (tern::Hypothesis::attention). NULL if absent. */
+/** attention of hypothesis k of sentence i: [tokens x source tokens] row-major: each token's cross-attention
+ * over the source (return_attention), else empty. *rows x *cols floats; NULL if absent. */
 TERN_API const float* tern_result_attention(const tern_results* results, size_t i, size_t k, size_t* rows, size_t* cols);
-/** The source tokens sentence i became (MarianTokenizer's ids, `</s>` last; what tern_result_token_sources
- * indexes) and each one's bytes in the input text (tern_translate; *count 0 for tern_translate_ids). NULL
- * if sentence i failed. */
+/** source_ids of sentence i: [m] the source tokens the input became (MarianTokenizer's ids, </s> last); empty
+ * when the input failed before it was tokenized. *count entries; NULL if absent (never for a translated
+ * input). */
 TERN_API const uint32_t* tern_result_source_ids(const tern_results* results, size_t i, size_t* count);
+/** source_spans of sentence i: [m] each source token's bytes [begin, end) in the input text; empty for ids
+ * calls. *count entries; NULL if absent (never for a translated input). */
 TERN_API const tern_text_span* tern_result_source_spans(const tern_results* results, size_t i, size_t* count);
+/* END fields: results */
 
 /** Confidence (tern/confidence.h): the mean and the minimum token log-probability of hypothesis k of
  * sentence i (either pointer may be NULL). Returns 1 when the hypothesis is low confidence by the default

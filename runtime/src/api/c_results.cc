@@ -80,54 +80,7 @@ size_t tern_result_hypotheses(const tern_results* r, size_t i) {
   return s ? s->hypotheses.size() : 0;
 }
 
-const char* tern_result_text(const tern_results* r, size_t i, size_t k, size_t* length) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  if (length) *length = h ? h->text.size() : 0;
-  return h ? h->text.c_str() : nullptr;  // an empty translation is "", not the NULL of a failure
-}
-
-float tern_result_score(const tern_results* r, size_t i, size_t k) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  return h ? h->score : 0.f;
-}
-
-// The per-hypothesis arrays (tern.h), one line each: (C element type, OwnedHypothesis member). The member's
-// element type is the C one (tern_text_span is tern::TextSpan: the static_assert above).
-#define TERN_C_HYPOTHESIS_ARRAYS(X) \
-  X(uint32_t, ids)                  \
-  X(uint32_t, tokens)               \
-  X(float, token_logprobs)          \
-  X(int32_t, token_sources)         \
-  X(tern_text_span, token_spans)
-
-#define TERN_C_ARRAY_ACCESSOR(CType, member)                                                               \
-  static_assert(sizeof(CType) == sizeof(decltype(tern::OwnedHypothesis::member)::value_type),            \
-                "tern_result_" #member ": the C element is the record's");                                \
-  const CType* tern_result_##member(const tern_results* r, size_t i, size_t k, size_t* count) {           \
-    const tern::OwnedHypothesis* h = Hyp(r, i, k);                                                       \
-    return reinterpret_cast<const CType*>(Array(h ? &h->member : nullptr, count));                        \
-  }
-TERN_C_HYPOTHESIS_ARRAYS(TERN_C_ARRAY_ACCESSOR)
-#undef TERN_C_ARRAY_ACCESSOR
-
-const float* tern_result_attention(const tern_results* r, size_t i, size_t k, size_t* rows, size_t* cols) {
-  const tern::OwnedHypothesis* h = Hyp(r, i, k);
-  const bool has = h && !h->attention.empty();
-  const size_t n = has ? h->tokens.size() : 0;
-  if (rows) *rows = n;
-  if (cols) *cols = n ? h->attention.size() / n : 0;
-  return has ? h->attention.data() : nullptr;
-}
-
-const uint32_t* tern_result_source_ids(const tern_results* r, size_t i, size_t* count) {
-  const tern::OwnedResult* s = Sentence(r, i);
-  return Array(s ? &s->source_ids : nullptr, count);
-}
-
-const tern_text_span* tern_result_source_spans(const tern_results* r, size_t i, size_t* count) {
-  const tern::OwnedResult* s = Sentence(r, i);
-  return reinterpret_cast<const tern_text_span*>(Array(s ? &s->source_spans : nullptr, count));
-}
+#include "api/c_result_fields.inc"
 
 int tern_result_confidence(const tern_results* r, size_t i, size_t k, float* mean_logprob, float* min_logprob) {
   const tern::OwnedHypothesis* h = Hyp(r, i, k);

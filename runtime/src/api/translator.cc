@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/busy_guard.h"
+#include "base/results_echo.h"
 #include "base/options_echo.h"
 #include "session/session.h"
 #include "session/continuous_call.h"
@@ -21,6 +22,12 @@ Status CheckKeys(const TranslateOptions& o, size_t n) {
   if (o.sampling_keys.empty() || o.sampling_keys.size() == n) return Status::Ok();
   return Status(StatusCode::kInvalidArgument, "sampling_keys: " + std::to_string(o.sampling_keys.size()) + " keys for " +
                                                   std::to_string(n) + " inputs (one per input, or none)");
+}
+
+// A call's status, its results echoed first (TERN_ECHO_RESULTS, base/results_echo.h) when it has them.
+Status Echoed(const char* entry, const Status& s, const Span<const TranslationResult>* results) {
+  if (HasResults(s) && results) EchoResults(entry, *results);
+  return s;
 }
 
 Status BusyError() {
@@ -65,7 +72,7 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   if (!busy.acquired()) return BusyError();
   const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckKeys(options, sources.size()));
-  return keep->TranslateIds(sources, options, results);
+  return Echoed("translate_ids", keep->TranslateIds(sources, options, results), results);
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
@@ -86,7 +93,7 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   if (!busy.acquired()) return BusyError();
   const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckKeys(options, texts.size()));
-  return keep->Translate(texts, options, results);
+  return Echoed("translate", keep->Translate(texts, options, results), results);
 }
 
 Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
@@ -97,7 +104,7 @@ Status Translator::Score(Span<const std::string_view> sources, Span<const std::s
   if (!busy.acquired()) return BusyError();
   const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return keep->Score(sources, targets, options, results);
+  return Echoed("score", keep->Score(sources, targets, options, results), results);
 }
 
 Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
@@ -108,7 +115,7 @@ Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const
   if (!busy.acquired()) return BusyError();
   const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return keep->ScoreIds(sources, targets, options, results);
+  return Echoed("score_ids", keep->ScoreIds(sources, targets, options, results), results);
 }
 
 Status Translator::CheckOptions(const TranslateOptions& options) const {

@@ -1,20 +1,16 @@
 // Heap copies of a Hypothesis' per-token data, for results that outlive the arena or join several
 // sentences: the joined hypotheses of split texts (session/paragraphs) and the C API's result sets. The
-// channels a Hypothesis exposes are listed once, in TERN_RESULT_CHANNELS; the search binds them
+// channels a Hypothesis exposes are listed once, in the result table (TERN_RESULT_CHANNELS); the search binds them
 // (search.cc: Finish) and these copies follow the same list.
 #pragma once
 
 #include <vector>
 
+#include "tern/result_fields.h"  // TERN_RESULT_CHANNELS: (element type, track channel, Hypothesis member)
 #include "tern/translator.h"
 
 namespace tern {
 
-/// The track channels results expose: (element type, channel in TERN_TRACK_CHANNELS, Hypothesis member).
-#define TERN_RESULT_CHANNELS(X)          \
-  X(uint32_t, token, tokens)             \
-  X(float, logprob, token_logprobs)      \
-  X(int32_t, source, token_sources)
 
 struct TrackCopy {
 #define TERN_COPY_FIELD(T, ch, member) std::vector<T> member;

@@ -5,7 +5,7 @@
 namespace tern {
 namespace {
 
-// How each type of TERN_HYPOTHESIS_FIELDS is copied into an OwnedHypothesis and viewed back.
+// How each type of the result table's fields is copied into an OwnedHypothesis and viewed back.
 template <typename T>
 void Own(std::vector<T>& dst, Span<const T> src) {
   dst.assign(src.begin(), src.end());
@@ -24,8 +24,9 @@ inline float View(float v) { return v; }
 void AssignResult(const TranslationResult& r, OwnedResult* out) {
   out->error = r.error;
   out->error_message.assign(r.error_message.data(), r.error_message.size());
-  out->source_ids.assign(r.source_ids.begin(), r.source_ids.end());
-  out->source_spans.assign(r.source_spans.begin(), r.source_spans.end());
+#define TERN_OWN(member) Own(out->member, r.member);
+  TERN_RESULT_FIELDS(TERN_OWN)
+#undef TERN_OWN
   out->hypotheses.resize(r.hypotheses.size());
   for (size_t k = 0; k < r.hypotheses.size(); ++k) {
     const Hypothesis& h = r.hypotheses[k];
@@ -65,8 +66,9 @@ void ViewResults(const std::vector<OwnedResult>& results, std::vector<Hypothesis
     for (const OwnedHypothesis& h : o.hypotheses) hypotheses->push_back(ViewHypothesis(h));
     v.error = o.error, v.error_message = o.error_message;
     v.hypotheses = {hypotheses->data() + first, o.hypotheses.size()};
-    v.source_ids = {o.source_ids.data(), o.source_ids.size()};
-    v.source_spans = {o.source_spans.data(), o.source_spans.size()};
+#define TERN_VIEW(member) v.member = View(o.member);
+    TERN_RESULT_FIELDS(TERN_VIEW)
+#undef TERN_VIEW
   }
 }
 

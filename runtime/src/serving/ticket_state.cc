@@ -1,5 +1,6 @@
 #include "serving/ticket_state.h"
 
+#include "base/results_echo.h"
 #include "serving/request_queue.h"
 
 namespace tern::serving {
@@ -14,6 +15,7 @@ thread_local int tls_completing = 0;
 bool MayWait() { return tls_completing == 0 && !Engine::OnWorkerThread(); }
 
 void Complete(const std::shared_ptr<TicketState>& t, RequestOutcome outcome) {
+  EchoResults("complete", outcome.results);  // TERN_ECHO_RESULTS: what each engine binding must receive
   const auto now = std::chrono::steady_clock::now();
   if (t->started == std::chrono::steady_clock::time_point{}) t->started = now;  // never ran
   outcome.queued_ms = Ms(t->started - t->submitted);

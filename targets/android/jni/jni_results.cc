@@ -22,41 +22,27 @@ jintArray Spans(JNIEnv* env, LocalRefs& refs, const tern_text_span* spans, size_
 }
 
 
-// Translator.Hypothesis k of sentence i (nullptr: an exception is pending).
-jobject MakeHypothesis(JNIEnv* env, jclass cls, const ResultMethods& m, const tern_results* r, size_t i, size_t k) {
-  LocalRefs refs{env, {}};
-  size_t len = 0, n = 0;
-  const char* text = tern_result_text(r, i, k, &len);
-  jbyteArray jtext = nullptr;
-  if (text) {
-    if (!(jtext = refs.Keep(env->NewByteArray(static_cast<jsize>(len))))) return nullptr;
-    env->SetByteArrayRegion(jtext, 0, static_cast<jsize>(len), reinterpret_cast<const jbyte*>(text));
-  }
-  const uint32_t* tokens = tern_result_tokens(r, i, k, &n);
-  const std::vector<jint> ids(tokens, tokens + (tokens ? n : 0));
-  const int32_t* src = tern_result_token_sources(r, i, k, nullptr);
-  jintArray jtokens = Ints(env, refs, ids.data(), ids.size());
-  jintArray jsources = jtokens ? Ints(env, refs, reinterpret_cast<const jint*>(src), ids.size()) : nullptr;
-  jfloatArray jlogprobs = jsources ? refs.Keep(env->NewFloatArray(static_cast<jsize>(ids.size()))) : nullptr;
-  if (!jlogprobs) return nullptr;
-  if (!ids.empty()) env->SetFloatArrayRegion(jlogprobs, 0, static_cast<jsize>(n), tern_result_token_logprobs(r, i, k, nullptr));
-  size_t n_spans = 0;
-  const tern_text_span* spans = tern_result_token_spans(r, i, k, &n_spans);
-  jintArray jspans = Spans(env, refs, spans, spans ? n_spans : 0, text ? Utf16Offsets(text, len) : std::vector<jint>(1, 0));
-  if (!jspans) return nullptr;
-  size_t rows = 0, cols = 0;
-  const float* attention = tern_result_attention(r, i, k, &rows, &cols);
-  jfloatArray jattention = nullptr;
-  if (attention) {
-    if (!(jattention = refs.Keep(env->NewFloatArray(static_cast<jsize>(rows * cols))))) return nullptr;
-    env->SetFloatArrayRegion(jattention, 0, static_cast<jsize>(rows * cols), attention);
-  }
-  jobject out = env->CallStaticObjectMethod(cls, m.make_hypothesis, jtext, static_cast<jfloat>(tern_result_score(r, i, k)),
-                                            jtokens, jlogprobs, jsources, jspans, jattention, static_cast<jint>(rows),
-                                            static_cast<jint>(cols));
-  return env->ExceptionCheck() ? nullptr : out;
+jintArray IntsOf(JNIEnv* env, LocalRefs& refs, const uint32_t* data, size_t n) {
+  return Ints(env, refs, reinterpret_cast<const jint*>(data), n);  // ids < 2^31 (the vocabulary's bound)
+}
+jintArray IntsOf(JNIEnv* env, LocalRefs& refs, const int32_t* data, size_t n) {
+  return Ints(env, refs, reinterpret_cast<const jint*>(data), n);
 }
 
+jfloatArray Floats(JNIEnv* env, LocalRefs& refs, const float* data, size_t n) {
+  jfloatArray a = refs.Keep(env->NewFloatArray(static_cast<jsize>(n)));
+  if (a && n) env->SetFloatArrayRegion(a, 0, static_cast<jsize>(n), data);
+  return a;
+}
+
+jbyteArray Bytes(JNIEnv* env, LocalRefs& refs, const char* data, size_t n) {
+  jbyteArray a = refs.Keep(env->NewByteArray(static_cast<jsize>(n)));
+  if (a && n) env->SetByteArrayRegion(a, 0, static_cast<jsize>(n), reinterpret_cast<const jbyte*>(data));
+  return a;
+}
+
+// MakeHypothesis and kMakeHypothesisSignature: every hypothesis field of the result table.
+#include "result_fields.inc"
 
 }  // namespace
 
@@ -102,7 +88,7 @@ bool GetResultMethods(JNIEnv* env, jclass translator, ResultMethods* m) {
   m->make_result = env->GetStaticMethodID(translator, "makeResult",
                                           "([Ldev/tern/Translator$Hypothesis;Ljava/lang/String;I[I[I[F)Ldev/tern/Translator$Result;");
   if (!m->make_result) return false;
-  m->make_hypothesis = env->GetStaticMethodID(translator, "makeHypothesis", "([BF[I[F[I[I[FII)Ldev/tern/Translator$Hypothesis;");
+  m->make_hypothesis = env->GetStaticMethodID(translator, "makeHypothesis", kMakeHypothesisSignature);
   if (!m->make_hypothesis) return false;
   m->hypothesis_class = env->FindClass("dev/tern/Translator$Hypothesis");
   return m->hypothesis_class != nullptr;

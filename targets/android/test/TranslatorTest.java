@@ -560,6 +560,7 @@ public class TranslatorTest {
       e.close();
     }
     fieldsTest(model);
+    resultsTest(model);
     System.out.println(passed + " passed, " + failed + " failed");
     System.exit(failed == 0 ? 0 : 1);
   }
@@ -618,5 +619,46 @@ public class TranslatorTest {
     for (String pair : new String[] {"target_prefix=1", "logits_processors=1", "suppress_sequences=1", "end_tokens=1",
                                      "keep_spans=1", "sampling_keys=1"})
       check(line.contains(" " + pair + " "), "fields: " + pair + " reaches the engine");
+  }
+
+  // The last block of `entry` in the TERN_ECHO_RESULTS file ("" if none).
+  static String echoBlock(String path, String entry) throws java.io.IOException {
+    java.nio.file.Path p = java.nio.file.Paths.get(path);
+    if (!java.nio.file.Files.exists(p)) return "";
+    String all = "\n" + new String(java.nio.file.Files.readAllBytes(p), java.nio.charset.StandardCharsets.UTF_8);
+    int at = all.lastIndexOf("\nresults " + entry + " ");
+    if (at < 0) return "";
+    int end = all.indexOf("\nresults ", at + 1);
+    return all.substring(at + 1, end < 0 ? all.length() : end + 1);
+  }
+
+  // The result table through JNI: every field of Translator.Result and Translator.Hypothesis, from a call and
+  // from an engine request, is what the library made (TERN_ECHO_RESULTS, set by CTest), bit for bit.
+  static void resultsTest(String model) throws Exception {
+    String path = System.getenv("TERN_ECHO_RESULTS");
+    if (path == null) return;
+    java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(path));
+    Translator.Config cfg = new Translator.Config();
+    cfg.maxNBest = 2;
+    cfg.attention = true;
+    Translator.Options o = new Translator.Options();
+    o.beamSize = 2;
+    o.nBest = 2;
+    o.returnScores = true;
+    o.returnAlignment = true;
+    o.returnAttention = true;
+    String[] texts = {"A dog runs on the grass.", "", "Two men play music, \u00e9t\u00e9."};
+    String sync;
+    try (Translator t = new Translator(model, cfg)) {
+      sync = FieldResults.dump("translate", texts, t.translate(texts, o));
+    }
+    check(sync.equals(echoBlock(path, "translate")), "results: every field through JNI is the library's");
+    if (!sync.equals(echoBlock(path, "translate")))
+      System.err.println("JNI read:\n" + sync + "the library made:\n" + echoBlock(path, "translate"));
+    try (Engine e = new Engine(model, 1, cfg)) {
+      String engine = FieldResults.dump("complete", texts, e.submit(texts, o).get());
+      check(engine.equals(echoBlock(path, "complete")), "results: every field through the JNI engine is the library's");
+      check(engine.replace("results complete", "results translate").equals(sync), "results: the engine's are the call's");
+    }
   }
 }

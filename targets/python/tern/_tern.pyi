@@ -76,14 +76,17 @@ class Confidence:
     low: bool             # mean below the default sentence threshold (-0.50)
 
 class Hypothesis:
-    text: str                                  # "" for translate_ids
-    ids: npt.NDArray[np.uint32]                # [n]: without the decoder start token and the final </s>
-    score: float                               # beam: sum logprob / len ** length_penalty; greedy: the sum
-    tokens: npt.NDArray[np.uint32]             # [n or n + 1]: with the final </s> when there was one
-    token_logprobs: npt.NDArray[np.float32]    # [len(tokens)]
-    token_sources: npt.NDArray[np.int32]       # [len(tokens)]: index into source_ids (return_alignment), else -1
-    token_spans: List[Tuple[int, int]]         # [len(tokens)]: bytes of each token in text ([] for ids)
-    attention: Optional[npt.NDArray[np.float32]]  # [len(tokens), len(source_ids)] (return_attention), else None
+    # The result table's hypothesis fields (runtime/fields/fields.py RESULTS says what each holds).
+    # fields: Hypothesis
+    text: str
+    ids: npt.NDArray[np.uint32]
+    score: float
+    tokens: npt.NDArray[np.uint32]
+    token_logprobs: npt.NDArray[np.float32]
+    token_sources: npt.NDArray[np.int32]
+    token_spans: List[Tuple[int, int]]
+    attention: Optional[npt.NDArray[np.float32]]
+    # end fields: Hypothesis
     confidence: Confidence
 
 class TranslationResult:
@@ -92,8 +95,10 @@ class TranslationResult:
     ok: bool
     text: str                                  # the best hypothesis' text (raises the input's error)
     score: float
-    source_ids: npt.NDArray[np.uint32]         # [m]: the source tokens, </s> last
-    source_spans: List[Tuple[int, int]]        # [m]: bytes of each in the input
+    # fields: TranslationResult
+    source_ids: npt.NDArray[np.uint32]
+    source_spans: List[Tuple[int, int]]
+    # end fields: TranslationResult
 
 class LogitsRow:
     """One hypothesis' next-token scores at one step, given to a logits processor (tern::LogitsRow); valid
