@@ -70,9 +70,9 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
+  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
   TERN_RETURN_IF_ERROR(CheckKeys(options, sources.size()));
-  return Echoed("translate_ids", keep->TranslateIds(sources, options, results), results);
+  return Echoed("translate_ids", keep->TranslateIds(call, sources, options, results), results);
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
@@ -80,9 +80,9 @@ Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOp
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
+  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return tern::TranslateContinuous(*keep, source, options);
+  return tern::TranslateContinuous(*keep, call, source, options);
 }
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
@@ -91,9 +91,9 @@ Status Translator::Translate(Span<const std::string_view> texts, const Translate
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
+  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
   TERN_RETURN_IF_ERROR(CheckKeys(options, texts.size()));
-  return Echoed("translate", keep->Translate(texts, options, results), results);
+  return Echoed("translate", keep->Translate(call, texts, options, results), results);
 }
 
 Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
@@ -102,9 +102,9 @@ Status Translator::Score(Span<const std::string_view> sources, Span<const std::s
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
+  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return Echoed("score", keep->Score(sources, targets, options, results), results);
+  return Echoed("score", keep->Score(call, sources, targets, options, results), results);
 }
 
 Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
@@ -113,9 +113,9 @@ Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const
   const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  const CallScope call(keep->call);  // the call's own state, as a new call expects it after this one
+  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
   TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return Echoed("score_ids", keep->ScoreIds(sources, targets, options, results), results);
+  return Echoed("score_ids", keep->ScoreIds(call, sources, targets, options, results), results);
 }
 
 Status Translator::CheckOptions(const TranslateOptions& options) const {

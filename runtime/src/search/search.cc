@@ -98,6 +98,7 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   req.ancestry = S.track.kv_slot;
   req.columns = &c.vocab;
   req.want_alignment = c.opt.want_alignment || c.opt.coverage_penalty != 0.f;
+  req.alignment_layer = c.opt.alignment_layer;
   if (c.opt.coverage_penalty != 0.f) req.attention = S.step_attention.data();
   TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
   c.logits = out.logits;

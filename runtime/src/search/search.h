@@ -76,6 +76,7 @@ struct SearchOptions {
   float length_penalty = 1.f;  // beam: score = sum_logprob / generated_len ^ length_penalty
   bool want_scores = true;     // sentence scores and each token's log-probability
   bool want_alignment = false; // each token's source position (the decoder computes it)
+  int alignment_layer = -1;    // with want_alignment: the decoder layer whose cross-attention gives it
   HfRules hf_rules = HfRules::kTransformers5;            // beam: whose stopping rule and finished-set merge
   EarlyStopping early_stopping = EarlyStopping::kFalse;  // beam: transformers' early_stopping
   SamplingOptions sampling;  // greedy: sample instead of argmax when enabled (search/sampling.h)
@@ -93,6 +94,7 @@ struct StepRequest {
   const uint32_t* ancestry = nullptr;    // the track's kv_slot plane [rows, tgt]: slot holding position p of slot s
   const VocabMap* columns = nullptr;     // the logits' columns
   bool want_alignment = false;
+  int alignment_layer = -1;              // with want_alignment: the decoder layer whose cross-attention gives it
   float* attention = nullptr;            // [n, src] with want_alignment: each row's cross-attention (nullptr: none)
 };
 

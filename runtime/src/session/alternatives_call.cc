@@ -47,7 +47,7 @@ Status CheckAlternatives(const Dims& d, size_t n, const TranslateOptions& o) {
   return Status::Ok();
 }
 
-Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids,
+Status Translator::Impl::TranslateAlternatives(Call& call, Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids,
                                                bool by_text, const TranslateOptions& options,
                                                Span<const TranslationResult>* results) {
   const size_t n = by_text ? texts.size() : ids.size(), k = options.alternatives, nb = dims.n_best, T = dims.tgt;
@@ -61,7 +61,7 @@ Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> text
   for (size_t i = 0; i < n; ++i) a.count[i] = 0;
   call.expand = static_cast<uint32_t>(k);
   Span<const TranslationResult> r1;
-  const Status s1 = by_text ? TranslateTexts(texts, first, &r1) : TranslateIds(ids, first, &r1);
+  const Status s1 = by_text ? TranslateTexts(call, texts, first, &r1) : TranslateIds(call, ids, first, &r1);
   call.expand = 0;
   if (s1.code() == StatusCode::kCancelled)
     for (size_t i = 0; i < n; ++i) SetSentenceError(out, buf.batch, i, StatusCode::kCancelled, "cancelled by the caller");
@@ -110,8 +110,8 @@ Status Translator::Impl::TranslateAlternatives(Span<const std::string_view> text
   second.target_prefix_ids = Span<const Span<const uint32_t>>(a.prefixes.data(), n * k);
   Span<const TranslationResult> r2;
   call.alternatives = static_cast<uint32_t>(k);  // sampling: row r is keyed as alternative r % k of input r / k
-  const Status s2 = by_text ? TranslateTexts(Span<const std::string_view>(a.texts.data(), n * k), second, &r2)
-                            : TranslateIds(Span<const Span<const uint32_t>>(a.sources.data(), n * k), second, &r2);
+  const Status s2 = by_text ? TranslateTexts(call, Span<const std::string_view>(a.texts.data(), n * k), second, &r2)
+                            : TranslateIds(call, Span<const Span<const uint32_t>>(a.sources.data(), n * k), second, &r2);
   call.alternatives = 0;
   if (!HasResults(s2)) return s2;
   // Input i's alternatives from rows i * k + j: hypotheses move down to i's own slots (i * nb + m <= (i * k + j) * nb,

@@ -20,7 +20,7 @@ void DeclareAttentionBuffers(const Dims& d, AttentionBuffers* a, ArenaPlan* plan
   plan->Add(&a->ancestry, "attention.ancestry", rows * T, kDec, kDec);
 }
 
-Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& columns) {
+Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& columns, int alignment_layer) {
   const Dims& d = t.dims;
   const AttentionBuffers& a = t.buf.attention;
   const BatchBuffers& in = t.buf.batch;
@@ -39,8 +39,8 @@ Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& column
       ++m;
     }
   }
-  t.call.attention = a.step;
   StepRequest req;
+  req.attention = a.step, req.alignment_layer = alignment_layer;
   req.slots = a.slots, req.sentences = a.sentences, req.tokens = a.tokens, req.ancestry = a.ancestry;
   req.columns = &columns;
   req.want_alignment = true;
@@ -56,16 +56,12 @@ Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& column
     }
     req.pos = pos, req.n = n;
     const Result<StepOutput> step = t.Decode(req);
-    if (!step.ok()) {
-      t.call.attention = nullptr;
-      return step.status();
-    }
+    if (!step.ok()) return step.status();
     for (size_t i = 0; i < n; ++i) {
       const size_t j = a.slots[i], len = in.src_len[a.hyp_sentence[j]];
       std::memcpy(a.out + a.hyp_row[j] * T * S + pos * len, a.step + i * S, len * sizeof(float));
     }
   }
-  t.call.attention = nullptr;
   for (size_t j = 0; j < m; ++j) {
     Hypothesis& h = out.hypotheses[a.hyp_row[j]];
     h.attention = Span<const float>(a.out + a.hyp_row[j] * T * S, h.tokens.size() * in.src_len[a.hyp_sentence[j]]);

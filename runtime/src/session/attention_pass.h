@@ -29,7 +29,7 @@ struct AttentionBuffers {
 void DeclareAttentionBuffers(const Dims& d, AttentionBuffers* a, ArenaPlan* plan);
 
 /// Fills Hypothesis::attention of every hypothesis of the n_valid sentences just searched (results written),
-/// decoding with the call's alignment layer over `columns`. Error: the decoder's (kInternal).
-Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& columns);
+/// decoding with `alignment_layer` (the call's) over `columns`. Error: the decoder's (kInternal).
+Status AttentionPass(Translator::Impl& t, size_t n_valid, const VocabMap& columns, int alignment_layer);
 
 }  // namespace tern

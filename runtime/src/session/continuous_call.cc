@@ -131,18 +131,16 @@ void DeclareContinuousBuffers(const Dims& d, ContinuousCallBuffers* b, ArenaPlan
   plan->Add(&b->by_ids, "continuous.by_ids", d.batch, kEnc, kDec);
 }
 
-Status TranslateContinuous(Translator::Impl& t, SentenceSource& source, const TranslateOptions& options) {
+Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source, const TranslateOptions& options) {
   if (!t.dims.continuous)
     return Status(StatusCode::kInvalidArgument, "TranslateContinuous: the Translator was created without "
                                                 "TranslatorConfig::continuous_batching");
   TERN_RETURN_IF_ERROR(CheckContinuousOptions(t, options));
   TERN_RETURN_IF_ERROR(CheckTargetLang(t, options.target_lang));
   TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, t.dims.batch, options, t.alignment_layer));
-  t.call.origins = nullptr;
-  t.call.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
-  t.call.alignment_layer = o.alignment_layer;
+  call.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
   SearchContext ctx = CallSearchContext(t, o);
-  ctx.stream = options.abort ? &t.call.stream : nullptr;
+  ctx.stream = options.abort ? &call.stream : nullptr;
   const ScopedRules rules_for(t.processors, CallLogitsRules(t, o));
   BeamSearch beam;
   GreedySearch greedy;

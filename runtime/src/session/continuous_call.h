@@ -12,6 +12,7 @@
 #include "memory/dims.h"
 #include "nn/activations.h"
 #include "tern/continuous.h"
+#include "session/call.h"
 #include "tern/translator.h"
 
 namespace tern {
@@ -29,6 +30,6 @@ struct ContinuousCallBuffers {
 void DeclareContinuousBuffers(const Dims& d, ContinuousCallBuffers* b, ArenaPlan* plan);
 
 /// Translator::TranslateContinuous after the busy flag is taken (errors: tern/translator.h).
-Status TranslateContinuous(Translator::Impl& t, SentenceSource& source, const TranslateOptions& options);
+Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source, const TranslateOptions& options);
 
 }  // namespace tern

@@ -76,7 +76,7 @@ Result<TranslateOptions> ScoreOptions(const TranslateOptions& options, size_t so
 
 }  // namespace
 
-Status Translator::Impl::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
+Status Translator::Impl::Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets,
                                const TranslateOptions& options, Span<const TranslationResult>* results) {
   TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(options, sources.size(), targets.size()));
   ForcedInput f;
@@ -84,17 +84,17 @@ Status Translator::Impl::Score(Span<const std::string_view> sources, Span<const 
   f.scored = true;
   f.what = "target";
   call.origins = nullptr;
-  return TranslateTexts(sources, o, results, &f);
+  return TranslateTexts(call, sources, o, results, &f);
 }
 
-Status Translator::Impl::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
+Status Translator::Impl::ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                                   const TranslateOptions& options, Span<const TranslationResult>* results) {
   TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(options, sources.size(), targets.size()));
   ForcedInput f;
   f.ids = targets;
   f.scored = true;
   f.what = "target";
-  return TranslateIds(sources, o, results, &f);
+  return TranslateIds(call, sources, o, results, &f);
 }
 
 }  // namespace tern

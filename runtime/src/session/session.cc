@@ -20,7 +20,7 @@ namespace {
 // source_of(i) (the sentence's text), stage its forced target tokens (target prefix, or a scored target),
 // translate the batch.
 template <typename StageFn, typename SourceFn>
-Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, const ForcedInput& forced, StageFn stage,
+Status RunCall(Translator::Impl& t, Call& call, size_t n, const TranslateOptions& options, const ForcedInput& forced, StageFn stage,
                SourceFn source_of) {
   TERN_ASSIGN_OR_RETURN(ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
   if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(t, *options.glossary));
@@ -50,10 +50,10 @@ Status RunCall(Translator::Impl& t, size_t n, const TranslateOptions& options, c
   if (valid == 0) return Status::Ok();
   // Streaming: each sentence's text so far goes to its first result text slot (rewritten at the end).
   for (size_t i = 0; i < n; ++i) t.buf.search.stream_emitted[i] = 0;
-  t.call.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes,
-                 t.dims.text_bytes, t.buf.search.stream_emitted, t.buf.batch.order, t.call.origins);
-  t.call.streaming = options.on_token != nullptr || options.abort != nullptr;
-  return t.TranslateStaged(valid, o);
+  call.stream.Begin(options, t.tokenizer.get(), t.buf.results.out_text, t.dims.n_best * t.dims.text_bytes,
+                    t.dims.text_bytes, t.buf.search.stream_emitted, t.buf.batch.order, call.origins);
+  call.streaming = options.on_token != nullptr || options.abort != nullptr;
+  return t.TranslateStaged(call, valid, o);
 }
 
 SourceRanges Sources(const BatchBuffers& in) { return SourceRanges{in.src_off.data(), in.src_len.data()}; }
@@ -75,8 +75,8 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.tokens = r.tokens;
   rows.ancestry = r.ancestry;
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
-  rows.alignment_layer = r.want_alignment ? call.alignment_layer : -1;
-  rows.attention = r.attention ? r.attention : call.attention, rows.attention_stride = dims.src;
+  rows.alignment_layer = r.want_alignment ? r.alignment_layer : -1;
+  rows.attention = r.attention, rows.attention_stride = dims.src;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);
@@ -88,14 +88,13 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   return out;
 }
 
-Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& o) {
+Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const ResolvedOptions& o) {
   const BatchBuffers& in = buf.batch;
   net->SetPooled(threads.pooled());
   TERN_RETURN_IF_ERROR(Encode(*net, *model, n_valid, in.src_ids, Sources(in), buf.enc, buf.dec, dims.src_rows, prof));
   const Hyperparameters& hp = model->hparams();
   bool constrained = false;
   for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
-  call.alignment_layer = o.alignment_layer;
   SearchContext ctx = CallSearchContext(*this, o);
   if (constrained) ctx.opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
   ctx.stream = call.streaming ? &call.stream : nullptr;
@@ -115,7 +114,7 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   SearchStrategy& strategy = call.expand ? static_cast<SearchStrategy&>(expand_search)
                              : o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
   Status st = RunSearch(ctx, n_valid, *this, strategy);
-  if (st.ok() && o.want_attention && !call.expand) st = AttentionPass(*this, n_valid, ctx.vocab);
+  if (st.ok() && o.want_attention && !call.expand) st = AttentionPass(*this, n_valid, ctx.vocab, o.alignment_layer);
   for (size_t b = 0; b < n_valid; ++b) {
     const size_t i = in.order[b];
     buf.results.results[i].source_ids = Span<const uint32_t>(in.staged_ids + i * dims.src, in.in_len[i]);
@@ -128,13 +127,13 @@ Status Translator::Impl::TranslateStaged(size_t n_valid, const ResolvedOptions& 
   return st;
 }
 
-Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+Status Translator::Impl::TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                                       Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
   call.origins = nullptr;
-  if (options.alternatives && !scored) return TranslateAlternatives({}, sources, false, options, results);
-  const Status st = RunCall(*this, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
+  if (options.alternatives && !scored) return TranslateAlternatives(call, {}, sources, false, options, results);
+  const Status st = RunCall(*this, call, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     StageIds(*this, i, sources[i], options);
   }, [&](size_t i) {  // a glossary matches the text the pieces spell
     SourceText src;
@@ -150,14 +149,14 @@ Status Translator::Impl::TranslateIds(Span<const Span<const uint32_t>> sources, 
   return st;
 }
 
-Status Translator::Impl::TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+Status Translator::Impl::TranslateTexts(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
                                         Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
   const size_t n = texts.size();
   TERN_RETURN_IF_ERROR(CheckTargetLang(*this, options.target_lang));  // a language the model lacks fails the call
   const ForcedInput forced = scored ? *scored : ForcedInput::Of(options);
-  const Status st = RunCall(*this, n, options, forced, [&](size_t i) {
+  const Status st = RunCall(*this, call, n, options, forced, [&](size_t i) {
     if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos && !forced.Has(i)) {
       // Nothing to translate: an empty translation, without running the model. Not when the input has
       // forced tokens (a scored target, a target prefix): they are decoded from the source `</s>` alone.
@@ -198,12 +197,14 @@ namespace {
 // Paragraphs' engine: a chunk of sentences through TranslateTexts, splitting off.
 class SentenceEngine : public Paragraphs::Engine {
  public:
-  SentenceEngine(Translator::Impl& t, const TranslateOptions& o) : t_(t), o_(o), ids_(t.dims.src) { o_.split_sentences = false; }
+  SentenceEngine(Translator::Impl& t, Call& call, const TranslateOptions& o) : t_(t), call_(call), o_(o), ids_(t.dims.src) {
+    o_.split_sentences = false;
+  }
   Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
                             Span<const TranslationResult>* out) override {
-    t_.call.origins = origins;
-    const Status s = t_.TranslateTexts(sentences, o_, out);
-    t_.call.origins = nullptr;
+    call_.origins = origins;
+    const Status s = t_.TranslateTexts(call_, sentences, o_, out);
+    call_.origins = nullptr;
     return s;
   }
   Status CheckSentence(std::string_view s) override {
@@ -214,6 +215,7 @@ class SentenceEngine : public Paragraphs::Engine {
 
  private:
   Translator::Impl& t_;
+  Call& call_;
   TranslateOptions o_;
   std::vector<uint32_t> ids_;  // scratch for CheckSentence
 };
@@ -224,7 +226,7 @@ class SentenceEngine : public Paragraphs::Engine {
 //   protect (markup, placeholders and keep_spans out: plain texts) -> split (paragraphs into sentences) ->
 //   translate (tokenize, the model, detokenize: TranslateTexts) -> join (sentences back into texts) ->
 //   restore (markup and spans back into the translations).
-Status Translator::Impl::Translate(Span<const std::string_view> texts, const TranslateOptions& options_in,
+Status Translator::Impl::Translate(Call& call, Span<const std::string_view> texts, const TranslateOptions& options_in,
                                    Span<const TranslationResult>* results) {
   if (texts.size() > dims.batch)
     return Status(StatusCode::kInvalidArgument,
@@ -244,9 +246,9 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
   const TranslateOptions& options = auto_syntaxes ? protected_options : options_in;
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
   const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
-  if (options.alternatives) return TranslateAlternatives(texts, {}, true, options, results);
+  if (options.alternatives) return TranslateAlternatives(call, texts, {}, true, options, results);
   if (prefixed) TERN_RETURN_IF_ERROR(CheckOptions(options));
-  if (prefixed) return TranslateTexts(texts, options, results);  // a prefix continues one sentence: no splitting
+  if (prefixed) return TranslateTexts(call, texts, options, results);  // a prefix continues one sentence: no splitting
   // Stage 1, protect.
   const bool marked = options.markup != Markup::kNone || keep;
   TranslateOptions plain = options;
@@ -270,10 +272,10 @@ Status Translator::Impl::Translate(Span<const std::string_view> texts, const Tra
     TERN_ASSIGN_OR_RETURN(several, paragraphs.Prepare(model->source_lang(), texts));
   }
   if (several) {
-    SentenceEngine engine(*this, plain);
+    SentenceEngine engine(*this, call, plain);
     st = paragraphs.Translate(engine, dims.batch, &out);
   } else {
-    st = TranslateTexts(texts, plain, &out);
+    st = TranslateTexts(call, texts, plain, &out);
   }
   if (!HasResults(st)) return st;
   // Stage 5, restore.

@@ -18,7 +18,7 @@
 #include "search/token_stream.h"
 #include "session/batch.h"
 #include "session/buffers.h"
-#include "session/call_state.h"
+#include "session/call.h"
 #include "session/forced_call.h"
 #include "session/markup_call.h"
 #include "tern/translator.h"
@@ -45,7 +45,6 @@ struct Translator::Impl : public StepDecoder {
   MarkupCall markup;      // takes markup out of the texts and puts it back into the translations
   std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
-  CallState call;                 // the running call's own state (session/call_state.h), reset after each call
   mutable uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h), computed by the first
                                           // call with a glossary (0 = not yet): a glossary must match them
 
@@ -54,27 +53,29 @@ struct Translator::Impl : public StepDecoder {
   Status Init(std::shared_ptr<const Model> model, const TranslatorConfig& config);
 
   /// StepDecoder: logits (and alignment) of the requested rows, on the pool or this thread by measurement.
+  /// Everything it needs of the call is in the request.
   Result<StepOutput> Decode(const StepRequest& request) override;
 
   /// Translator::TranslateIds and Translate, after the busy flag is taken. `scored`: Translator::Score's
   /// targets, in place of the options' target prefixes.
-  Status TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
+  /// Every method below is a stage of `call` (session/call.h), the entry point's Call.
+  Status TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                       Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
-  Status Translate(Span<const std::string_view> texts, const TranslateOptions& options,
+  Status Translate(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
                    Span<const TranslationResult>* results);
 
   /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
-  Status TranslateTexts(Span<const std::string_view> texts, const TranslateOptions& options,
+  Status TranslateTexts(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
                         Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
 
   /// Translator::Score and ScoreIds (after the busy flag is taken): the targets forced, greedy, scored.
-  Status Score(Span<const std::string_view> sources, Span<const std::string_view> targets, const TranslateOptions& options,
+  Status Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets, const TranslateOptions& options,
                Span<const TranslationResult>* results);
-  Status ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
+  Status ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                   const TranslateOptions& options, Span<const TranslationResult>* results);
 
   /// TranslateOptions::alternatives (session/alternatives_call.h) for texts (by_text) or ids.
-  Status TranslateAlternatives(Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids, bool by_text,
+  Status TranslateAlternatives(Call& call, Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids, bool by_text,
                                const TranslateOptions& options, Span<const TranslationResult>* results);
 
   /// Loads target_tokenizer if it is not yet. Error: kInvalidModel when SentencePiece rejects the target proto.
@@ -84,7 +85,7 @@ struct Translator::Impl : public StepDecoder {
   Status CheckOptions(const TranslateOptions& options) const;
 
   /// Encodes the sentences staged in buf.batch (after PackBatch) and searches them; fills buf.results.
-  Status TranslateStaged(size_t n_valid, const ResolvedOptions& o);
+  Status TranslateStaged(Call& call, size_t n_valid, const ResolvedOptions& o);
 };
 
 /// Stages source ids `given` as input sentence i (staged_ids, in_len), or records its error in the results

@@ -65,6 +65,7 @@ SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o) {
   opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
   opt.hf_rules = o.hf_rules, opt.early_stopping = o.early_stopping, opt.sampling = o.sampling;
   opt.coverage_penalty = o.coverage_penalty;
+  opt.alignment_layer = o.alignment_layer;
   SearchContext ctx{t.dims,
                     SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
                     t.buf.search,

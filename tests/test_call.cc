@@ -1,0 +1,66 @@
+// The Call (session/call.h): a call's own state lives on its entry point's stack and travels to the stages that
+// need it; the session holds none of it. A call that streamed, split texts, returned alignment or attention,
+// was stopped by its own callback, or ran return_alternatives' two passes leaves nothing behind: the next call
+// on the same Translator gives what a fresh Translator gives, every result field bit for bit
+// (base/results_echo.h's format).
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "base/results_echo.h"
+#include "test_util.h"
+
+using namespace tern;
+using namespace tern::test;
+
+#include "session/session.h"
+
+namespace {
+
+template <typename T, typename = void>
+struct HasCallMember : std::false_type {};
+template <typename T>
+struct HasCallMember<T, std::void_t<decltype(&T::call)>> : std::true_type {};
+static_assert(!HasCallMember<Translator::Impl>::value, "a call's state is the Call's, not the session's");
+
+std::string Plain(Translator& t, Span<const std::string_view> texts) {
+  TranslateOptions o;
+  o.beam_size = 2, o.n_best = 2, o.return_alignment = true;
+  Span<const TranslationResult> r;
+  REQUIRE(t.Translate(texts, o, &r).ok());
+  return EchoResultsText("plain", r);
+}
+
+}  // namespace
+
+TEST_CASE("call: a call leaves nothing on its Translator however it ended") {
+  TranslatorConfig cfg;
+  cfg.max_beam = 4, cfg.max_n_best = 3, cfg.max_batch = 8, cfg.attention = true;
+  auto m = LoadOrFail(BundledModel());
+  const std::vector<std::string_view> texts = {"A man in a blue shirt. A dog runs.", "Two men."};
+  const Span<const std::string_view> both(texts.data(), 2);
+  const std::string want = Plain(*MakeTranslator(m, cfg), both);
+  auto t = MakeTranslator(m, cfg);
+  Span<const TranslationResult> r;
+  // Paragraphs (origins), streaming, alignment: a whole call.
+  TranslateOptions o;
+  o.return_alignment = true;
+  o.on_token = [](const TokenEvent&, void*) { return true; };
+  REQUIRE(t->Translate(both, o, &r).ok());
+  CHECK(Plain(*t, both) == want);
+  // Stopped by its own callback in the middle.
+  o.on_token = [](const TokenEvent&, void*) { return false; };
+  CHECK(t->Translate(both, o, &r).code() == StatusCode::kCancelled);
+  CHECK(Plain(*t, both) == want);
+  // Attention (its own decoding pass), on one sentence per text.
+  TranslateOptions att;
+  att.return_attention = true, att.split_sentences = false;
+  REQUIRE(t->Translate(both, att, &r).ok());
+  CHECK(!r[1].best().attention.empty());
+  CHECK(Plain(*t, both) == want);
+  // return_alternatives (expansion, then sampling keys by alternative).
+  TranslateOptions alt;
+  alt.alternatives = 3;
+  REQUIRE(t->Translate(Span<const std::string_view>(texts.data() + 1, 1), alt, &r).ok());
+  CHECK(Plain(*t, both) == want);
+}
