@@ -32,6 +32,11 @@ host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
            libclang-rt-14-dev default-jdk-headless mmdebstrap python3-matplotlib curl xz-utils
            doxygen  # the API reference check (docs/Doxyfile)
            ccache)  # .ci/run's compiler cache (~/.cache/tern/ccache)
+# WebAssembly (preset wasm, targets/wasm/): Emscripten 3.1.69 and its binaryen are trixie's (bookworm's 3.1.6 predates
+# the SIMD the wasm build uses); both are installed by name from trixie (emscripten/trixie, binaryen/trixie), so
+# their compiler is the host's clang-19/lld-19 (bookworm has 19.1.7 too) and nothing else comes from trixie.
+wasm_pkgs=(emscripten binaryen)
+host_pkgs+=(clang-19 lld-19 llvm-19 nodejs node-acorn)
 # The Android test build (targets/android/build-test-deps.sh) builds LLVM 14's libc++ and compiler-rt
 # with clang-14, which only bookworm has among the supported releases.
 if [ "$codename" = bookworm ]; then
@@ -39,7 +44,7 @@ if [ "$codename" = bookworm ]; then
 fi
 
 missing=()
-for p in "${trixie_pkgs[@]}" "${host_pkgs[@]}" "$@"; do
+for p in "${trixie_pkgs[@]}" "${host_pkgs[@]}" "${wasm_pkgs[@]}" "$@"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # libxnnpack-dev must be the 2024-11-08 snapshot (bookworm has none at all); qemu-user-static 10 or newer.
@@ -48,6 +53,9 @@ if ! dpkg-query -W -f='${Version}' libxnnpack-dev 2>/dev/null | grep -q '^0.0~gi
 fi
 if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' qemu-user-static 2>/dev/null || echo 0)" ge 1:10; then
   missing+=(qemu-user-static)
+fi
+if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' emscripten 2>/dev/null || echo 0)" ge 3.1.69; then
+  missing+=(emscripten)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
@@ -74,6 +82,7 @@ PIN
     retry "$attempts" 20 apt-get update -q
     retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${host_pkgs[@]}" "$@"
     retry "$attempts" 20 apt-get install -y -q --no-install-recommends -t trixie "${trixie_pkgs[@]}"
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${wasm_pkgs[@]/%//trixie}"
     ;;
   trixie|forky|sid|"")
     retry "$attempts" 20 apt-get update -q
@@ -84,6 +93,7 @@ PIN
     else
       retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${trixie_pkgs[@]}"
     fi
+    retry "$attempts" 20 apt-get install -y -q --no-install-recommends "${wasm_pkgs[@]}"
     ;;
   *)
     echo "setup: unsupported release '$codename' (need Debian 12 bookworm or 13 trixie)" >&2

@@ -21,7 +21,11 @@ namespace tern::cli {
 LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool no_mmap) {
   LoadOptions load;
   load.map_file = !no_mmap;
+#ifdef __EMSCRIPTEN__
+  load.packed_cache = !no_packed_cache && !packed_cache.empty();  // no per-user cache directory under Node: only one named
+#else
   load.packed_cache = !no_packed_cache;
+#endif
   load.packed_cache_dir = packed_cache.empty() ? DefaultPackedCacheDir() : packed_cache;
   if (packed_cache.empty()) load.packed_cache_max_bytes = kDefaultPackedCacheMaxBytes;
   return load;
@@ -66,6 +70,7 @@ bool LineInput::Next(std::string* line, bool* too_long, const volatile std::sig_
   for (;;) {
     if (pos_ == end_) {
       if (eof_ || error_) return got;
+#ifndef __EMSCRIPTEN__  // (under Node there are no signals to wait for, and no poll(2) of a file descriptor)
       // Wait for input in steps, so a stop request is seen even if no read is interrupted by the signal.
       struct pollfd p = {fd_, POLLIN, 0};
       int ready = 0;
@@ -73,6 +78,7 @@ bool LineInput::Next(std::string* line, bool* too_long, const volatile std::sig_
         if (stop && *stop) return false;
       }
       if (stop && *stop) return false;
+#endif
       const ssize_t n = ::read(fd_, buf_, sizeof buf_);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {

@@ -130,7 +130,11 @@ int RunTranslate(const TranslateArgs& args) {
     }
   }
   std::ostream* out = &output.stream();
+#ifdef __EMSCRIPTEN__
+  const bool interactive = false;  // Emscripten's standard input is a terminal device even when Node's is a pipe
+#else
   const bool interactive = args.input.empty() && isatty(STDIN_FILENO);
+#endif
   // With alternatives each line is that many sentences of the second pass (session/alternatives_call.h).
   const size_t batch = interactive || args.stream ? 1 : std::max<size_t>(1, t.max_batch() / std::max<uint32_t>(1, args.alternatives()));
   StreamPrinter printer;
