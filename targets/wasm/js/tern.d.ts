@@ -1,0 +1,42 @@
+// Types of tern's JavaScript API (tern.mjs). TranslateOptions, Hypothesis and TranslationResult come from the
+// field tables (fields.d.ts, generated from runtime/fields/fields.py).
+import type { TranslateOptions, TranslationResult } from './fields';
+export type { TranslateOptions, Hypothesis, TranslationResult } from './fields';
+
+/** An error of tern's: `code` is tern's StatusCode, `input` the index of the input it concerns (or -1). */
+export class TernError extends Error {
+  code: number;
+  input: number;
+}
+
+/** Instantiates the WebAssembly module once (Emscripten's module options, e.g. { locateFile }). */
+export function init(options?: object): Promise<unknown>;
+
+/** Loads and verifies a .tern model from bytes or a URL; rejects with a TernError for an invalid file. */
+export function loadModel(source: ArrayBuffer | ArrayBufferView | string | URL, options?: { name?: string }): Promise<Model>;
+
+/** tern::TranslatorConfig's limits (0 or absent: the model's defaults). */
+export interface TranslatorConfig {
+  maxBatch?: number;
+  maxBeam?: number;
+  maxNBest?: number;
+  maxSourceTokens?: number;
+  maxTargetTokens?: number;
+  /** plans the buffers TranslateOptions.returnAttention needs */
+  attention?: boolean;
+}
+
+export class Model {
+  /** the file's size, bytes */
+  readonly bytes: number;
+  translator(config?: TranslatorConfig): Translator;
+  close(): void;
+}
+
+export class Translator {
+  /** texts per call into the module (longer calls run in chunks of it) */
+  readonly maxBatch: number;
+  /** One result per text (a text that fails has its own error); rejects when the call is wrong as a whole. */
+  translate(texts: (string | Uint8Array)[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  close(): void;
+}

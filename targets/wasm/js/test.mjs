@@ -1,0 +1,80 @@
+// The JavaScript API under Node (CTest wasm_js_api, preset wasm): translations equal to the native build's
+// expected output, options from the field table reaching the call (n-best, alignment, attention), a call wrong
+// as a whole rejected with a TernError (an unknown option, a value out of range), invalid UTF-8 failing its text
+// alone, a hostile model file refused, and the same translation through the Web Worker protocol (worker.mjs in
+// a Node worker thread).
+// Usage: node test.mjs PACKAGE/tern.mjs MODEL INPUT EXPECTED
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+const [api, modelPath, inputPath, expectedPath] = process.argv.slice(2);
+const tern = await import(pathToFileURL(api).href);
+const lines = (p) => readFileSync(p, 'utf8').split('\n').filter((l) => l.length > 0);
+const bytes = readFileSync(modelPath);
+let checks = 0;
+const ok = (what) => { checks++; console.log('ok', what); };
+
+const model = await tern.loadModel(new Uint8Array(bytes), { name: 'en-de.int8.tern' });
+const translator = model.translator({ maxNBest: 2, attention: true });
+
+// 1. The bundled sentences as the native build translates them (tests/data/bundled.int8.de).
+const input = lines(inputPath), expected = lines(expectedPath);
+const results = await translator.translate(input);
+assert.deepEqual(results.map((r) => r.hypotheses[0].text), expected);
+ok(`${input.length} sentences equal the native build's`);
+
+// 2. The options reach the call; every result field is there.
+const [r] = await translator.translate(['A dog runs on the grass.'],
+  { beamSize: 4, nBest: 2, returnAlignment: true, returnAttention: true, splitSentences: false });
+assert.equal(r.hypotheses.length, 2);
+const h = r.hypotheses[0];
+for (const f of ['text', 'ids', 'score', 'tokens', 'tokenLogprobs', 'tokenSources', 'tokenSpans', 'attention'])
+  assert.ok(f in h, `hypothesis field ${f}`);
+assert.equal(h.tokenLogprobs.length, h.tokens.length);
+assert.equal(h.attention.length, h.tokens.length * r.sourceIds.length);
+assert.ok(h.tokenSources.every((s) => s >= 0 && s < r.sourceIds.length));
+assert.deepEqual(h.tokenSpans.map(([b, e]) => new TextEncoder().encode(h.text).slice(b, e).length), h.tokenSpans.map(([b, e]) => e - b));
+ok('nBest, alignment and attention reach the call; every result field is there');
+
+// 3. A call wrong as a whole rejects; the translator stays usable.
+await assert.rejects(translator.translate(['A dog.'], { beemSize: 4 }), (e) => e instanceof tern.TernError && /no option 'beemSize'/.test(e.message));
+await assert.rejects(translator.translate(['A dog.'], { beamSize: 0 }), (e) => e instanceof tern.TernError && /beam_size 0/.test(e.message));
+await assert.rejects(translator.translate(['A dog.'], { returnScores: 'yes' }), (e) => /options.returnScores: a boolean/.test(e.message));
+ok('an unknown option and values out of range reject with a TernError');
+
+// 4. Invalid UTF-8 fails its text alone.
+const mixed = await translator.translate(['A dog.', new Uint8Array([0x62, 0x61, 0x64, 0xff]), 'Two men.']);
+assert.deepEqual(mixed.map((x) => x.ok), [true, false, true]);
+assert.match(mixed[1].error, /invalid UTF-8/);
+ok(`invalid UTF-8 fails alone: ${mixed[1].error}`);
+
+// 5. Hostile model files are refused with the model's name.
+await assert.rejects(tern.loadModel(bytes.subarray(0, bytes.length >> 1), { name: 'half.tern' }),
+  (e) => e instanceof tern.TernError && /half.tern/.test(e.message));
+const flipped = new Uint8Array(bytes);
+flipped.fill(0xff, 0, 8);
+await assert.rejects(tern.loadModel(flipped, { name: 'flipped.tern' }), (e) => e instanceof tern.TernError && /flipped.tern/.test(e.message));
+ok('a truncated and a corrupted model are refused');
+translator.close();
+model.close();
+
+// 6. The Web Worker protocol (worker.mjs) in a worker thread.
+const worker = new Worker(new URL('./worker.mjs', pathToFileURL(api)));
+let next = 0;
+const pending = new Map();
+worker.on('message', (m) => { const p = pending.get(m.id); pending.delete(m.id); m.error ? p.reject(m.error) : p.resolve(m.result); });
+const ask = (message, transfer) => new Promise((resolve, reject) => {
+  const id = ++next;
+  pending.set(id, { resolve, reject });
+  worker.postMessage({ id, ...message }, transfer);
+});
+const copy = new Uint8Array(bytes).buffer;
+await ask({ op: 'load', source: copy, name: 'en-de.int8.tern' }, [copy]);
+const viaWorker = await ask({ op: 'translate', texts: input.slice(0, 3) });
+assert.deepEqual(viaWorker.map((x) => x.hypotheses[0].text), expected.slice(0, 3));
+await assert.rejects(ask({ op: 'translate', texts: ['x'], options: { nBest: 'two' } }), (e) => /options.nBest/.test(e.message));
+await worker.terminate();
+ok('the worker protocol translates and reports errors');
+console.log(`js api: ${checks} checks passed`);

@@ -1,0 +1,131 @@
+// The C functions the JavaScript API (js/tern.mjs) calls, exported from tern-web.wasm. A request and its
+// results cross as JSON (one copy each way, small beside a translation): the options object is read by the
+// field table's generated reader (options_json.inc), each result written by its generated writer
+// (results_json.inc). Nothing here throws into JavaScript: every error is a status, returned as
+// {"error": message, "code": n}.
+#include <emscripten/emscripten.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tern/model.h"
+#include "tern/options.h"
+#include "tern/translator.h"
+
+namespace tern {
+namespace {
+
+template <typename T>
+nlohmann::json Array(Span<const T> v) {
+  return nlohmann::json(std::vector<T>(v.begin(), v.end()));
+}
+nlohmann::json Spans(Span<const TextSpan> v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TextSpan& s : v) out.push_back({s.begin, s.end});
+  return out;
+}
+
+#include "options_json.inc"
+#include "results_json.inc"
+
+struct WebModel {
+  std::shared_ptr<const Model> model;
+};
+struct WebTranslator {
+  std::unique_ptr<Translator> translator;
+  std::string out;  // the last answer, valid until the next call on this translator
+};
+
+// A JSON answer as a C string owned by `keep` (the last one of its owner).
+const char* Answer(std::string* keep, const nlohmann::json& j) {
+  *keep = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return keep->c_str();
+}
+nlohmann::json Error(const Status& s) { return {{"error", s.message()}, {"code", static_cast<int>(s.code())}}; }
+
+std::string g_error;  // the last load or create error (single-threaded module)
+
+}  // namespace
+}  // namespace tern
+
+using namespace tern;
+
+extern "C" {
+
+/// Loads and verifies a model from `size` bytes at `data` (copied), naming it `name` in errors. NULL on error
+/// (tern_web_last_error says why).
+EMSCRIPTEN_KEEPALIVE WebModel* tern_web_model_load(const uint8_t* data, size_t size, const char* name) {
+  LoadOptions load;
+  load.packed_cache = false;
+  Result<std::shared_ptr<const Model>> m = Model::FromBytes(data, size, name ? name : "<bytes>", load);
+  if (!m.ok()) {
+    g_error = nlohmann::json(Error(m.status())).dump();
+    return nullptr;
+  }
+  return new WebModel{m.value()};
+}
+
+EMSCRIPTEN_KEEPALIVE void tern_web_model_free(WebModel* m) { delete m; }
+
+/// A Translator over the model, `config_json` the TranslatorConfig fields the API names (maxBatch, maxBeam,
+/// maxNBest, maxSourceTokens, maxTargetTokens, attention). NULL on error (tern_web_last_error).
+EMSCRIPTEN_KEEPALIVE WebTranslator* tern_web_translator_create(const WebModel* m, const char* config_json) {
+  TranslatorConfig c;
+  c.threads = 1;
+  const nlohmann::json j = nlohmann::json::parse(config_json ? config_json : "{}", nullptr, false);
+  if (!j.is_object()) {
+    g_error = nlohmann::json(Error(Status(StatusCode::kInvalidArgument, "translator config: an object"))).dump();
+    return nullptr;
+  }
+  auto u32 = [&](const char* key, uint32_t* v) {
+    if (j.contains(key) && j[key].is_number_unsigned()) *v = j[key].get<uint32_t>();
+  };
+  u32("maxBatch", &c.max_batch), u32("maxBeam", &c.max_beam), u32("maxNBest", &c.max_n_best);
+  u32("maxSourceTokens", &c.max_source_tokens), u32("maxTargetTokens", &c.max_target_tokens);
+  if (j.contains("attention") && j["attention"].is_boolean()) c.attention = j["attention"].get<bool>();
+  Result<std::unique_ptr<Translator>> t = Translator::Create(m->model, c);
+  if (!t.ok()) {
+    g_error = nlohmann::json(Error(t.status())).dump();
+    return nullptr;
+  }
+  return new WebTranslator{std::move(t.value()), {}};
+}
+
+EMSCRIPTEN_KEEPALIVE void tern_web_translator_free(WebTranslator* t) { delete t; }
+
+EMSCRIPTEN_KEEPALIVE const char* tern_web_last_error() { return g_error.c_str(); }
+
+EMSCRIPTEN_KEEPALIVE uint32_t tern_web_max_batch(const WebTranslator* t) { return t->translator->max_batch(); }
+
+/// Translates n texts: text i is bytes [offsets[i], offsets[i + 1]) of `blob` (UTF-8, not checked here: invalid
+/// UTF-8 fails that text alone), at most max_batch of them (the JavaScript side splits longer calls), with
+/// `options_json` the options object. Answer: {"results": [...]} or {"error": ..., "code": ...}, valid until
+/// the next call on `t`.
+EMSCRIPTEN_KEEPALIVE const char* tern_web_translate(WebTranslator* t, const char* blob, const uint32_t* offsets, size_t n,
+                                                    const char* options_json) {
+  std::vector<std::string_view> texts(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (offsets[i + 1] < offsets[i]) return Answer(&t->out, Error(Status(StatusCode::kInvalidArgument, "texts: offsets")));
+    texts[i] = std::string_view(blob + offsets[i], offsets[i + 1] - offsets[i]);
+  }
+  TranslateOptions o;
+  std::deque<std::string> strings;
+  const nlohmann::json j = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, false);
+  if (j.is_discarded()) return Answer(&t->out, Error(Status(StatusCode::kInvalidArgument, "options: not JSON")));
+  const Status checked = OptionsFromJson(j, &o, &strings);
+  if (!checked.ok()) return Answer(&t->out, Error(checked));
+  Span<const TranslationResult> results;
+  const Status s = t->translator->Translate(Span<const std::string_view>(texts.data(), n), o, &results);
+  if (!s.ok() && s.code() != StatusCode::kCancelled) return Answer(&t->out, Error(s));
+  nlohmann::json out = nlohmann::json::array();
+  for (const TranslationResult& r : results) out.push_back(ResultJson(r));
+  return Answer(&t->out, {{"results", std::move(out)}});
+}
+
+}  // extern "C"
