@@ -36,7 +36,8 @@ host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
 # the SIMD the wasm build uses); both are installed by name from trixie (emscripten/trixie, binaryen/trixie), so
 # their compiler is the host's clang-19/lld-19 (bookworm has 19.1.7 too) and nothing else comes from trixie.
 wasm_pkgs=(emscripten binaryen)
-host_pkgs+=(clang-19 lld-19 llvm-19 nodejs node-acorn)
+host_pkgs+=(clang-19 lld-19 llvm-19 nodejs node-acorn
+           chromium chromium-driver)  # the example page's test in a real browser (targets/wasm/browser-test.py)
 # The Android test build (targets/android/build-test-deps.sh) builds LLVM 14's libc++ and compiler-rt
 # with clang-14, which only bookworm has among the supported releases.
 if [ "$codename" = bookworm ]; then

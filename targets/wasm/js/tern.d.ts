@@ -12,6 +12,9 @@ export class TernError extends Error {
 /** Instantiates the WebAssembly module once (Emscripten's module options, e.g. { locateFile }). */
 export function init(options?: object): Promise<unknown>;
 
+/** The WebAssembly memory the module holds now (the model's copy, arenas, buffers), bytes. */
+export function memoryBytes(): Promise<number>;
+
 /** Loads and verifies a .tern model from bytes or a URL; rejects with a TernError for an invalid file. */
 export function loadModel(source: ArrayBuffer | ArrayBufferView | string | URL, options?: { name?: string }): Promise<Model>;
 

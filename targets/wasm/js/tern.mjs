@@ -22,6 +22,11 @@ export function init(options = {}) {
   return runtime;
 }
 
+/** The WebAssembly memory the module holds now (the model's copy, arenas, buffers), bytes. */
+export async function memoryBytes() {
+  return (await init()).HEAPU8.length;
+}
+
 function lastError(M) {
   const e = JSON.parse(M.UTF8ToString(M._tern_web_last_error()));
   return new TernError(e.error, e.code);

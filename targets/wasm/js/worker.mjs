@@ -4,9 +4,10 @@
 //   -> { id, op: 'load', source, name }        source: an ArrayBuffer (transferred) or a URL
 //   -> { id, op: 'translator', config }        on the loaded model (one per worker)
 //   -> { id, op: 'translate', texts, options }
+//   -> { id, op: 'memory' }                    the WebAssembly memory, bytes ({ memoryBytes })
 //   <- { id, result } or { id, error: { message, code } }
 // Requests run one at a time, in order.
-import { loadModel } from './tern.mjs';
+import { loadModel, memoryBytes } from './tern.mjs';
 
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
   ? self
@@ -28,11 +29,13 @@ async function run(message) {
       if (!model) throw new Error('no model: send { op: "load" } first');
       translator?.close();
       translator = model.translator(message.config ?? {});
-      return { maxBatch: translator.maxBatch };
+      return { maxBatch: translator.maxBatch, memoryBytes: await memoryBytes() };
     case 'translate':
       if (!translator) translator = model ? model.translator() : null;
       if (!translator) throw new Error('no model: send { op: "load" } first');
       return translator.translate(message.texts, message.options ?? {});
+    case 'memory':
+      return { memoryBytes: await memoryBytes() };
     default:
       throw new Error(`unknown op ${message.op}`);
   }
