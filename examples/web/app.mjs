@@ -8,6 +8,7 @@ const worker = new Worker(new URL('./package/worker.mjs', import.meta.url), { ty
 let next = 0;
 const pending = new Map();
 worker.onmessage = ({ data }) => {
+  if (data.token) return;  // a streamed token (this page asks for none)
   const p = pending.get(data.id);
   pending.delete(data.id);
   if (data.error) p.reject(new Error(data.error.message));

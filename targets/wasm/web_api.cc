@@ -51,6 +51,19 @@ nlohmann::json Error(const Status& s) { return {{"error", s.message()}, {"code",
 
 std::string g_error;  // the last load or create error (single-threaded module)
 
+// A streaming call's token events and abort checks, into JavaScript (tern.mjs sets Module.ternOnToken and
+// Module.ternAbort for the call): true from either stops the call.
+EM_JS(int, tern_web_js_token, (int index, int part, int parts, uint32_t token, const char* text, size_t len, int last, float logprob), {
+  return Module.ternOnToken && Module.ternOnToken(index, part, parts, token, UTF8ToString(text, len), last != 0, logprob) ? 1 : 0;
+});
+EM_JS(int, tern_web_js_abort, (), { return Module.ternAbort && Module.ternAbort() ? 1 : 0; });
+
+bool OnToken(const TokenEvent& e, void*) {
+  return tern_web_js_token(static_cast<int>(e.index), static_cast<int>(e.part), static_cast<int>(e.parts), e.token, e.text.data(),
+                           e.text.size(), e.last ? 1 : 0, e.logprob) == 0;  // go on unless JavaScript said stop
+}
+bool Abort(void*) { return tern_web_js_abort() != 0; }
+
 }  // namespace
 }  // namespace tern
 
@@ -105,10 +118,11 @@ EMSCRIPTEN_KEEPALIVE uint32_t tern_web_max_batch(const WebTranslator* t) { retur
 
 /// Translates n texts: text i is bytes [offsets[i], offsets[i + 1]) of `blob` (UTF-8, not checked here: invalid
 /// UTF-8 fails that text alone), at most max_batch of them (the JavaScript side splits longer calls), with
-/// `options_json` the options object. Answer: {"results": [...]} or {"error": ..., "code": ...}, valid until
-/// the next call on `t`.
+/// `options_json` the options object; `stream` 1: each token goes to Module.ternOnToken and every step asks
+/// Module.ternAbort (a call they stop gives its finished results and the others cancelled). Answer:
+/// {"results": [...], "cancelled": bool} or {"error": ..., "code": ...}, valid until the next call on `t`.
 EMSCRIPTEN_KEEPALIVE const char* tern_web_translate(WebTranslator* t, const char* blob, const uint32_t* offsets, size_t n,
-                                                    const char* options_json) {
+                                                    const char* options_json, int stream) {
   std::vector<std::string_view> texts(n);
   for (size_t i = 0; i < n; ++i) {
     if (offsets[i + 1] < offsets[i]) return Answer(&t->out, Error(Status(StatusCode::kInvalidArgument, "texts: offsets")));
@@ -120,12 +134,13 @@ EMSCRIPTEN_KEEPALIVE const char* tern_web_translate(WebTranslator* t, const char
   if (j.is_discarded()) return Answer(&t->out, Error(Status(StatusCode::kInvalidArgument, "options: not JSON")));
   const Status checked = OptionsFromJson(j, &o, &strings);
   if (!checked.ok()) return Answer(&t->out, Error(checked));
+  if (stream) o.on_token = OnToken, o.abort = Abort;
   Span<const TranslationResult> results;
   const Status s = t->translator->Translate(Span<const std::string_view>(texts.data(), n), o, &results);
   if (!s.ok() && s.code() != StatusCode::kCancelled) return Answer(&t->out, Error(s));
   nlohmann::json out = nlohmann::json::array();
   for (const TranslationResult& r : results) out.push_back(ResultJson(r));
-  return Answer(&t->out, {{"results", std::move(out)}});
+  return Answer(&t->out, {{"results", std::move(out)}, {"cancelled", s.code() == StatusCode::kCancelled}});
 }
 
 }  // extern "C"

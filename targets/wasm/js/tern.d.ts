@@ -36,10 +36,35 @@ export class Model {
   close(): void;
 }
 
+/** A generated token, as it is chosen (tern::TokenEvent). */
+export interface TokenEvent {
+  /** the input it belongs to, as results are indexed */
+  input: number;
+  /** its sentence within that text, and the text's sentences */
+  part: number;
+  parts: number;
+  /** the generated id (eos_id with the last event when the sentence ended with </s>) */
+  token: number;
+  /** the text it adds (may be empty) */
+  text: string;
+  /** the sentence is complete */
+  last: boolean;
+  /** its log-probability, as Hypothesis.tokenLogprobs holds it */
+  logprob: number;
+}
+
+/** A streaming call: onToken returns true to stop it; signal or cancelFlag[0] != 0 stop it at the next step. */
+export interface StreamOptions {
+  onToken?: (event: TokenEvent) => boolean | void;
+  signal?: AbortSignal;
+  /** over a SharedArrayBuffer: another thread sets it while this one translates */
+  cancelFlag?: Int32Array;
+}
+
 export class Translator {
   /** texts per call into the module (longer calls run in chunks of it) */
   readonly maxBatch: number;
   /** One result per text (a text that fails has its own error); rejects when the call is wrong as a whole. */
-  translate(texts: (string | Uint8Array)[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  translate(texts: (string | Uint8Array)[], options?: TranslateOptions, stream?: StreamOptions): Promise<TranslationResult[]>;
   close(): void;
 }

@@ -117,13 +117,30 @@ export class Translator {
    * Translates `texts` (strings, or Uint8Arrays of UTF-8) with `options` (TranslateOptions): one result per
    * text, a text that fails (invalid UTF-8, too long) with its own error and the others translated. Rejects
    * with a TernError when the call is wrong as a whole (an unknown option, a value out of range).
+   * `stream`: { onToken(event), signal, cancelFlag } — onToken gets each generated token as it is chosen
+   * ({ input, part, parts, token, text, last, logprob }) and stops the call by returning true (CTranslate2's
+   * convention); an aborted AbortSignal or a nonzero cancelFlag[0] (an Int32Array over a SharedArrayBuffer,
+   * which another thread may set while this one translates) stops it at the next step. A stopped call resolves
+   * with the finished texts' results and the others' { ok: false, code: 9 } (StatusCode::kCancelled).
    */
-  async translate(texts, options = {}) {
+  async translate(texts, options = {}, stream = null) {
     if (!this._h) throw new TernError('the translator was closed', 3);
     if (!Array.isArray(texts)) throw new TypeError('translate: an array of texts');
     const optionsJson = JSON.stringify(options);
     const results = [];
+    const M = this._M;
+    const stopped = () => stream && (stream.signal?.aborted || (stream.cancelFlag && Atomics.load(stream.cancelFlag, 0) !== 0));
+    let cancelled = false;
     for (let begin = 0; begin < texts.length; begin += this.maxBatch) {
+      if (cancelled || stopped()) {
+        for (let i = begin; i < texts.length; ++i) results.push({ ok: false, error: 'cancelled by the caller', code: 9 });  // tern's StatusCode::kCancelled
+        break;
+      }
+      if (stream) {
+        M.ternOnToken = (index, part, parts, token, text, last, logprob) =>
+          stream.onToken ? stream.onToken({ input: begin + index, part, parts, token, text, last, logprob }) === true : false;
+        M.ternAbort = stopped;
+      }
       const chunk = texts.slice(begin, begin + this.maxBatch).map((t) => (typeof t === 'string' ? encoder.encode(t) : t));
       const total = chunk.reduce((n, b) => n + b.length, 0);
       const blob = new Uint8Array(total);
@@ -133,12 +150,18 @@ export class Translator {
         blob.set(b, offsets[i]);
         offsets[i + 1] = offsets[i] + b.length;
       });
-      const answer = withBytes(this._M, blob, (b) =>
-        withBytes(this._M, new Uint8Array(offsets.buffer), (o) =>
-          withString(this._M, optionsJson, (opt) =>
-            JSON.parse(this._M.UTF8ToString(this._M._tern_web_translate(this._h, b, o, chunk.length, opt))))));
+      let answer;
+      try {
+        answer = withBytes(M, blob, (b) =>
+          withBytes(M, new Uint8Array(offsets.buffer), (o) =>
+            withString(M, optionsJson, (opt) =>
+              JSON.parse(M.UTF8ToString(M._tern_web_translate(this._h, b, o, chunk.length, opt, stream ? 1 : 0))))));
+      } finally {
+        M.ternOnToken = M.ternAbort = null;
+      }
       if (answer.error !== undefined) throw new TernError(answer.error, answer.code);
       results.push(...answer.results);
+      cancelled = answer.cancelled;
       await null;  // lets the caller's other tasks run between chunks
     }
     return results;

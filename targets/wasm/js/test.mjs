@@ -2,7 +2,8 @@
 // expected output, options from the field table reaching the call (n-best, alignment, attention), a call wrong
 // as a whole rejected with a TernError (an unknown option, a value out of range), invalid UTF-8 failing its text
 // alone, a hostile model file refused, and the same translation through the Web Worker protocol (worker.mjs in
-// a Node worker thread).
+// a Node worker thread), the token stream and its cancellation (onToken, an AbortSignal, a SharedArrayBuffer flag
+// set by another thread while the worker translates).
 // Usage: node test.mjs PACKAGE/tern.mjs MODEL INPUT EXPECTED
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -57,6 +58,20 @@ const flipped = new Uint8Array(bytes);
 flipped.fill(0xff, 0, 8);
 await assert.rejects(tern.loadModel(flipped, { name: 'flipped.tern' }), (e) => e instanceof tern.TernError && /flipped.tern/.test(e.message));
 ok('a truncated and a corrupted model are refused');
+// 6. The token stream: each token as it is chosen; onToken returning true stops the call; an aborted signal.
+const events = [];
+const [streamed] = await translator.translate(['A dog runs on the grass.'], { beamSize: 1 }, { onToken: (e) => { events.push(e); } });
+assert.equal(events.map((e) => e.text).join(''), streamed.hypotheses[0].text);
+assert.deepEqual(events.map((e) => e.token), streamed.hypotheses[0].tokens);
+assert.ok(events.at(-1).last && events.every((e) => e.input === 0));
+let seen = 0;
+const stopped = await translator.translate(['A dog runs on the grass.', 'Two men play music.'], { beamSize: 1 }, { onToken: () => ++seen >= 2 });
+assert.ok(stopped.some((x) => !x.ok && x.code === 9), 'a stopped call has cancelled results');
+const controller = new AbortController();
+controller.abort();
+const aborted = await translator.translate(['A dog.', 'Two men.'], {}, { signal: controller.signal });
+assert.deepEqual(aborted.map((x) => x.code), [9, 9]);
+ok('the token stream, a callback that stops the call, an aborted signal');
 translator.close();
 model.close();
 
@@ -64,7 +79,13 @@ model.close();
 const worker = new Worker(new URL('./worker.mjs', pathToFileURL(api)));
 let next = 0;
 const pending = new Map();
-worker.on('message', (m) => { const p = pending.get(m.id); pending.delete(m.id); m.error ? p.reject(m.error) : p.resolve(m.result); });
+const tokens = new Map();  // id -> the streamed events
+worker.on('message', (m) => {
+  if (m.token) return (tokens.get(m.id) ?? tokens.set(m.id, []).get(m.id)).push(m.token);
+  const p = pending.get(m.id);
+  pending.delete(m.id);
+  m.error ? p.reject(m.error) : p.resolve(m.result);
+});
 const ask = (message, transfer) => new Promise((resolve, reject) => {
   const id = ++next;
   pending.set(id, { resolve, reject });
@@ -75,6 +96,19 @@ await ask({ op: 'load', source: copy, name: 'en-de.int8.tern' }, [copy]);
 const viaWorker = await ask({ op: 'translate', texts: input.slice(0, 3) });
 assert.deepEqual(viaWorker.map((x) => x.hypotheses[0].text), expected.slice(0, 3));
 await assert.rejects(ask({ op: 'translate', texts: ['x'], options: { nBest: 'two' } }), (e) => /options.nBest/.test(e.message));
+// Streaming through the worker, and a cancel flag set here while the worker translates (one text per chunk).
+await ask({ op: 'translator', config: { maxBatch: 1 } });
+const flag = new SharedArrayBuffer(4);
+const many = Array.from({ length: 40 }, (_, i) => input[i % input.length]);
+const first = new Promise((resolve) => { worker.on('message', (m) => { if (m.token) resolve(); }); });
+const running = ask({ op: 'translate', texts: many, stream: true, cancel: flag });
+await first;
+Atomics.store(new Int32Array(flag), 0, 1);
+const partial = await running;
+const done = partial.filter((x) => x.ok).length;
+assert.equal(partial.length, many.length);
+assert.ok(done < many.length && partial.slice(done).every((x) => !x.ok && x.code === 9), `cancelled while running: ${done} of ${many.length} finished`);
+assert.ok(tokens.get(next).length > 0);
 await worker.terminate();
-ok('the worker protocol translates and reports errors');
+ok(`the worker protocol translates, streams, stops on the shared flag (${done} of ${many.length} finished) and reports errors`);
 console.log(`js api: ${checks} checks passed`);

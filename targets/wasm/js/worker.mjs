@@ -3,7 +3,9 @@
 // message each way per request:
 //   -> { id, op: 'load', source, name }        source: an ArrayBuffer (transferred) or a URL
 //   -> { id, op: 'translator', config }        on the loaded model (one per worker)
-//   -> { id, op: 'translate', texts, options }
+//   -> { id, op: 'translate', texts, options, stream, cancel }
+//        stream: true posts each token as { id, token: TokenEvent } before the answer; cancel: a SharedArrayBuffer
+//        (cross-origin isolated pages) whose first Int32 the page sets to stop the call at its next step
 //   -> { id, op: 'memory' }                    the WebAssembly memory, bytes ({ memoryBytes })
 //   <- { id, result } or { id, error: { message, code } }
 // Requests run one at a time, in order.
@@ -33,7 +35,10 @@ async function run(message) {
     case 'translate':
       if (!translator) translator = model ? model.translator() : null;
       if (!translator) throw new Error('no model: send { op: "load" } first');
-      return translator.translate(message.texts, message.options ?? {});
+      return translator.translate(message.texts, message.options ?? {}, message.stream || message.cancel ? {
+        onToken: message.stream ? (event) => { port.postMessage({ id: message.id, token: event }); } : undefined,
+        cancelFlag: message.cancel ? new Int32Array(message.cancel) : undefined,
+      } : null);
     case 'memory':
       return { memoryBytes: await memoryBytes() };
     default:
