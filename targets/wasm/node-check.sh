@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The WebAssembly build under Node against the native build, on the same machine (CTest wasm_node, preset wasm):
 #   1. int8 output identical: every line of test_2016_flickr (or the bundled sample without ../shared), greedy
-#      and beam 4, text and exact scores, from build-wasm's tern.js and the native tern (both --no-split: the
-#      wasm build has no ICU sentence splitter);
+#      and beam 4, text and exact scores, from build-wasm's tern.js and the native tern, texts split into
+#      sentences (by Node's Intl.Segmenter there, by ICU here) and not split (--no-split);
 #   2. a hostile model (truncated; its first bytes flipped) and invalid UTF-8 input fail cleanly: the CLI's
 #      message naming the file and its exit status 2 for the model (no WebAssembly trap or abort), the line's
 #      own error for the input.
@@ -14,16 +14,17 @@ js=$1 native=$2 model=$3 input=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 wasm() { node "$js" "$@"; }
-for beam in 1 4; do
-  args=(translate -m "$model" --beam "$beam" --no-split --scores --exact-scores)
+for run in "1" "4" "1 --no-split" "4 --no-split"; do
+  read -r beam split <<< "$run"
+  args=(translate -m "$model" --beam "$beam" $split --scores --exact-scores)
   wasm "${args[@]}" < "$input" > "$tmp/wasm.txt"
   "$native" "${args[@]}" --threads 1 < "$input" > "$tmp/native.txt"
   if ! cmp -s "$tmp/wasm.txt" "$tmp/native.txt"; then
-    echo "node-check: beam $beam: the wasm output differs from the native one ($(diff "$tmp/wasm.txt" "$tmp/native.txt" | grep -c '^<') lines):"
+    echo "node-check: beam $beam $split: the wasm output differs from the native one ($(diff "$tmp/wasm.txt" "$tmp/native.txt" | grep -c '^<') lines):"
     diff "$tmp/wasm.txt" "$tmp/native.txt" | head -n 6
     exit 1
   fi
-  echo "node-check: beam $beam: $(wc -l < "$tmp/wasm.txt") lines identical to native, sha256 $(sha256sum < "$tmp/wasm.txt" | cut -c1-16)"
+  echo "node-check: beam $beam $split: $(wc -l < "$tmp/wasm.txt") lines identical to native, sha256 $(sha256sum < "$tmp/wasm.txt" | cut -c1-16)"
 done
 # Hostile model files, made here: the first half of the model; the model with its first bytes flipped.
 head -c "$(( $(stat -c %s "$model") / 2 ))" "$model" > "$tmp/half.tern"
