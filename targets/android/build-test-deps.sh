@@ -61,9 +61,8 @@ for tool in clang-14 clang++-14 ld.lld-14 llvm-ar-14 llvm-ranlib-14 llvm-nm-14 c
 done
 resource=$(clang-14 -print-resource-dir)
 layout=1   # bump when the prefix layout changes
-key=$( { echo "layout=$layout"; cat "$0" "$toolchain"; sha256sum < "$tarball"; clang-14 --version | head -n 1; } | sha256sum | cut -c1-16)
-
-. "$here/scripts/deb-sources.sh"   # fetch PACKAGE, unpack TARBALL DEST (over the sources list above)
+key=$( { echo "layout=$layout"; cat "$0" "$here/scripts/target-deps.sh" "$toolchain"; sha256sum < "$tarball"; clang-14 --version | head -n 1; } | sha256sum | cut -c1-16)
+. "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
 # cmake_build NAME SOURCE_DIR [ARGS...]: configure, build and install one dependency into the prefix.
 cmake_build() {
@@ -142,59 +141,17 @@ C
       -c "$work/cpuinfo/src/arm/android/properties.c" -o "$work/properties.o"
   llvm-ar-14 rs "$P/lib/libcpuinfo.a" "$work/properties.o" 2> /dev/null
 
-  unpack "$fxdiv" "$work/fxdiv"
-  unpack "$pthreadpool" "$work/pthreadpool"
-  cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
-      -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
-  cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
-
+  build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool"
   unpack "$xnnpack" "$work/xnnpack"
-  cmake_build xnnpack "$work/xnnpack" -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF \
-      -DXNNPACK_BUILD_BENCHMARKS=OFF -DXNNPACK_BUILD_ALL_MICROKERNELS=OFF -DXNNPACK_ENABLE_KLEIDIAI=OFF \
-      -DXNNPACK_USE_SYSTEM_LIBS=ON -DCPUINFO_SOURCE_DIR="$P" -DPTHREADPOOL_SOURCE_DIR="$P" -DFXDIV_SOURCE_DIR="$P"
-
+  build_xnnpack "$P" "$work/xnnpack"
   unpack "$spm" "$work/sentencepiece"
-  cmake_build sentencepiece "$work/sentencepiece" -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF \
-      -DSPM_BUILD_TEST=OFF -DCMAKE_INSTALL_LIBDIR=lib
-
-  # Header-only libraries of the build machine, with their CMake configs (relocatable).
-  local h
-  for h in flatbuffers nlohmann CLI doctest; do cp -r "/usr/include/$h" "$P/include/"; done
-  mkdir -p "$P/share/cmake" "$P/lib/cmake"
-  cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$P/share/cmake/"
-  cp -r /usr/lib/cmake/doctest "$P/lib/cmake/"
+  build_sentencepiece "$work/sentencepiece"
+  copy_header_libraries "$P"
 
   rm -rf "$work"   # sources and build trees: ~1.5 GB; the prefix is ~150 MB
-  entry_manifest "$P" android > "$P/.tern-android-manifest"
-  {
-    echo "key=$key"
-    echo "created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "sysroot=$(basename "$tarball") $(sha256sum < "$tarball" | cut -c1-16)"
-    echo "compiler=$(clang-14 --version | head -n 1)"
-    echo "sources=$(basename "$llvm") $(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
-    echo "manifest_sha256=$(sha256sum < "$P/.tern-android-manifest" | cut -d' ' -f1)"
-  } > "$P/.tern-android-info.tmp"
-  mv "$P/.tern-android-info.tmp" "$P/.tern-android-info"   # written last: the entry is complete
+  finish_entry "$P" android "sysroot=$(basename "$tarball") $(sha256sum < "$tarball" | cut -c1-16)" \
+      "compiler=$(clang-14 --version | head -n 1)" \
+      "sources=$(basename "$llvm") $(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
 }
 
-announce() { log "$dir -> $(readlink -f "$1"): $(sed -n 's/^sources=//p' "$1/.tern-android-info")"; }
-
-cache="$cache_root/android"
-mkdir -p "$cache"
-exec 9> "$cache/.lock"
-flock 9   # one builder at a time; a second run waits, then finds the entry
-entry="$cache/$key"
-if [ "$refresh" != 1 ] && [ -e "$entry" ]; then
-  if entry_valid "$entry" android; then ln -sfn "$entry" "$dir"; announce "$entry"; exit 0; fi
-  log "cache entry $entry is incomplete or damaged: deleting it"
-fi
-rm -rf "$entry"
-start=$(date +%s)
-# (Not `if build`: set -e does not apply inside a function called as a condition.)
-trap 'rc=$?; [ $rc -eq 0 ] || log "failed (exit $rc); the partial entry $entry is kept for inspection and rebuilt on the next run"' EXIT
-build "$entry"
-rm -rf "$dir"; ln -sfn "$entry" "$dir"
-# Entries of other keys (older versions of this script or the toolchain) untouched for 14 days go.
-find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -mtime +14 -exec rm -rf {} + 2> /dev/null || true
-log "built in $(( $(date +%s) - start )) s"
-announce "$entry"
+cached_build android

@@ -6,7 +6,7 @@
 #
 #   targets/wasm/build-deps.sh [DIR]      (default DIR: build-wasm-deps)
 #
-# Sources: Debian's source packages' upstream tarballs (scripts/deb-sources.sh: TERN_DEB_MIRROR, retried
+# Sources: Debian's source packages' upstream tarballs (scripts/target-deps.sh: TERN_DEB_MIRROR, retried
 # TERN_WASM_ATTEMPTS times with backoff from TERN_WASM_BACKOFF s, verified, kept in TERN_CACHE_DIR/src).
 # Cache: the prefix is TERN_CACHE_DIR/wasm/KEY (KEY: a hash of this script, the toolchain file and the
 # Emscripten version); DIR becomes a link to it; complete when its .tern-wasm-info exists and its manifest
@@ -35,13 +35,13 @@ sources=(
   "sentencepiece sentencepiece sentencepiece_0.1.97.orig.tar.gz 56430381f45dc6debfd2e0cbde4f039f9499c49ca825af184b0cbf318c17a18f"
   "sentencepiece sentencepiece sentencepiece_0.2.0.orig.tar.gz d72556a0cb343d6ea23264ecdbc0ff04dfecd879be4d2d7a7026b9de1af2e4d1"
 )
-. "$here/scripts/deb-sources.sh"
 
 for tool in emcc em++ emcmake cmake ninja curl sha256sum node; do
   command -v "$tool" > /dev/null || { log "$tool missing (scripts/setup.sh installs it)"; exit 1; }
 done
 layout=1
-key=$( { echo "layout=$layout"; cat "$0" "$toolchain" "$here/scripts/deb-sources.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
+key=$( { echo "layout=$layout"; cat "$0" "$toolchain" "$here/scripts/target-deps.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
+. "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
 cmake_build() {
   local name=$1 src=$2; shift 2
@@ -66,11 +66,7 @@ build() {
   cmake_build cpuinfo "$work/cpuinfo" -DCPUINFO_LIBRARY_TYPE=static -DCPUINFO_BUILD_TOOLS=OFF \
       -DCPUINFO_BUILD_UNIT_TESTS=OFF -DCPUINFO_BUILD_MOCK_TESTS=OFF -DCPUINFO_BUILD_BENCHMARKS=OFF -DCPUINFO_BUILD_PKG_CONFIG=ON
 
-  unpack "$fxdiv" "$work/fxdiv"
-  unpack "$pthreadpool" "$work/pthreadpool"
-  cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
-      -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
-  cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
+  build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool"
 
   unpack "$xnnpack" "$work/xnnpack"
   # This snapshot builds WebAssembly with Bazel only: its CMake is taught the Emscripten target (processor
@@ -97,48 +93,14 @@ PY
   # Some generated wasm SIMD kernels include <arm_neon.h> where they mean <wasm_simd128.h> (a template slip;
   # Bazel's build finds both through Emscripten's SIMDe shim, which Debian's Emscripten leaves out).
   grep -rl --include='*wasm*.c' '#include <arm_neon.h>' "$work/xnnpack/src" | xargs -r sed -i 's|^#include <arm_neon.h>$|#include <wasm_simd128.h>|'
-  cmake_build xnnpack "$work/xnnpack" -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF \
-      -DXNNPACK_BUILD_BENCHMARKS=OFF -DXNNPACK_BUILD_ALL_MICROKERNELS=OFF -DXNNPACK_ENABLE_KLEIDIAI=OFF \
-      -DXNNPACK_USE_SYSTEM_LIBS=ON -DCPUINFO_SOURCE_DIR="$P" -DPTHREADPOOL_SOURCE_DIR="$P" -DFXDIV_SOURCE_DIR="$P"
+  build_xnnpack "$P" "$work/xnnpack"
 
   unpack "$spm" "$work/sentencepiece"
-  cmake_build sentencepiece "$work/sentencepiece" -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF \
-      -DSPM_BUILD_TEST=OFF -DCMAKE_INSTALL_LIBDIR=lib
-
-  # Header-only libraries of the build machine, with their CMake configs (relocatable).
-  local h
-  for h in flatbuffers nlohmann CLI doctest; do cp -r "/usr/include/$h" "$P/include/"; done
-  mkdir -p "$P/share/cmake" "$P/lib/cmake"
-  cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$P/share/cmake/"
-  cp -r /usr/lib/cmake/doctest "$P/lib/cmake/"
+  build_sentencepiece "$work/sentencepiece"
+  copy_header_libraries "$P"
   rm -rf "$work"
-  entry_manifest "$P" wasm > "$P/.tern-wasm-manifest"
-  {
-    echo "key=$key"
-    echo "created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "compiler=$(emcc --version | head -n 1)"
-    echo "sources=$(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
-    echo "manifest_sha256=$(sha256sum < "$P/.tern-wasm-manifest" | cut -d' ' -f1)"
-  } > "$P/.tern-wasm-info.tmp"
-  mv "$P/.tern-wasm-info.tmp" "$P/.tern-wasm-info"
+  finish_entry "$P" wasm "compiler=$(emcc --version | head -n 1)" \
+      "sources=$(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
 }
 
-announce() { log "$dir -> $(readlink -f "$1"): $(sed -n 's/^sources=//p' "$1/.tern-wasm-info")"; }
-
-cache="$cache_root/wasm"
-mkdir -p "$cache"
-exec 9> "$cache/.lock"
-flock 9
-entry="$cache/$key"
-if [ "$refresh" != 1 ] && [ -e "$entry" ]; then
-  if entry_valid "$entry" wasm; then ln -sfn "$entry" "$dir"; announce "$entry"; exit 0; fi
-  log "cache entry $entry is incomplete or damaged: deleting it"
-fi
-rm -rf "$entry"
-start=$(date +%s)
-trap 'rc=$?; [ $rc -eq 0 ] || log "failed (exit $rc); the partial entry $entry is kept for inspection and rebuilt on the next run"' EXIT
-build "$entry"
-rm -rf "$dir"; ln -sfn "$entry" "$dir"
-find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -mtime +14 -exec rm -rf {} + 2> /dev/null || true
-log "built in $(( $(date +%s) - start )) s"
-announce "$entry"
+cached_build wasm

@@ -17,4 +17,8 @@ std::string EchoOptions(const TranslateOptions& o);
 /// Appends "entry EchoOptions(o)" to $TERN_ECHO_OPTIONS, if set (errors ignored: it is a test's window).
 void EchoCall(const char* entry, const TranslateOptions& o);
 
+/// Appends `text` in one write to the file $`variable` names, if it is set and names a regular file or nothing
+/// (created); anything else is left alone. The fields tests' echo files (this and base/results_echo.h).
+void AppendToEchoFile(const char* variable, const std::string& text);
+
 }  // namespace tern

@@ -1,12 +1,10 @@
 #include "base/results_echo.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "base/options_echo.h"
 
 namespace tern {
 namespace {
@@ -46,19 +44,6 @@ void Put(std::string& s, const char* name, Span<const TextSpan> v) {
     s += (i ? "," : ""), s += std::to_string(v[i].begin), s += ':', s += std::to_string(v[i].end);
 }
 
-void Append(const std::string& text) {
-  const char* path = std::getenv("TERN_ECHO_RESULTS");
-  if (!path || !*path) return;
-  const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 0644);
-  if (fd < 0) return;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    const ssize_t n = write(fd, text.data(), text.size());  // O_APPEND: one write, one block
-    (void)n;
-  }
-  close(fd);
-}
-
 }  // namespace
 
 std::string EchoResultsText(const char* entry, Span<const TranslationResult> results) {
@@ -87,7 +72,7 @@ std::string EchoResultsText(const char* entry, Span<const TranslationResult> res
 void EchoResults(const char* entry, Span<const TranslationResult> results) {
   const char* path = std::getenv("TERN_ECHO_RESULTS");
   if (!path || !*path) return;
-  Append(EchoResultsText(entry, results));
+  AppendToEchoFile("TERN_ECHO_RESULTS", EchoResultsText(entry, results));
 }
 
 void EchoResults(const char* entry, const std::vector<OwnedResult>& results) {
@@ -96,7 +81,7 @@ void EchoResults(const char* entry, const std::vector<OwnedResult>& results) {
   std::vector<Hypothesis> hypotheses;
   std::vector<TranslationResult> views;
   ViewResults(results, &hypotheses, &views);
-  Append(EchoResultsText(entry, Span<const TranslationResult>(views.data(), views.size())));
+  AppendToEchoFile("TERN_ECHO_RESULTS", EchoResultsText(entry, Span<const TranslationResult>(views.data(), views.size())));
 }
 
 }  // namespace tern

@@ -1,0 +1,116 @@
+# What the builds of dependencies for other targets share (targets/android/build-test-deps.sh,
+# targets/wasm/build-deps.sh): Debian source packages' upstream tarballs, the libraries both build from them,
+# and the cached prefix. Sourced after the caller has set:
+#   sources   "package pool-dir file sha256" lines, alternatives for one package in order of preference
+#   cache_root, mirror, attempts, backoff, refresh, key, dir, a log function, and cmake_build NAME SRC [ARGS]
+#   (configure, build and install one library into the prefix for the caller's target); scripts/retry.sh and
+#   scripts/cache-entry.sh sourced.
+#   fetch PACKAGE            prints the path of a verified tarball of PACKAGE (the first alternative that
+#                            can be had: downloaded into $cache_root/src, checked against its SHA-256)
+#   unpack TARBALL DEST [MEMBERS...]   DEST becomes the source tree (with or without a top directory)
+#   build_pthreadpool P WORK FXDIV PTHREADPOOL, build_xnnpack P SRC, build_sentencepiece SRC, copy_header_libraries P
+#   finish_entry P NAME [INFO_LINES...]   P's manifest, then its info file, written last (the entry is complete)
+#   cached_build NAME        the prefix $cache_root/NAME/$key: used when complete, else made by the caller's
+#                            `build ENTRY`; $dir becomes a link to it; other keys' entries unused for 14 days go
+
+# fetch PACKAGE: prints the path of a verified tarball of PACKAGE (the first alternative that can be had).
+fetch() {
+  local want=$1 line pkg pool file sum path url tried=()
+  mkdir -p "$cache_root/src"
+  for line in "${sources[@]}"; do
+    read -r pkg pool file sum <<< "$line"
+    [ "$pkg" = "$want" ] || continue
+    path="$cache_root/src/$file"
+    if [ -f "$path" ] && [ "$(sha256sum < "$path" | cut -d' ' -f1)" = "$sum" ]; then echo "$path"; return 0; fi
+    rm -f "$path"
+    url="$mirror/pool/main/${pool:0:1}/$pool/$file"
+    if retry "$attempts" "$backoff" curl -fsSL --connect-timeout 20 -o "$path.part" "$url" &&
+       [ "$(sha256sum < "$path.part" | cut -d' ' -f1)" = "$sum" ]; then
+      mv "$path.part" "$path"; echo "$path"; return 0
+    fi
+    rm -f "$path.part"
+    log "$file: not available from $mirror (or its SHA-256 differs); trying the next version"
+    tried+=("$file")
+  done
+  log "no source of $want could be fetched (tried: ${tried[*]})"
+  return 1
+}
+
+# unpack TARBALL DEST [MEMBERS...]: DEST is the source tree (tarballs with or without a top directory).
+unpack() {
+  local t=$1 d=$2; shift 2
+  rm -rf "$d.x" && mkdir -p "$d.x"
+  tar -xf "$t" -C "$d.x" "$@"
+  local top=("$d.x"/*)
+  if [ ${#top[@]} -eq 1 ] && [ -d "${top[0]}" ]; then mv "${top[0]}" "$d"; rmdir "$d.x"; else mv "$d.x" "$d"; fi
+}
+
+# pthreadpool (with FXdiv's header) into prefix P, from the tarballs FXDIV and PTHREADPOOL unpacked in WORK.
+build_pthreadpool() {
+  local P=$1 work=$2
+  unpack "$3" "$work/fxdiv"
+  unpack "$4" "$work/pthreadpool"
+  cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
+      -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
+  cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
+}
+
+# XNNPACK from the source tree SRC (KleidiAI off, production microkernels only, against P's cpuinfo and
+# pthreadpool).
+build_xnnpack() {
+  local P=$1
+  cmake_build xnnpack "$2" -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF \
+      -DXNNPACK_BUILD_BENCHMARKS=OFF -DXNNPACK_BUILD_ALL_MICROKERNELS=OFF -DXNNPACK_ENABLE_KLEIDIAI=OFF \
+      -DXNNPACK_USE_SYSTEM_LIBS=ON -DCPUINFO_SOURCE_DIR="$P" -DPTHREADPOOL_SOURCE_DIR="$P" -DFXDIV_SOURCE_DIR="$P"
+}
+
+# SentencePiece (static, its own protobuf-lite) from the source tree SRC.
+build_sentencepiece() {
+  cmake_build sentencepiece "$1" -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF -DSPM_BUILD_TEST=OFF \
+      -DCMAKE_INSTALL_LIBDIR=lib
+}
+
+# Header-only libraries of the build machine, with their CMake configs (relocatable), into P.
+copy_header_libraries() {
+  local P=$1 h
+  for h in flatbuffers nlohmann CLI doctest; do cp -r "/usr/include/$h" "$P/include/"; done
+  mkdir -p "$P/share/cmake" "$P/lib/cmake"
+  cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$P/share/cmake/"
+  cp -r /usr/lib/cmake/doctest "$P/lib/cmake/"
+}
+
+finish_entry() {
+  local P=$1 name=$2
+  shift 2
+  entry_manifest "$P" "$name" > "$P/.tern-$name-manifest"
+  {
+    echo "key=$key"
+    echo "created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf '%s\n' "$@"
+    echo "manifest_sha256=$(sha256sum < "$P/.tern-$name-manifest" | cut -d' ' -f1)"
+  } > "$P/.tern-$name-info.tmp"
+  mv "$P/.tern-$name-info.tmp" "$P/.tern-$name-info"   # written last: the entry is complete
+}
+
+cached_build() {
+  local name=$1 cache="$cache_root/$1" start
+  announce() { log "$dir -> $(readlink -f "$1"): $(sed -n 's/^sources=//p' "$1/.tern-$name-info")"; }
+  mkdir -p "$cache"
+  exec 9> "$cache/.lock"
+  flock 9   # one builder at a time; a second run waits, then finds the entry
+  entry="$cache/$key"
+  if [ "$refresh" != 1 ] && [ -e "$entry" ]; then
+    if entry_valid "$entry" "$name"; then ln -sfn "$entry" "$dir"; announce "$entry"; return 0; fi
+    log "cache entry $entry is incomplete or damaged: deleting it"
+  fi
+  rm -rf "$entry"
+  start=$(date +%s)
+  # (Not `if build`: set -e does not apply inside a function called as a condition.)
+  trap 'rc=$?; [ $rc -eq 0 ] || log "failed (exit $rc); the partial entry $entry is kept for inspection and rebuilt on the next run"' EXIT
+  build "$entry"
+  rm -rf "$dir"; ln -sfn "$entry" "$dir"
+  # Entries of other keys (older versions of the script or the toolchain) untouched for 14 days go.
+  find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -mtime +14 -exec rm -rf {} + 2> /dev/null || true
+  log "built in $(( $(date +%s) - start )) s"
+  announce "$entry"
+}
