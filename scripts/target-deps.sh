@@ -2,9 +2,10 @@
 # targets/wasm/build-deps.sh): Debian source packages' upstream tarballs, the libraries both build from them,
 # and the cached prefix. Sourced after the caller has set:
 #   sources   "package pool-dir file sha256" lines, alternatives for one package in order of preference
-#   cache_root, mirror, attempts, backoff, refresh, key, dir, a log function, and cmake_build NAME SRC [ARGS]
-#   (configure, build and install one library into the prefix for the caller's target); scripts/retry.sh and
-#   scripts/cache-entry.sh sourced.
+#   cache_root, mirror, attempts, backoff, refresh, key, dir, toolchain, jobs, a log function, and (in its
+#   build function, once the prefix P and the work directory are known) target_args: the toolchain's cache
+#   variables; scripts/retry.sh and scripts/cache-entry.sh sourced.
+#   cmake_build NAME SRC [ARGS...]   configure, build and install one library into $P for the caller's target
 #   fetch PACKAGE            prints the path of a verified tarball of PACKAGE (the first alternative that
 #                            can be had: downloaded into $cache_root/src, checked against its SHA-256)
 #   unpack TARBALL DEST [MEMBERS...]   DEST becomes the source tree (with or without a top directory)
@@ -43,6 +44,16 @@ unpack() {
   tar -xf "$t" -C "$d.x" "$@"
   local top=("$d.x"/*)
   if [ ${#top[@]} -eq 1 ] && [ -d "${top[0]}" ]; then mv "${top[0]}" "$d"; rmdir "$d.x"; else mv "$d.x" "$d"; fi
+}
+
+cmake_build() {
+  local name=$1 src=$2; shift 2
+  log "building $name"
+  cmake -S "$src" -B "$work/b-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+        "${target_args[@]}" -DCMAKE_INSTALL_PREFIX="$P" -DCMAKE_INSTALL_LIBDIR=lib "$@" > "$work/$name.log" 2>&1 \
+    && cmake --build "$work/b-$name" -j "$jobs" >> "$work/$name.log" 2>&1 \
+    && cmake --install "$work/b-$name" >> "$work/$name.log" 2>&1 \
+    || { log "$name failed; the last lines of $work/$name.log:"; tail -n 30 "$work/$name.log" >&2; return 1; }
 }
 
 # pthreadpool (with FXdiv's header) into prefix P, from the tarballs FXDIV and PTHREADPOOL unpacked in WORK.

@@ -64,21 +64,10 @@ layout=1   # bump when the prefix layout changes
 key=$( { echo "layout=$layout"; cat "$0" "$here/scripts/target-deps.sh" "$toolchain"; sha256sum < "$tarball"; clang-14 --version | head -n 1; } | sha256sum | cut -c1-16)
 . "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
-# cmake_build NAME SOURCE_DIR [ARGS...]: configure, build and install one dependency into the prefix.
-cmake_build() {
-  local name=$1 src=$2; shift 2
-  log "building $name"
-  cmake -S "$src" -B "$work/b-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_ANDROID_DEPS="$P" -DCMAKE_INSTALL_PREFIX="$P" \
-        -DCMAKE_INSTALL_LIBDIR=lib "$@" > "$work/$name.log" 2>&1 \
-    && cmake --build "$work/b-$name" -j "$jobs" >> "$work/$name.log" 2>&1 \
-    && cmake --install "$work/b-$name" >> "$work/$name.log" 2>&1 \
-    || { log "$name failed; the last lines of $work/$name.log:"; tail -n 30 "$work/$name.log" >&2; return 1; }
-}
-
 build() {
   P=$1
   work="$P/src"
+  target_args=(-DTERN_ANDROID_DEPS="$P")
   mkdir -p "$P/sysroot" "$P/clang" "$work"
   local llvm cpuinfo pthreadpool fxdiv xnnpack spm
   llvm=$(fetch llvm); cpuinfo=$(fetch cpuinfo); pthreadpool=$(fetch pthreadpool); fxdiv=$(fetch fxdiv)

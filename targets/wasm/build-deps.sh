@@ -43,20 +43,10 @@ layout=1
 key=$( { echo "layout=$layout"; cat "$0" "$toolchain" "$here/scripts/target-deps.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
 . "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
-cmake_build() {
-  local name=$1 src=$2; shift 2
-  log "building $name"
-  cmake -S "$src" -B "$work/b-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_WASM_BOOTSTRAP=ON -DTERN_WASM_DEPS="$P" \
-        -DCMAKE_INSTALL_PREFIX="$P" -DCMAKE_INSTALL_LIBDIR=lib "$@" > "$work/$name.log" 2>&1 \
-    && cmake --build "$work/b-$name" -j "$jobs" >> "$work/$name.log" 2>&1 \
-    && cmake --install "$work/b-$name" >> "$work/$name.log" 2>&1 \
-    || { log "$name failed; the last lines of $work/$name.log:"; tail -n 30 "$work/$name.log" >&2; return 1; }
-}
-
 build() {
   P=$1
   work="$P/src"
+  target_args=(-DTERN_WASM_BOOTSTRAP=ON -DTERN_WASM_DEPS="$P")
   mkdir -p "$P/include" "$P/lib" "$work"
   local cpuinfo pthreadpool fxdiv xnnpack spm
   cpuinfo=$(fetch cpuinfo); pthreadpool=$(fetch pthreadpool); fxdiv=$(fetch fxdiv)
