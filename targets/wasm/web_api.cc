@@ -96,12 +96,24 @@ EMSCRIPTEN_KEEPALIVE WebTranslator* tern_web_translator_create(const WebModel* m
     g_error = nlohmann::json(Error(Status(StatusCode::kInvalidArgument, "translator config: an object"))).dump();
     return nullptr;
   }
-  auto u32 = [&](const char* key, uint32_t* v) {
-    if (j.contains(key) && j[key].is_number_unsigned()) *v = j[key].get<uint32_t>();
-  };
-  u32("maxBatch", &c.max_batch), u32("maxBeam", &c.max_beam), u32("maxNBest", &c.max_n_best);
-  u32("maxSourceTokens", &c.max_source_tokens), u32("maxTargetTokens", &c.max_target_tokens);
-  if (j.contains("attention") && j["attention"].is_boolean()) c.attention = j["attention"].get<bool>();
+  // Each key the API names, its value checked (Translator::Create then checks the sizes against the model).
+  Status bad = Status::Ok();
+  for (auto it = j.begin(); it != j.end() && bad.ok(); ++it) {
+    const nlohmann::json& v = it.value();
+    uint32_t* field = it.key() == "maxBatch" ? &c.max_batch : it.key() == "maxBeam" ? &c.max_beam
+                    : it.key() == "maxNBest" ? &c.max_n_best : it.key() == "maxSourceTokens" ? &c.max_source_tokens
+                    : it.key() == "maxTargetTokens" ? &c.max_target_tokens : nullptr;
+    if (v.is_null()) continue;
+    if (field && v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 4294967295) *field = v.get<uint32_t>();
+    else if (field) bad = Status(StatusCode::kInvalidArgument, "translator config." + it.key() + ": an integer in [0, 2^32)");
+    else if (it.key() == "attention" && v.is_boolean()) c.attention = v.get<bool>();
+    else if (it.key() == "attention") bad = Status(StatusCode::kInvalidArgument, "translator config.attention: a boolean");
+    else bad = Status(StatusCode::kInvalidArgument, "translator config: no field '" + it.key() + "' (tern.d.ts lists them)");
+  }
+  if (!bad.ok()) {
+    g_error = nlohmann::json(Error(bad)).dump();
+    return nullptr;
+  }
   Result<std::unique_ptr<Translator>> t = Translator::Create(m->model, c);
   if (!t.ok()) {
     g_error = nlohmann::json(Error(t.status())).dump();

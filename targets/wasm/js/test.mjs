@@ -43,7 +43,9 @@ ok('nBest, alignment and attention reach the call; every result field is there')
 await assert.rejects(translator.translate(['A dog.'], { beemSize: 4 }), (e) => e instanceof tern.TernError && /no option 'beemSize'/.test(e.message));
 await assert.rejects(translator.translate(['A dog.'], { beamSize: 0 }), (e) => e instanceof tern.TernError && /beam_size 0/.test(e.message));
 await assert.rejects(translator.translate(['A dog.'], { returnScores: 'yes' }), (e) => /options.returnScores: a boolean/.test(e.message));
-ok('an unknown option and values out of range reject with a TernError');
+assert.throws(() => model.translator({ maxBatch: 1.5 }), (e) => e instanceof tern.TernError && /config.maxBatch/.test(e.message));
+assert.throws(() => model.translator({ maxBach: 4 }), (e) => e instanceof tern.TernError && /no field 'maxBach'/.test(e.message));
+ok('an unknown option, values out of range and a bad translator config are refused with a TernError');
 
 // 4. Invalid UTF-8 fails its text alone.
 const mixed = await translator.translate(['A dog.', new Uint8Array([0x62, 0x61, 0x64, 0xff]), 'Two men.']);
