@@ -23,6 +23,7 @@ const ask = (message, transfer = []) => new Promise((resolve, reject) => {
 window.ternAsk = ask;  // for the page's tests and measurements (targets/wasm/browser-test.py)
 
 const mib = (bytes) => (bytes / 1048576).toFixed(1) + ' MiB';
+let threadsNote = '';  // "; N threads" (more than one on a cross-origin isolated page: package/tern.mjs)
 
 async function start() {
   const t0 = performance.now();
@@ -31,6 +32,9 @@ async function start() {
   const info = await ask({ op: 'translator', config: {} });
   status.textContent = `model ${mib(loaded.bytes)} loaded in ${Math.round(performance.now() - t0)} ms; ` +
                        `WebAssembly memory ${mib(info.memoryBytes)}`;
+  threadsNote = `; ${info.threads} thread${info.threads > 1 ? 's' : ''}`;
+  status.textContent += threadsNote;
+  document.body.dataset.threads = String(info.threads);
   source.disabled = false;
   source.focus();
   document.body.dataset.ready = '1';
@@ -58,7 +62,7 @@ async function translate() {
   target.textContent = r.hypotheses[0].text;
   target.dataset.source = text;
   status.textContent = `${tokens} tokens in ${Math.round(ms)} ms (${Math.round(tokens / (ms / 1000))} tokens/s); ` +
-                       `WebAssembly memory ${mib(memoryBytes)}`;
+                       `WebAssembly memory ${mib(memoryBytes)}${threadsNote}`;
 }
 
 let timer = 0;

@@ -4,8 +4,10 @@ chromium-driver, driven through WebDriver's HTTP protocol) opens examples/web fr
 waits for the model, types a sentence, waits for the translation and checks it, checks that no request left the
 page after it loaded (the server's log), and saves a screenshot (SCREENSHOT, in the build tree). With --bench
 INPUT N it then translates the first N lines of INPUT one at a time through the page's worker (greedy) and
-prints tokens/s (docs/targets.md).
-Usage: browser-test.py SITE_DIR SCREENSHOT [--bench INPUT N]"""
+prints tokens/s (docs/targets.md). With --isolated (CTest wasm_browser_isolated) the server sends the headers that
+make the page cross-origin isolated (COOP same-origin, COEP require-corp): the page's worker must load the threaded
+module (tern-web-threads) and its translator take more than one thread where the machine has more than one core.
+Usage: browser-test.py SITE_DIR SCREENSHOT [--isolated] [--bench INPUT N]"""
 
 import base64
 import functools
@@ -33,11 +35,18 @@ def free_port():
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     requests = []  # (time, path) of every request the page made
+    isolated = False
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
                       ".wasm": "application/wasm"}
 
     def log_message(self, *args):
         pass
+
+    def end_headers(self):
+        if Handler.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
 
     def do_GET(self):
         Handler.requests.append((time.monotonic(), self.path))
@@ -54,6 +63,9 @@ def webdriver(port, method, path, body=None, timeout=60):
 
 def main():
     site, screenshot = sys.argv[1], sys.argv[2]
+    rest = sys.argv[3:]
+    Handler.isolated = "--isolated" in rest
+    bench = rest[rest.index("--bench") + 1:rest.index("--bench") + 3] if "--bench" in rest else None
     for tool in ("chromium", "chromedriver"):
         if not shutil.which(tool):
             sys.exit("browser-test: %s missing (scripts/setup.sh installs chromium and chromium-driver)" % tool)
@@ -86,6 +98,15 @@ def main():
             time.sleep(0.2)
         loaded = time.monotonic()
         print("browser-test: loaded in %.1f s: %s" % (loaded - t0, script("return document.getElementById('status').textContent")))
+        threads = int(script("return document.body.dataset.threads"))
+        if Handler.isolated:
+            if script("return self.crossOriginIsolated") is not True:
+                sys.exit("browser-test: the page is not cross-origin isolated")
+            want = min(4, os.cpu_count() or 1, int(script("return navigator.hardwareConcurrency")))
+            if threads != want:
+                sys.exit("browser-test: an isolated page's translator has %d threads, want %d" % (threads, want))
+        elif threads != 1:
+            sys.exit("browser-test: a page that is not isolated has %d threads, want 1" % threads)
         box = webdriver(wd_port, "POST", s + "/element", {"using": "css selector", "value": "#source"})
         element = next(iter(box.values()))
         webdriver(wd_port, "POST", s + "/element/%s/value" % element, {"text": SENTENCE})
@@ -105,10 +126,10 @@ def main():
         if late:
             sys.exit("browser-test: requests after the page loaded (it must be offline): %s" % late)
         print("browser-test: %d requests, all before the model was ready: %s" % (len(Handler.requests), [p for _, p in Handler.requests]))
-        if len(sys.argv) == 6 and sys.argv[3] == "--bench":
-            with open(sys.argv[4], encoding="utf-8") as f:
-                lines = [l.strip() for l in f if l.strip()][: int(sys.argv[5])]
-            bench = """
+        if bench:
+            with open(bench[0], encoding="utf-8") as f:
+                lines = [l.strip() for l in f if l.strip()][: int(bench[1])]
+            js = """
               const [lines, done] = [arguments[0], arguments[arguments.length - 1]];
               (async () => {
                 await window.ternAsk({ op: 'translate', texts: [lines[0]], options: { beamSize: 1, splitSentences: false } });
@@ -121,10 +142,11 @@ def main():
                 const s = (performance.now() - t0) / 1000;
                 const { memoryBytes } = await window.ternAsk({ op: 'memory' });
                 done({ sentences: lines.length, target_tokens: tokens, seconds: s, tokens_per_s: tokens / s,
-                       memory_mib: memoryBytes / 1048576, browser: navigator.userAgent });
+                       memory_mib: memoryBytes / 1048576, threads: Number(document.body.dataset.threads),
+                       browser: navigator.userAgent });
               })();"""
             webdriver(wd_port, "POST", s + "/timeouts", {"script": 600000})
-            result = webdriver(wd_port, "POST", s + "/execute/async", {"script": bench, "args": [lines]}, timeout=620)
+            result = webdriver(wd_port, "POST", s + "/execute/async", {"script": js, "args": [lines]}, timeout=620)
             print("browser-bench: " + json.dumps(result))
     finally:
         if session:

@@ -4,19 +4,26 @@
 # SentencePiece (static, its own protobuf-lite), and the build machine's header-only FlatBuffers, nlohmann-json,
 # CLI11 and doctest with their CMake config files.
 #
-#   targets/wasm/build-deps.sh [DIR]      (default DIR: build-wasm-deps)
+#   targets/wasm/build-deps.sh [DIR]              (default DIR: build-wasm-deps)
+#   targets/wasm/build-deps.sh --threads [DIR]    (default DIR: build-wasm-threads-deps)
+#
+# --threads: the prefix of the preset wasm-threads: everything compiled with -pthread, pthreadpool on
+# Emscripten's pthreads (its CMake always takes the one-thread shim on Emscripten: that choice is edited).
 #
 # Sources: Debian's source packages' upstream tarballs (scripts/target-deps.sh: TERN_DEB_MIRROR, retried
 # TERN_WASM_ATTEMPTS times with backoff from TERN_WASM_BACKOFF s, verified, kept in TERN_CACHE_DIR/src).
-# Cache: the prefix is TERN_CACHE_DIR/wasm/KEY (KEY: a hash of this script, the toolchain file and the
-# Emscripten version); DIR becomes a link to it; complete when its .tern-wasm-info exists and its manifest
+# Cache: the prefix is TERN_CACHE_DIR/wasm/KEY or TERN_CACHE_DIR/wasm-threads/KEY (KEY: a hash of this
+# script, the toolchain file and the Emscripten version); DIR becomes a link to it; complete when its .tern-wasm-info exists and its manifest
 # matches (scripts/cache-entry.sh). TERN_WASM_REFRESH=1 rebuilds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/retry.sh"
 . "$here/scripts/cache-entry.sh"
 . "$here/targets/wasm/env.sh"
-dir=${1:-"$here/build-wasm-deps"}
+threads=0
+if [ "${1:-}" = --threads ]; then threads=1; shift; fi
+variant=wasm; [ "$threads" = 0 ] || variant=wasm-threads
+dir=${1:-"$here/build-$variant-deps"}
 cache_root=${TERN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tern}
 mirror=${TERN_DEB_MIRROR:-http://deb.debian.org/debian}
 attempts=${TERN_WASM_ATTEMPTS:-4}
@@ -40,13 +47,13 @@ for tool in emcc em++ emcmake cmake ninja curl sha256sum node; do
   command -v "$tool" > /dev/null || { log "$tool missing (scripts/setup.sh installs it)"; exit 1; }
 done
 layout=1
-key=$( { echo "layout=$layout"; cat "$0" "$toolchain" "$here/scripts/target-deps.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
+key=$( { echo "layout=$layout threads=$threads"; cat "$0" "$toolchain" "$here/scripts/target-deps.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
 . "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
 build() {
   P=$1
   work="$P/src"
-  target_args=(-DTERN_WASM_BOOTSTRAP=ON -DTERN_WASM_DEPS="$P")
+  target_args=(-DTERN_WASM_BOOTSTRAP=ON -DTERN_WASM_DEPS="$P" -DTERN_WASM_THREADS=$([ "$threads" = 1 ] && echo ON || echo OFF))
   mkdir -p "$P/include" "$P/lib" "$work"
   local cpuinfo pthreadpool fxdiv xnnpack spm
   cpuinfo=$(fetch cpuinfo); pthreadpool=$(fetch pthreadpool); fxdiv=$(fetch fxdiv)
@@ -56,7 +63,31 @@ build() {
   cmake_build cpuinfo "$work/cpuinfo" -DCPUINFO_LIBRARY_TYPE=static -DCPUINFO_BUILD_TOOLS=OFF \
       -DCPUINFO_BUILD_UNIT_TESTS=OFF -DCPUINFO_BUILD_MOCK_TESTS=OFF -DCPUINFO_BUILD_BENCHMARKS=OFF -DCPUINFO_BUILD_PKG_CONFIG=ON
 
-  build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool"
+  if [ "$threads" = 0 ]; then
+    build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool"
+  else
+    unpack "$fxdiv" "$work/fxdiv"
+    unpack "$pthreadpool" "$work/pthreadpool"
+    python3 - "$work/pthreadpool/CMakeLists.txt" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+# The pthreads sources, not the shim; POSIX declarations (posix_memalign) under its -std=c11.
+edits = [
+    ("IF(EMSCRIPTEN)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()", "IF(FALSE)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()"),
+    ("TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\n",
+     "TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\nTARGET_COMPILE_DEFINITIONS(pthreadpool PRIVATE _GNU_SOURCE)\n"),
+]
+for a, b in edits:
+    if s.count(a) != 1:
+        sys.exit("pthreadpool's CMakeLists.txt: %r found %d times (a new snapshot: update targets/wasm/build-deps.sh)" % (a[:40], s.count(a)))
+    s = s.replace(a, b)
+open(p, "w").write(s)
+PY
+    cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
+        -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
+    cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
+  fi
 
   unpack "$xnnpack" "$work/xnnpack"
   # This snapshot builds WebAssembly with Bazel only: its CMake is taught the Emscripten target (processor
@@ -89,8 +120,8 @@ PY
   build_sentencepiece "$work/sentencepiece"
   copy_header_libraries "$P"
   rm -rf "$work"
-  finish_entry "$P" wasm "compiler=$(emcc --version | head -n 1)" \
+  finish_entry "$P" "$variant" "compiler=$(emcc --version | head -n 1)" \
       "sources=$(basename "$cpuinfo") $(basename "$pthreadpool") $(basename "$fxdiv") $(basename "$xnnpack") $(basename "$spm")"
 }
 
-cached_build wasm
+cached_build "$variant"

@@ -4,7 +4,9 @@
 // (results_json.inc). Nothing here throws into JavaScript: every error is a status, returned as
 // {"error": message, "code": n}.
 #include <emscripten/emscripten.h>
+#include <emscripten/threading.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -39,8 +41,42 @@ struct WebModel {
 };
 struct WebTranslator {
   std::unique_ptr<Translator> translator;
-  std::string out;  // the last answer, valid until the next call on this translator
+  uint32_t workers = 0;  // pthread pool workers it holds (threads - 1)
+  std::string out;       // the last answer, valid until the next call on this translator
+  ~WebTranslator();
 };
+
+// Threads. A module built with -pthread (preset wasm-threads, tern-web-threads.wasm) runs a translator's
+// XNNPACK operators on pthreadpool over Emscripten's pthreads, whose Workers are started with the module
+// (threads-pre.js: ternPoolWorkers of them): pthreadpool_create waits for its threads to start, and a Worker
+// that is not in the pool would start only once this thread returns to its event loop, so a translator takes
+// at most the pool's free workers (N threads hold N - 1) and never waits for one. kMaxThreads bounds a
+// translator: a step of a small model gains little from more (docs/performance.md). One thread otherwise.
+constexpr uint32_t kMaxThreads = 4;
+#ifdef __EMSCRIPTEN_PTHREADS__
+EM_JS(int, tern_web_pool_workers, (), { return ternPoolWorkers; });
+uint32_t g_workers_held = 0;
+#endif
+WebTranslator::~WebTranslator() {
+  translator.reset();  // joins its pool's threads: their Workers return to the pool
+#ifdef __EMSCRIPTEN_PTHREADS__
+  g_workers_held -= workers;
+#endif
+}
+
+// The threads a translator gets for `wanted` (0: the default, the logical processors the browser reports, at
+// most kMaxThreads): at most 1 + the pool's free workers; 1 in a module without threads.
+uint32_t GrantThreads(uint32_t wanted) {
+#ifdef __EMSCRIPTEN_PTHREADS__
+  if (wanted == 0) wanted = static_cast<uint32_t>(std::max(1, emscripten_num_logical_cores()));
+  const uint32_t pool = static_cast<uint32_t>(std::max(0, tern_web_pool_workers()));
+  const uint32_t free_workers = pool > g_workers_held ? pool - g_workers_held : 0;
+  return std::min({wanted, kMaxThreads, 1 + free_workers});
+#else
+  (void)wanted;
+  return 1;
+#endif
+}
 
 // A JSON answer as a C string owned by `keep` (the last one of its owner).
 const char* Answer(std::string* keep, const nlohmann::json& j) {
@@ -86,11 +122,12 @@ EMSCRIPTEN_KEEPALIVE WebModel* tern_web_model_load(const uint8_t* data, size_t s
 
 EMSCRIPTEN_KEEPALIVE void tern_web_model_free(WebModel* m) { delete m; }
 
-/// A Translator over the model, `config_json` the TranslatorConfig fields the API names (maxBatch, maxBeam,
-/// maxNBest, maxSourceTokens, maxTargetTokens, attention). NULL on error (tern_web_last_error).
+/// A Translator over the model, `config_json` the TranslatorConfig fields the API names (threads, maxBatch,
+/// maxBeam, maxNBest, maxSourceTokens, maxTargetTokens, attention; threads as GrantThreads grants them). NULL on
+/// error (tern_web_last_error).
 EMSCRIPTEN_KEEPALIVE WebTranslator* tern_web_translator_create(const WebModel* m, const char* config_json) {
   TranslatorConfig c;
-  c.threads = 1;
+  uint32_t threads = 0;
   const nlohmann::json j = nlohmann::json::parse(config_json ? config_json : "{}", nullptr, false);
   if (!j.is_object()) {
     g_error = nlohmann::json(Error(Status(StatusCode::kInvalidArgument, "translator config: an object"))).dump();
@@ -100,7 +137,7 @@ EMSCRIPTEN_KEEPALIVE WebTranslator* tern_web_translator_create(const WebModel* m
   Status bad = Status::Ok();
   for (auto it = j.begin(); it != j.end() && bad.ok(); ++it) {
     const nlohmann::json& v = it.value();
-    uint32_t* field = it.key() == "maxBatch" ? &c.max_batch : it.key() == "maxBeam" ? &c.max_beam
+    uint32_t* field = it.key() == "threads" ? &threads : it.key() == "maxBatch" ? &c.max_batch : it.key() == "maxBeam" ? &c.max_beam
                     : it.key() == "maxNBest" ? &c.max_n_best : it.key() == "maxSourceTokens" ? &c.max_source_tokens
                     : it.key() == "maxTargetTokens" ? &c.max_target_tokens : nullptr;
     if (v.is_null()) continue;
@@ -114,12 +151,19 @@ EMSCRIPTEN_KEEPALIVE WebTranslator* tern_web_translator_create(const WebModel* m
     g_error = nlohmann::json(Error(bad)).dump();
     return nullptr;
   }
+  c.threads = GrantThreads(threads);
   Result<std::unique_ptr<Translator>> t = Translator::Create(m->model, c);
   if (!t.ok()) {
     g_error = nlohmann::json(Error(t.status())).dump();
     return nullptr;
   }
-  return new WebTranslator{std::move(t.value()), {}};
+  auto w = std::make_unique<WebTranslator>();
+  w->translator = std::move(t.value());
+  w->workers = w->translator->threads() - 1;
+#ifdef __EMSCRIPTEN_PTHREADS__
+  g_workers_held += w->workers;
+#endif
+  return w.release();
 }
 
 EMSCRIPTEN_KEEPALIVE void tern_web_translator_free(WebTranslator* t) { delete t; }
@@ -127,6 +171,18 @@ EMSCRIPTEN_KEEPALIVE void tern_web_translator_free(WebTranslator* t) { delete t;
 EMSCRIPTEN_KEEPALIVE const char* tern_web_last_error() { return g_error.c_str(); }
 
 EMSCRIPTEN_KEEPALIVE uint32_t tern_web_max_batch(const WebTranslator* t) { return t->translator->max_batch(); }
+
+/// The threads the translator runs on (1 in a module without threads).
+EMSCRIPTEN_KEEPALIVE uint32_t tern_web_threads(const WebTranslator* t) { return t->translator->threads(); }
+
+/// 1 in the module built with pthreads (tern-web-threads), else 0.
+EMSCRIPTEN_KEEPALIVE int tern_web_has_threads() {
+#ifdef __EMSCRIPTEN_PTHREADS__
+  return 1;
+#else
+  return 0;
+#endif
+}
 
 /// Translates n texts: text i is bytes [offsets[i], offsets[i + 1]) of `blob` (UTF-8, not checked here: invalid
 /// UTF-8 fails that text alone), at most max_batch of them (the JavaScript side splits longer calls), with

@@ -9,8 +9,15 @@ export class TernError extends Error {
   input: number;
 }
 
-/** Instantiates the WebAssembly module once (Emscripten's module options, e.g. { locateFile }). */
-export function init(options?: object): Promise<unknown>;
+/**
+ * Instantiates the WebAssembly module once. threads: true loads tern-web-threads (pthreads; rejects where there is
+ * no SharedArrayBuffer or the package lacks it), false tern-web (one thread); absent: tern-web-threads where
+ * globalThis.crossOriginIsolated is true and the package has it. The rest: Emscripten's options ({ locateFile }).
+ */
+export function init(options?: { threads?: boolean; [emscripten: string]: unknown }): Promise<unknown>;
+
+/** Whether the loaded module has threads. */
+export function hasThreads(): Promise<boolean>;
 
 /** The WebAssembly memory the module holds now (the model's copy, arenas, buffers), bytes. */
 export function memoryBytes(): Promise<number>;
@@ -20,6 +27,11 @@ export function loadModel(source: ArrayBuffer | ArrayBufferView | string | URL, 
 
 /** tern::TranslatorConfig's limits (0 or absent: the model's defaults). */
 export interface TranslatorConfig {
+  /**
+   * threads it may use (0 or absent: the logical processors the browser reports); it gets 1 in the one-thread
+   * module, else at most 4 and 1 + the module's free pool Workers (Translator.threads). Output is the same.
+   */
+  threads?: number;
   maxBatch?: number;
   maxBeam?: number;
   maxNBest?: number;
@@ -64,6 +76,8 @@ export interface StreamOptions {
 export class Translator {
   /** texts per call into the module (longer calls run in chunks of it) */
   readonly maxBatch: number;
+  /** the threads it translates on */
+  readonly threads: number;
   /** One result per text (a text that fails has its own error); rejects when the call is wrong as a whole. */
   translate(texts: (string | Uint8Array)[], options?: TranslateOptions, stream?: StreamOptions): Promise<TranslationResult[]>;
   close(): void;

@@ -3,7 +3,10 @@
 // it in a Web Worker so that a page's thread never waits for a translation. The model is verified as in every
 // other binding: a hostile file fails with a TernError, never a crash. Options and results are the field
 // tables' (runtime/fields/fields.py; fields.d.ts is generated from them).
-import createTernWeb from './tern-web.mjs';
+//
+// Two builds of the module: tern-web (one thread; runs everywhere) and tern-web-threads (pthreads: needs
+// SharedArrayBuffer, so a cross-origin isolated page, a worker of one, or Node). init() takes the threaded one
+// where the page is cross-origin isolated and the package has it.
 
 /** An error of tern's: `code` is tern's StatusCode, `input` the index of the input it concerns (or -1). */
 export class TernError extends Error {
@@ -16,15 +19,46 @@ export class TernError extends Error {
 }
 
 let runtime = null;
-/** The WebAssembly module, instantiated once (options: Emscripten's, e.g. { locateFile }). */
+/**
+ * The WebAssembly module, instantiated once; later calls return the first one whatever their options.
+ * `threads`: true loads tern-web-threads (rejects with a TernError when the package or the environment has no
+ * threads), false tern-web; absent: tern-web-threads where globalThis.crossOriginIsolated is true and the
+ * package has it, else tern-web. The other options are Emscripten's (e.g. { locateFile }).
+ */
 export function init(options = {}) {
-  runtime ??= createTernWeb(options);
+  if (runtime) return runtime;
+  const { threads, ...emscripten } = options;
+  const want = threads ?? globalThis.crossOriginIsolated === true;
+  const threaded = want
+    ? import('./tern-web-threads.mjs').catch((e) => {
+        if (threads === true) throw new TernError(`tern-web-threads could not be loaded: ${e.message}`, 5);
+        return import('./tern-web.mjs');
+      })
+    : import('./tern-web.mjs');
+  runtime = threaded.then((m) => {
+    if (threads === true && typeof SharedArrayBuffer === 'undefined')
+      throw new TernError('threads need SharedArrayBuffer: serve the page cross-origin isolated (COOP + COEP headers)', 5);
+    return m.default(emscripten);
+  });
+  runtime.catch(() => { runtime = null; });  // a failed load may be retried
   return runtime;
+}
+
+/** Whether the loaded module has threads (translators may take more than one). */
+export async function hasThreads() {
+  return (await init())._tern_web_has_threads() !== 0;
+}
+
+// The module's memory as bytes. With threads the memory is shared and may have grown on another thread since
+// the module's own view was made: the view is renewed when its buffer is not the memory's.
+function heapU8(M) {
+  if (M.wasmMemory && M.HEAPU8.buffer !== M.wasmMemory.buffer) return new Uint8Array(M.wasmMemory.buffer);
+  return M.HEAPU8;
 }
 
 /** The WebAssembly memory the module holds now (the model's copy, arenas, buffers), bytes. */
 export async function memoryBytes() {
-  return (await init()).HEAPU8.length;
+  return heapU8(await init()).length;
 }
 
 function lastError(M) {
@@ -34,9 +68,9 @@ function lastError(M) {
 
 function withBytes(M, bytes, fn) {
   const p = M._malloc(Math.max(1, bytes.length));
-  if (!p) throw new TernError('out of WebAssembly memory for ' + bytes.length + ' bytes', 8);
+  if (!p) throw new TernError('out of WebAssembly memory for ' + bytes.length + ' bytes', 6);
   try {
-    M.HEAPU8.set(bytes, p);
+    heapU8(M).set(bytes, p);
     return fn(p);
   } finally {
     M._free(p);
@@ -61,7 +95,7 @@ export async function loadModel(source, { name } = {}) {
   let bytes = source;
   if (typeof source === 'string' || source instanceof URL) {
     const response = await fetch(source);
-    if (!response.ok) throw new TernError(`${source}: HTTP ${response.status}`, 5);
+    if (!response.ok) throw new TernError(`${source}: HTTP ${response.status}`, 3);
     bytes = new Uint8Array(await response.arrayBuffer());
     name ??= String(source);
   } else if (source instanceof ArrayBuffer) {
@@ -85,8 +119,11 @@ export class Model {
   }
 
   /**
-   * A Translator (its arena planned once): config { maxBatch, maxBeam, maxNBest, maxSourceTokens,
-   * maxTargetTokens, attention } as tern::TranslatorConfig (0 or absent: the model's defaults). One thread.
+   * A Translator (its arena planned once): config { threads, maxBatch, maxBeam, maxNBest, maxSourceTokens,
+   * maxTargetTokens, attention } as tern::TranslatorConfig (0 or absent: the model's defaults). threads: what
+   * it may use; it gets 1 in the one-thread module, else at most 4, the logical processors the browser reports
+   * (the default) and 1 + the module's free pool Workers (translator.threads says what it got). Output is the
+   * same whatever the threads.
    */
   translator(config = {}) {
     if (!this._h) throw new TernError('the model was closed', 3);
@@ -111,6 +148,8 @@ export class Translator {
     this._model = model;
     /** Texts per call into the module (longer calls run in chunks of it). */
     this.maxBatch = M._tern_web_max_batch(handle);
+    /** The threads it translates on. */
+    this.threads = M._tern_web_threads(handle);
   }
 
   /**

@@ -4,21 +4,31 @@
 // alone, a hostile model file refused, and the same translation through the Web Worker protocol (worker.mjs in
 // a Node worker thread), the token stream and its cancellation (onToken, an AbortSignal, a SharedArrayBuffer flag
 // set by another thread while the worker translates).
-// Usage: node test.mjs PACKAGE/tern.mjs MODEL INPUT EXPECTED
+// With --threads N (CTest wasm_threads_js_api, preset wasm-threads): the same through tern-web-threads with a
+// translator of N threads, FLICKR's first 200 lines identical at 1 and N threads (greedy and beam 4), and a
+// module whose pool Workers are all held giving a new translator one thread instead of waiting; the worker
+// protocol is the one-thread run's (and the isolated page's in Chromium).
+// Usage: node test.mjs PACKAGE/tern.mjs MODEL INPUT EXPECTED [--threads N [FLICKR]]
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-const [api, modelPath, inputPath, expectedPath] = process.argv.slice(2);
+const [api, modelPath, inputPath, expectedPath, threadsFlag, threadsArg, flickrPath] = process.argv.slice(2);
+const threads = threadsFlag === '--threads' ? Number(threadsArg) : 0;
 const tern = await import(pathToFileURL(api).href);
+if (threads) await tern.init({ threads: true });
 const lines = (p) => readFileSync(p, 'utf8').split('\n').filter((l) => l.length > 0);
 const bytes = readFileSync(modelPath);
 let checks = 0;
 const ok = (what) => { checks++; console.log('ok', what); };
 
 const model = await tern.loadModel(new Uint8Array(bytes), { name: 'en-de.int8.tern' });
-const translator = model.translator({ maxNBest: 2, attention: true });
+const translator = model.translator({ maxNBest: 2, attention: true, ...(threads ? { threads } : {}) });
+assert.equal(await tern.hasThreads(), threads > 0);
+assert.equal(translator.threads, threads ? Math.min(threads, cpus().length, 4) : 1);
+if (threads) ok(`tern-web-threads: a translator of ${translator.threads} threads`);
 
 // 1. The bundled sentences as the native build translates them (tests/data/bundled.int8.de).
 const input = lines(inputPath), expected = lines(expectedPath);
@@ -75,6 +85,36 @@ const aborted = await translator.translate(['A dog.', 'Two men.'], {}, { signal:
 assert.deepEqual(aborted.map((x) => x.code), [9, 9]);
 ok('the token stream, a callback that stops the call, an aborted signal');
 translator.close();
+
+if (threads) {
+  // 7. The same translations at 1 and N threads; a translator never waits for a pool Worker.
+  if (flickrPath && existsSync(flickrPath)) {
+    const flickr = lines(flickrPath).slice(0, 200);
+    const one = model.translator({ threads: 1 });
+    const many = model.translator({ threads });
+    for (const beamSize of [1, 4]) {
+      const a = await one.translate(flickr, { beamSize, returnScores: true });
+      const b = await many.translate(flickr, { beamSize, returnScores: true });
+      assert.deepEqual(b, a, `beam ${beamSize}: ${many.threads} threads against 1`);
+    }
+    ok(`${flickr.length} lines of ${flickrPath.split('/').at(-1)}, greedy and beam 4: ${many.threads} threads = 1 thread`);
+    one.close();
+    many.close();
+  }
+  const held = [];
+  while (held.length < 8 && (held.length === 0 || held.at(-1).threads > 1)) held.push(model.translator({ threads: 2 }));
+  const last = held.at(-1);
+  assert.equal(last.threads, 1, 'the pool runs out after a few translators of 2 threads');
+  assert.deepEqual((await last.translate(input.slice(0, 2))).map((x) => x.hypotheses[0].text), expected.slice(0, 2));
+  held.forEach((t) => t.close());
+  const again = model.translator({ threads: 2 });
+  assert.equal(again.threads, Math.min(2, cpus().length));
+  again.close();
+  model.close();
+  ok(`${held.length - 1} translators of 2 threads hold the pool; the next gets 1 thread and translates; closed, their Workers return`);
+  console.log(`js api (threads): ${checks} checks passed`);
+  process.exit(0);
+}
 model.close();
 
 // 6. The Web Worker protocol (worker.mjs) in a worker thread.

@@ -2,7 +2,7 @@
 // tern.mjs and posts the answers, so that the page's thread never waits for a translation. Protocol, one
 // message each way per request:
 //   -> { id, op: 'load', source, name }        source: an ArrayBuffer (transferred) or a URL
-//   -> { id, op: 'translator', config }        on the loaded model (one per worker)
+//   -> { id, op: 'translator', config }        on the loaded model (one per worker): { maxBatch, threads, memoryBytes }
 //   -> { id, op: 'translate', texts, options, stream, cancel }
 //        stream: true posts each token as { id, token: TokenEvent } before the answer; cancel: a SharedArrayBuffer
 //        (cross-origin isolated pages) whose first Int32 the page sets to stop the call at its next step
@@ -31,7 +31,7 @@ async function run(message) {
       if (!model) throw new Error('no model: send { op: "load" } first');
       translator?.close();
       translator = model.translator(message.config ?? {});
-      return { maxBatch: translator.maxBatch, memoryBytes: await memoryBytes() };
+      return { maxBatch: translator.maxBatch, threads: translator.threads, memoryBytes: await memoryBytes() };
     case 'translate':
       if (!translator) translator = model ? model.translator() : null;
       if (!translator) throw new Error('no model: send { op: "load" } first');
