@@ -1,10 +1,12 @@
 # What the builds of dependencies for other targets share (targets/android/build-test-deps.sh,
 # targets/wasm/build-deps.sh): Debian source packages' upstream tarballs, the libraries both build from them,
-# and the cached prefix. Sourced after the caller has set:
-#   sources   "package pool-dir file sha256" lines, alternatives for one package in order of preference
-#   cache_root, mirror, attempts, backoff, refresh, key, dir, toolchain, jobs, a log function, and (in its
-#   build function, once the prefix P and the work directory are known) target_args: the toolchain's cache
-#   variables; scripts/retry.sh and scripts/cache-entry.sh sourced.
+# and the cached prefix. Sourced first (it sources scripts/retry.sh and scripts/cache-entry.sh and defines
+# functions and shared_sources only); before calling them the caller sets
+#   sources   its own "package pool-dir file sha256" lines (fetch looks in them, then in shared_sources)
+#   key, dir, toolchain, a log function, target_settings PREFIX's variables, and (in its build function, once
+#   the prefix P and the work directory are known) target_args: the toolchain's cache variables.
+#   target_settings PREFIX   cache_root, mirror (TERN_CACHE_DIR, TERN_DEB_MIRROR) and attempts, backoff, refresh,
+#                            jobs from TERN_<PREFIX>_ATTEMPTS (4), _BACKOFF (15 s), _REFRESH (0), _JOBS (nproc)
 #   cmake_build NAME SRC [ARGS...]   configure, build and install one library into $P for the caller's target
 #   fetch PACKAGE            prints the path of a verified tarball of PACKAGE (the first alternative that
 #                            can be had: downloaded into $cache_root/src, checked against its SHA-256)
@@ -14,11 +16,39 @@
 #   cached_build NAME        the prefix $cache_root/NAME/$key: used when complete, else made by the caller's
 #                            `build ENTRY`; $dir becomes a link to it; other keys' entries unused for 14 days go
 
+here=${here:?the caller sets here, the repository}
+. "$here/scripts/retry.sh"
+. "$here/scripts/cache-entry.sh"
+
+# The libraries both targets build: "package pool-dir file sha256", alternatives for one package in order of
+# preference (a mirror in mid-sync that 404s one version does not stop the build).
+shared_sources=(
+  "cpuinfo cpuinfo cpuinfo_0.0~git20250905.877328f.orig.tar.xz 557ca404a3836b9f335a3a06b65ff9fe9dbaaefab7fb5c0185f53d9f33615a10"
+  "cpuinfo cpuinfo cpuinfo_0.0~git20250327.39ea79a.orig.tar.xz 2a10028948f7f0663c56cc34405484391ee3d7ccdf09fe51d73897937b99d9d4"
+  "pthreadpool pthreadpool pthreadpool_0.0~git20240616.560c60d.orig.tar.xz 4cc3cbd933b28131d2a34edc54f76af9fb41bc490af5eae1a5bd3cd07ea90708"
+  "fxdiv fxdiv fxdiv_0.0~git20200417.b408327.orig.tar.xz 7953482badaf4cb34026c3487c257b8e4ab2df061c019bd6fabbbc12ad52c44b"
+  "xnnpack xnnpack xnnpack_0.0~git20241108.4ea82e5.orig.tar.xz 90bde2caef0f880f627bab0dc805a86c4b8070cd98e3243db3046ab3f3be1a99"
+  "sentencepiece sentencepiece sentencepiece_0.1.97.orig.tar.gz 56430381f45dc6debfd2e0cbde4f039f9499c49ca825af184b0cbf318c17a18f"
+  "sentencepiece sentencepiece sentencepiece_0.2.0.orig.tar.gz d72556a0cb343d6ea23264ecdbc0ff04dfecd879be4d2d7a7026b9de1af2e4d1"
+)
+sources=()
+
+# target_settings PREFIX: the download and build settings, from TERN_<PREFIX>_* where the caller's target has one.
+target_settings() {
+  local v
+  cache_root=${TERN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tern}
+  mirror=${TERN_DEB_MIRROR:-http://deb.debian.org/debian}
+  v=TERN_$1_ATTEMPTS; attempts=${!v:-4}
+  v=TERN_$1_BACKOFF; backoff=${!v:-15}
+  v=TERN_$1_REFRESH; refresh=${!v:-0}
+  v=TERN_$1_JOBS; jobs=${!v:-$(nproc)}
+}
+
 # fetch PACKAGE: prints the path of a verified tarball of PACKAGE (the first alternative that can be had).
 fetch() {
   local want=$1 line pkg pool file sum path url tried=()
   mkdir -p "$cache_root/src"
-  for line in "${sources[@]}"; do
+  for line in "${sources[@]}" "${shared_sources[@]}"; do
     read -r pkg pool file sum <<< "$line"
     [ "$pkg" = "$want" ] || continue
     path="$cache_root/src/$file"

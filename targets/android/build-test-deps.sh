@@ -29,30 +29,17 @@
 # on 2 cores (AMD EPYC Zen 4); warm: under a second.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-. "$here/scripts/retry.sh"
-. "$here/scripts/cache-entry.sh"
+. "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 dir=${1:-"$here/build-android-deps"}
-cache_root=${TERN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tern}
-mirror=${TERN_DEB_MIRROR:-http://deb.debian.org/debian}
-attempts=${TERN_ANDROID_ATTEMPTS:-4}
-backoff=${TERN_ANDROID_BACKOFF:-15}
-refresh=${TERN_ANDROID_REFRESH:-0}
+target_settings ANDROID
 tarball=${TERN_ANDROID_SYSROOT:-"$here/../shared/android/bionic-arm64-api26-sysroot.tar.xz"}
 toolchain="$here/toolchains/android-arm64-test.cmake"
-jobs=${TERN_ANDROID_JOBS:-$(nproc)}
 triple=aarch64-linux-android
 log() { echo "build-test-deps: $*" >&2; }
 
-# Source tarballs: "package pool-dir file sha256", alternatives for one package in order of preference.
+# Source tarballs beside scripts/target-deps.sh's shared_sources: "package pool-dir file sha256".
 sources=(
   "llvm llvm-toolchain-14 llvm-toolchain-14_14.0.6.orig.tar.xz d9bce5f42381d781e273c724db1ab0acd66259bf2782b79891664dbf1953d22c"
-  "cpuinfo cpuinfo cpuinfo_0.0~git20250905.877328f.orig.tar.xz 557ca404a3836b9f335a3a06b65ff9fe9dbaaefab7fb5c0185f53d9f33615a10"
-  "cpuinfo cpuinfo cpuinfo_0.0~git20250327.39ea79a.orig.tar.xz 2a10028948f7f0663c56cc34405484391ee3d7ccdf09fe51d73897937b99d9d4"
-  "pthreadpool pthreadpool pthreadpool_0.0~git20240616.560c60d.orig.tar.xz 4cc3cbd933b28131d2a34edc54f76af9fb41bc490af5eae1a5bd3cd07ea90708"
-  "fxdiv fxdiv fxdiv_0.0~git20200417.b408327.orig.tar.xz 7953482badaf4cb34026c3487c257b8e4ab2df061c019bd6fabbbc12ad52c44b"
-  "xnnpack xnnpack xnnpack_0.0~git20241108.4ea82e5.orig.tar.xz 90bde2caef0f880f627bab0dc805a86c4b8070cd98e3243db3046ab3f3be1a99"
-  "sentencepiece sentencepiece sentencepiece_0.1.97.orig.tar.gz 56430381f45dc6debfd2e0cbde4f039f9499c49ca825af184b0cbf318c17a18f"
-  "sentencepiece sentencepiece sentencepiece_0.2.0.orig.tar.gz d72556a0cb343d6ea23264ecdbc0ff04dfecd879be4d2d7a7026b9de1af2e4d1"
 )
 
 [ -f "$tarball" ] || { log "no Android sysroot at $tarball (../shared/android/bionic-arm64-api26-sysroot.tar.xz)"; exit 1; }
@@ -62,7 +49,6 @@ done
 resource=$(clang-14 -print-resource-dir)
 layout=1   # bump when the prefix layout changes
 key=$( { echo "layout=$layout"; cat "$0" "$here/scripts/target-deps.sh" "$toolchain"; sha256sum < "$tarball"; clang-14 --version | head -n 1; } | sha256sum | cut -c1-16)
-. "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
 
 build() {
   P=$1
