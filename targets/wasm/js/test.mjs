@@ -10,7 +10,8 @@
 // protocol is the one-thread run's (and the isolated page's in Chromium).
 // Usage: node test.mjs PACKAGE/tern.mjs MODEL INPUT EXPECTED [--threads N [FLICKR]]
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -23,6 +24,12 @@ const lines = (p) => readFileSync(p, 'utf8').split('\n').filter((l) => l.length 
 const bytes = readFileSync(modelPath);
 let checks = 0;
 const ok = (what) => { checks++; console.log('ok', what); };
+
+// 0. package.json's "files" lists every file the package directory has (a module left out would not be packed).
+const packageDir = dirname(api);
+const listed = JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8')).files;
+for (const f of readdirSync(packageDir)) if (f !== 'package.json') assert.ok(listed.includes(f), `package.json's files lacks ${f}`);
+ok(`package.json lists the package's ${readdirSync(packageDir).length - 1} files`);
 
 const model = await tern.loadModel(new Uint8Array(bytes), { name: 'en-de.int8.tern' });
 const translator = model.translator({ maxNBest: 2, attention: true, ...(threads ? { threads } : {}) });
