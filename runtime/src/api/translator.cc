@@ -34,6 +34,24 @@ Status BusyError() {
   return Status(StatusCode::kBusy, "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
 }
 
+// Every entry point but TranslateContinuous: echo the options, hold the session (a callback may destroy the
+// Translator: the call ends first), take the busy flag, check the options (generating calls: their sampling keys
+// too), run the request as a Call on this stack (session/call.h: gone when the call ends), echo the results.
+Status Enter(const std::shared_ptr<Translator::Impl>& impl, const CallRequest& request,
+             Span<const TranslationResult>* results) {
+  EchoCall(request.name, *request.options);
+  const std::shared_ptr<Translator::Impl> keep = impl;
+  BusyGuard busy(keep->busy);
+  if (!busy.acquired()) return BusyError();
+  TERN_RETURN_IF_ERROR(request.generates() ? CheckKeys(*request.options, request.size())
+                                           : CheckOptionRanges(*request.options));
+  Call call;
+  call.request = request;
+  const Status st = keep->Run(call);
+  if (results) *results = call.results;
+  return Echoed(request.name, st, results);
+}
+
 }  // namespace
 
 Result<size_t> Translator::RequiredArenaBytes(const Model& model, const TranslatorConfig& config) {
@@ -66,13 +84,12 @@ Translator::~Translator() = default;
 
 Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                                 Span<const TranslationResult>* results) {
-  EchoCall("translate_ids", options);
-  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
-  BusyGuard busy(keep->busy);
-  if (!busy.acquired()) return BusyError();
-  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
-  TERN_RETURN_IF_ERROR(CheckKeys(options, sources.size()));
-  return Echoed("translate_ids", keep->TranslateIds(call, sources, options, results), results);
+  CallRequest r;
+  r.kind = CallRequest::Kind::kTranslateIds;
+  r.name = "translate_ids";
+  r.ids = sources;
+  r.options = &options;
+  return Enter(impl_, r, results);
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
@@ -87,35 +104,34 @@ Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOp
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,
                              Span<const TranslationResult>* results) {
-  EchoCall("translate", options);
-  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
-  BusyGuard busy(keep->busy);
-  if (!busy.acquired()) return BusyError();
-  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
-  TERN_RETURN_IF_ERROR(CheckKeys(options, texts.size()));
-  return Echoed("translate", keep->Translate(call, texts, options, results), results);
+  CallRequest r;
+  r.kind = CallRequest::Kind::kTranslate;
+  r.name = "translate";
+  r.texts = texts;
+  r.options = &options;
+  return Enter(impl_, r, results);
 }
 
 Status Translator::Score(Span<const std::string_view> sources, Span<const std::string_view> targets,
                          const TranslateOptions& options, Span<const TranslationResult>* results) {
-  EchoCall("score", options);
-  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
-  BusyGuard busy(keep->busy);
-  if (!busy.acquired()) return BusyError();
-  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
-  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return Echoed("score", keep->Score(call, sources, targets, options, results), results);
+  CallRequest r;
+  r.kind = CallRequest::Kind::kScore;
+  r.name = "score";
+  r.texts = sources;
+  r.target_texts = targets;
+  r.options = &options;
+  return Enter(impl_, r, results);
 }
 
 Status Translator::ScoreIds(Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
                             const TranslateOptions& options, Span<const TranslationResult>* results) {
-  EchoCall("score_ids", options);
-  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
-  BusyGuard busy(keep->busy);
-  if (!busy.acquired()) return BusyError();
-  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
-  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return Echoed("score_ids", keep->ScoreIds(call, sources, targets, options, results), results);
+  CallRequest r;
+  r.kind = CallRequest::Kind::kScoreIds;
+  r.name = "score_ids";
+  r.ids = sources;
+  r.target_ids = targets;
+  r.options = &options;
+  return Enter(impl_, r, results);
 }
 
 Status Translator::CheckOptions(const TranslateOptions& options) const {

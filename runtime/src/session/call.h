@@ -1,5 +1,5 @@
-// tern's Call: one call through a Translator, made by its entry point (api/translator.cc) on the stack and
-// passed to every stage of the session (session.h: protect, split, tokenize, translate, detokenize, join,
+// tern's Call: one call through a Translator, made by its entry point (api/translator.cc) on the stack from
+// its request (the inputs and options it was given) and passed to every stage of the session (session.h: protect, split, tokenize, translate, detokenize, join,
 // restore; alternatives' two passes; scoring). It holds what the stages set for the call while it runs; the
 // session (arena, network, tokenizer, the file's rules) holds nothing of a call, so a call leaves nothing behind
 // however it ends (an error, a cancellation, a callback that threw). What decoding needs of it travels in the
@@ -7,12 +7,36 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "search/token_stream.h"
+#include "tern/translator.h"
 
 namespace tern {
 
+/// What an entry point was given: views of its arguments, valid for the whole call (a call is synchronous; an
+/// engine request owns its inputs until its call ends). texts or ids hold the inputs (one entry per input);
+/// scoring adds one target per input.
+struct CallRequest {
+  enum class Kind { kTranslate, kTranslateIds, kScore, kScoreIds };
+  Kind kind = Kind::kTranslate;
+  const char* name = "translate";               // the entry point, as TERN_ECHO_OPTIONS and TERN_ECHO_RESULTS name it
+  Span<const std::string_view> texts;           // kTranslate's texts, kScore's sources
+  Span<const Span<const uint32_t>> ids;         // kTranslateIds' and kScoreIds' sources
+  Span<const std::string_view> target_texts;    // kScore's targets
+  Span<const Span<const uint32_t>> target_ids;  // kScoreIds' targets
+  const TranslateOptions* options = nullptr;    // never null once an entry point made the request
+
+  /// The number of inputs.
+  size_t size() const { return kind == Kind::kTranslate || kind == Kind::kScore ? texts.size() : ids.size(); }
+  /// Whether it generates (kTranslate, kTranslateIds) rather than scores given targets.
+  bool generates() const { return kind == Kind::kTranslate || kind == Kind::kTranslateIds; }
+};
+
 struct Call {
+  CallRequest request;                           // what the entry point was given (Translator::Impl::Run reads it)
+  Span<const TranslationResult> results;         // its results once Run returns: records in the session's arena,
+                                                 // the caller's until its next call on that Translator
   TokenStream stream;                            // the call's token callback and abort check (TokenStream::Begin)
   bool streaming = false;                        // the call has a token or abort callback
   const TokenStream::Origin* origins = nullptr;  // split texts: the text and part of each sentence being translated

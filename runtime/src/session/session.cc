@@ -127,6 +127,18 @@ Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const Resol
   return st;
 }
 
+Status Translator::Impl::Run(Call& call) {
+  const CallRequest& r = call.request;
+  const TranslateOptions& o = *r.options;
+  switch (r.kind) {
+    case CallRequest::Kind::kTranslate: return Translate(call, r.texts, o, &call.results);
+    case CallRequest::Kind::kTranslateIds: return TranslateIds(call, r.ids, o, &call.results);
+    case CallRequest::Kind::kScore: return Score(call, r.texts, r.target_texts, o, &call.results);
+    case CallRequest::Kind::kScoreIds: return ScoreIds(call, r.ids, r.target_ids, o, &call.results);
+  }
+  return Status(StatusCode::kInternal, "Translator: a call of no kind");
+}
+
 Status Translator::Impl::TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
                                       Span<const TranslationResult>* results, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;

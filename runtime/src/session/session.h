@@ -56,6 +56,10 @@ struct Translator::Impl : public StepDecoder {
   /// Everything it needs of the call is in the request.
   Result<StepOutput> Decode(const StepRequest& request) override;
 
+  /// Runs call.request (Translator's TranslateIds, Translate, Score or ScoreIds, after the busy flag is taken)
+  /// through the stages below; call.results holds what it gives. Errors: those of the stage it runs.
+  Status Run(Call& call);
+
   /// Translator::TranslateIds and Translate, after the busy flag is taken. `scored`: Translator::Score's
   /// targets, in place of the options' target prefixes.
   /// Every method below is a stage of `call` (session/call.h), the entry point's Call.
