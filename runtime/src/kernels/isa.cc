@@ -8,10 +8,19 @@
 namespace tern {
 namespace {
 
-constexpr Isa kAll[] = {Isa::kPortable, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDot};
+constexpr Isa kAll[] = {Isa::kPortable, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDot, Isa::kWasmSimd128};
 
-bool IsX86(Isa i) { return i == Isa::kAvx2 || i == Isa::kAvx512Vnni; }
-bool IsArm(Isa i) { return i == Isa::kNeon || i == Isa::kNeonDot; }
+// 0 portable, 1 x86, 2 ARM, 3 WebAssembly.
+int Family(Isa i) {
+  switch (i) {
+    case Isa::kAvx2:
+    case Isa::kAvx512Vnni: return 1;
+    case Isa::kNeon:
+    case Isa::kNeonDot: return 2;
+    case Isa::kWasmSimd128: return 3;
+    default: return 0;
+  }
+}
 
 // The levels of this build's architecture that the CPU supports, in order.
 size_t Supported(Isa* out, size_t capacity) {
@@ -29,6 +38,8 @@ size_t Supported(Isa* out, size_t capacity) {
   if (cpu.neon_dotprod) add(Isa::kNeonDot);
 #elif defined(__ARM_NEON)
   if (cpu.neon) add(Isa::kNeon);  // ARMv7 built for NEON (armhf): the int8 GEMM's NEON kernel
+#elif defined(__wasm_simd128__)
+  add(Isa::kWasmSimd128);  // the module was built for SIMD128: an engine without it cannot have loaded it
 #endif
   (void)cpu;
   return n;
@@ -55,12 +66,11 @@ const Choice& Chosen() {
           c.note = std::string("TERN_ISA=") + env;
           return c;
         }
-      const bool other_family = (IsX86(want) && !IsX86(c.detected) && c.detected != Isa::kPortable) ||
-                                (IsArm(want) && !IsArm(c.detected) && c.detected != Isa::kPortable);
+      const bool other_family = Family(want) != 0 && Family(c.detected) != 0 && Family(want) != Family(c.detected);
       c.note = std::string("TERN_ISA=") + env + " ignored: " + (other_family ? "not this CPU's family" : "above this CPU");
       return c;
     }
-    c.note = std::string("TERN_ISA=") + env + " ignored: unknown (portable, avx2, avx512vnni, neon, neondot)";
+    c.note = std::string("TERN_ISA=") + env + " ignored: unknown (portable, avx2, avx512vnni, neon, neondot, wasm_simd128)";
     return c;
   }();
   return c;
@@ -75,6 +85,7 @@ const char* IsaName(Isa isa) {
     case Isa::kAvx512Vnni: return "avx512vnni";
     case Isa::kNeon: return "neon";
     case Isa::kNeonDot: return "neondot";
+    case Isa::kWasmSimd128: return "wasm_simd128";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 // and compare every path it supports. Levels, lowest first:
 //   x86-64: portable < avx2 < avx512vnni (AVX-512 F, BW and VNNI)
 //   ARM:    portable < neon < neondot (the dot-product extension, ARMv8.2)
+//   WebAssembly: portable < wasm_simd128 (every wasm build: the module requires SIMD128)
 // portable is plain C++ (what the compiler makes of it for the target's baseline). Every own kernel
 // (kernels/kernels.h: the exp pass of log-sum-exp; gathered_kernels.h: the gathered int8 output layer)
 // has an entry per level it implements and is chosen through ActiveIsa(); XNNPACK chooses its own
@@ -15,9 +16,9 @@
 
 namespace tern {
 
-enum class Isa : uint8_t { kPortable, kAvx2, kAvx512Vnni, kNeon, kNeonDot };
+enum class Isa : uint8_t { kPortable, kAvx2, kAvx512Vnni, kNeon, kNeonDot, kWasmSimd128 };
 
-/// "portable", "avx2", "avx512vnni", "neon", "neondot".
+/// "portable", "avx2", "avx512vnni", "neon", "neondot", "wasm_simd128".
 const char* IsaName(Isa isa);
 
 /// The best level this CPU runs (cpuinfo).

@@ -6,6 +6,8 @@ namespace tern {
 
 #if defined(__x86_64__) || defined(__i386__)
 extern const RowOps kRowOpsAvx2;  // row_ops_avx2.cc
+#elif defined(__wasm_simd128__)
+extern const RowOps kRowOpsWasm;  // row_ops_wasm.cc
 #endif
 
 namespace {
@@ -46,6 +48,8 @@ const RowOps kPortable{"portable", MaxOfPortable, MinMaxPortable, QuantizeRowPor
 const RowOps& RowOpsFor(Isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
   if (isa == Isa::kAvx2 || isa == Isa::kAvx512Vnni) return kRowOpsAvx2;
+#elif defined(__wasm_simd128__)
+  if (isa == Isa::kWasmSimd128) return kRowOpsWasm;
 #endif
   (void)isa;
   return kPortable;

@@ -1,5 +1,5 @@
 // The f32 row operations around the GEMMs (and the int8 weight rows' sums at load), one table per ISA level (kernels/isa.h), chosen once at run
-// time: the portable one and an AVX2 one (x86), equal bit for bit (row_ops_body.h; tested against each
+// time: the portable one, an AVX2 one (x86) and a SIMD128 one (WebAssembly), equal bit for bit (row_ops_body.h; tested against each
 // other at every level the CPU runs). kernels.h's MaxOf, MaskRow, ScoreRow, AttendRow, AttendGathered and LayerNorm
 // call the active table. Internal to kernels/ and its tests.
 #pragma once
@@ -12,7 +12,7 @@
 namespace tern {
 
 struct RowOps {
-  const char* isa;  ///< "portable", "avx2"
+  const char* isa;  ///< "portable", "avx2", "wasm_simd128"
   float (*max_of)(const float* x, size_t n);
   /// The smallest and largest of x[n], n >= 1 (NaN never taken unless x[0] is NaN).
   void (*min_max)(const float* x, size_t n, float* min, float* max);
