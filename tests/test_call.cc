@@ -64,3 +64,41 @@ TEST_CASE("call: a call leaves nothing on its Translator however it ended") {
   REQUIRE(t->Translate(Span<const std::string_view>(texts.data() + 1, 1), alt, &r).ok());
   CHECK(Plain(*t, both) == want);
 }
+
+TEST_CASE("call: every entry point states a request and an error leaves no results behind") {
+  TranslatorConfig cfg;
+  cfg.max_batch = 4;
+  auto m = LoadOrFail(BundledModel());
+  auto t = MakeTranslator(m, cfg);
+  const std::vector<std::string_view> texts = {"A dog runs.", "Two men."};
+  const Span<const std::string_view> both(texts.data(), 2);
+  Span<const TranslationResult> r;
+  REQUIRE(t->Translate(both, TranslateOptions(), &r).ok());
+  REQUIRE(r.size() == 2);
+  // Each kind, with an option out of its range: the error names it, and *results holds none of the last call's.
+  TranslateOptions bad;
+  bad.beam_size = 0;
+  const Status st = t->Translate(both, bad, &r);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK(st.message().find("beam_size") != std::string::npos);
+  CHECK(r.empty());
+  REQUIRE(t->Translate(both, TranslateOptions(), &r).ok());
+  CHECK(!t->Score(both, both, bad, &r).ok());
+  CHECK(r.empty());
+  const std::vector<uint32_t> ids = {42, 7, 0};
+  const Span<const uint32_t> one(ids.data(), ids.size());
+  const Span<const Span<const uint32_t>> sources(&one, 1);
+  REQUIRE(t->TranslateIds(sources, TranslateOptions(), &r).ok());
+  CHECK(r.size() == 1);
+  CHECK(!t->TranslateIds(sources, bad, &r).ok());
+  CHECK(r.empty());
+  REQUIRE(t->ScoreIds(sources, sources, TranslateOptions(), &r).ok());
+  CHECK(r.size() == 1);
+  CHECK(!t->ScoreIds(sources, sources, bad, &r).ok());
+  CHECK(r.empty());
+  // Too many inputs: refused as a whole, nothing left either.
+  const std::vector<std::string_view> five(5, "A dog.");
+  REQUIRE(t->Translate(both, TranslateOptions(), &r).ok());
+  CHECK(t->Translate(Span<const std::string_view>(five.data(), 5), TranslateOptions(), &r).code() == StatusCode::kInvalidArgument);
+  CHECK(r.empty());
+}

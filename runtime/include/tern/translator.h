@@ -148,7 +148,8 @@ class TERN_API Translator {
   /// input order. A text that fails (invalid UTF-8, a NUL byte, a sentence of more than
   /// max_source_tokens tokens: it is not cut) gets its own error; the others are translated. An empty or
   /// whitespace-only text gives an empty translation (score 0) without running the model. Returns an
-  /// error only when the call itself is wrong (too many texts, bad options, an unknown target_lang).
+  /// error only when the call itself is wrong (too many texts, bad options, an unknown target_lang), and then
+  /// `*results` is empty (every entry point below alike; kCancelled keeps what was translated).
   /// Allocates inside SentencePiece and, for multi-sentence texts, in the splitter and the paragraph
   /// buffers.
   Status Translate(Span<const std::string_view> texts, const TranslateOptions& options,

@@ -34,11 +34,12 @@ Status BusyError() {
   return Status(StatusCode::kBusy, "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
 }
 
-// Every entry point but TranslateContinuous: echo the options, hold the session (a callback may destroy the
+// Every entry point but TranslateContinuous: clear *results, echo the options, hold the session (a callback may destroy the
 // Translator: the call ends first), take the busy flag, check the options (generating calls: their sampling keys
 // too), run the request as a Call on this stack (session/call.h: gone when the call ends), echo the results.
 Status Enter(const std::shared_ptr<Translator::Impl>& impl, const CallRequest& request,
              Span<const TranslationResult>* results) {
+  if (results) *results = {};  // an error leaves none (kCancelled: what the call translated)
   EchoCall(request.name, *request.options);
   const std::shared_ptr<Translator::Impl> keep = impl;
   BusyGuard busy(keep->busy);
