@@ -11,7 +11,9 @@
 #   fetch PACKAGE            prints the path of a verified tarball of PACKAGE (the first alternative that
 #                            can be had: downloaded into $cache_root/src, checked against its SHA-256)
 #   unpack TARBALL DEST [MEMBERS...]   DEST becomes the source tree (with or without a top directory)
-#   build_pthreadpool P WORK FXDIV PTHREADPOOL, build_xnnpack P SRC, build_sentencepiece SRC, copy_header_libraries P
+#   build_pthreadpool P WORK FXDIV PTHREADPOOL [EDIT]   (EDIT: a function given the unpacked pthreadpool tree,
+#                            called before it is built), build_xnnpack P SRC, build_sentencepiece SRC,
+#                            copy_header_libraries P
 #   finish_entry P NAME [INFO_LINES...]   P's manifest, then its info file, written last (the entry is complete)
 #   cached_build NAME        the prefix $cache_root/NAME/$key: used when complete, else made by the caller's
 #                            `build ENTRY`; $dir becomes a link to it; other keys' entries unused for 14 days go
@@ -91,6 +93,7 @@ build_pthreadpool() {
   local P=$1 work=$2
   unpack "$3" "$work/fxdiv"
   unpack "$4" "$work/pthreadpool"
+  if [ -n "${5:-}" ]; then "$5" "$work/pthreadpool"; fi
   cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
       -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
   cp "$work/fxdiv/include/fxdiv.h" "$P/include/"

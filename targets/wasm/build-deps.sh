@@ -13,8 +13,9 @@
 # Sources: Debian's source packages' upstream tarballs (scripts/target-deps.sh: TERN_DEB_MIRROR, retried
 # TERN_WASM_ATTEMPTS times with backoff from TERN_WASM_BACKOFF s, verified, kept in TERN_CACHE_DIR/src).
 # Cache: the prefix is TERN_CACHE_DIR/wasm/KEY or TERN_CACHE_DIR/wasm-threads/KEY (KEY: a hash of this
-# script, the toolchain file and the Emscripten version); DIR becomes a link to it; complete when its .tern-wasm-info exists and its manifest
-# matches (scripts/cache-entry.sh). TERN_WASM_REFRESH=1 rebuilds.
+# script, scripts/target-deps.sh, the toolchain file and the Emscripten version); DIR becomes a link to it;
+# complete when its info file (.tern-wasm-info, or .tern-wasm-threads-info) exists and its manifest matches
+# (scripts/cache-entry.sh). TERN_WASM_REFRESH=1 rebuilds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/target-deps.sh"   # fetch, unpack, the shared libraries' builds, the cached prefix
@@ -48,6 +49,16 @@ open(p, "w").write(s)
 ' "$1"
 }
 
+# --threads: pthreadpool's sources on Emscripten's pthreads, not its one-thread shim; POSIX declarations
+# (posix_memalign) under its -std=c11.
+pthreads_not_shim() {
+  apply_edits "$1/CMakeLists.txt" <<'EDITS'
+[("IF(EMSCRIPTEN)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()", "IF(FALSE)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()"),
+ ("TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\n",
+  "TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\nTARGET_COMPILE_DEFINITIONS(pthreadpool PRIVATE _GNU_SOURCE)\n")]
+EDITS
+}
+
 build() {
   P=$1
   work="$P/src"
@@ -61,21 +72,8 @@ build() {
   cmake_build cpuinfo "$work/cpuinfo" -DCPUINFO_LIBRARY_TYPE=static -DCPUINFO_BUILD_TOOLS=OFF \
       -DCPUINFO_BUILD_UNIT_TESTS=OFF -DCPUINFO_BUILD_MOCK_TESTS=OFF -DCPUINFO_BUILD_BENCHMARKS=OFF -DCPUINFO_BUILD_PKG_CONFIG=ON
 
-  if [ "$threads" = 0 ]; then
-    build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool"
-  else
-    unpack "$fxdiv" "$work/fxdiv"
-    unpack "$pthreadpool" "$work/pthreadpool"
-    # The pthreads sources, not the shim; POSIX declarations (posix_memalign) under its -std=c11.
-    apply_edits "$work/pthreadpool/CMakeLists.txt" <<'EDITS'
-[("IF(EMSCRIPTEN)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()", "IF(FALSE)\n  LIST(APPEND PTHREADPOOL_SRCS src/shim.c)\nELSE()"),
- ("TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\n",
-  "TARGET_INCLUDE_DIRECTORIES(pthreadpool PRIVATE src)\nTARGET_COMPILE_DEFINITIONS(pthreadpool PRIVATE _GNU_SOURCE)\n")]
-EDITS
-    cmake_build pthreadpool "$work/pthreadpool" -DPTHREADPOOL_LIBRARY_TYPE=static -DPTHREADPOOL_BUILD_TESTS=OFF \
-        -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$work/fxdiv"
-    cp "$work/fxdiv/include/fxdiv.h" "$P/include/"
-  fi
+  pthreadpool_edit=""; [ "$threads" = 0 ] || pthreadpool_edit=pthreads_not_shim
+  build_pthreadpool "$P" "$work" "$fxdiv" "$pthreadpool" $pthreadpool_edit
 
   unpack "$xnnpack" "$work/xnnpack"
   # This snapshot builds WebAssembly with Bazel only: its CMake is taught the Emscripten target (processor
