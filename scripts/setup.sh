@@ -26,7 +26,7 @@ trixie_pkgs=(libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libflatbuffers-dev
              qemu-user-static)  # qemu 10: emulates MIDR_EL1, so cpuinfo names the Pi core (7.2 does not)
 # Everything else from the host's own release.
 host_pkgs=(cmake ninja-build g++ clang lld pkg-config git
-           libsentencepiece-dev nlohmann-json3-dev libcli11-dev libicu-dev
+           libsentencepiece-dev nlohmann-json3-dev libcli11-dev libicu-dev libxxhash-dev
            python3 python3-torch python3-numpy python3-sentencepiece python3-pytest libopenblas0-pthread
            pybind11-dev python3-dev python3-venv python3-pip python3-setuptools python3-wheel  # the Python package
            libclang-rt-14-dev default-jdk-headless mmdebstrap python3-matplotlib curl xz-utils

@@ -114,10 +114,11 @@ build_sentencepiece() {
       -DCMAKE_INSTALL_LIBDIR=lib
 }
 
-# Header-only libraries of the build machine, with their CMake configs (relocatable), into P.
+# Header-only libraries of the build machine, with their CMake configs (relocatable), into P (xxhash.h: XXH3, used
+# header-only; no config).
 copy_header_libraries() {
   local P=$1 h
-  for h in flatbuffers nlohmann CLI doctest; do cp -r "/usr/include/$h" "$P/include/"; done
+  for h in flatbuffers nlohmann CLI doctest xxhash.h; do cp -r "/usr/include/$h" "$P/include/"; done
   mkdir -p "$P/share/cmake" "$P/lib/cmake"
   cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$P/share/cmake/"
   cp -r /usr/lib/cmake/doctest "$P/lib/cmake/"

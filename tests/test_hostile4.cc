@@ -133,7 +133,7 @@ TEST_CASE("round 4, #5 and general rule: a FIFO where a file is read is refused 
   const fs::path cache = s.dir / "cache";
   fs::create_directories(cache);
   // The cache entry's path is a FIFO: a note and a load without the cache (open(2) blocked for good).
-  const fs::path entry = PackedCachePath(cache.string(), fs::canonical(model).string());
+  const fs::path entry = cache / PackedCacheName(fs::canonical(model).string());
   REQUIRE(::mkfifo(entry.c_str(), 0644) == 0);
   std::string note, text;
   CHECK(ReturnsPromptly([&] {
@@ -187,7 +187,7 @@ TEST_CASE("round 4, #6: a load that writes the cache removes the temporaries of 
   fs::copy_file(BundledModel(), model);
   const fs::path cache = s.dir / "cache";
   fs::create_directories(cache);
-  const std::string entry = PackedCachePath(cache.string(), fs::canonical(model).string());
+  const std::string entry = (cache / PackedCacheName(fs::canonical(model).string())).string();
   // Three writers killed mid-write (SIGKILL at fsync): their temporaries, the size of a packed model, unlocked.
   std::vector<fs::path> dead;
   for (int k = 0; k < 3; ++k) {

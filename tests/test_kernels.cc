@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "kernels/digest.h"
+#include "kernels/isa.h"
 #include "kernels/kernels.h"
 
 using namespace tern;
@@ -106,4 +108,27 @@ TEST_CASE("swish gives the same floats at every ISA level, within 4 ulp of x / (
   float nan = std::numeric_limits<float>::quiet_NaN();
   SwishFor(levels[n - 1])(&nan, 1);
   CHECK(std::isnan(nan));
+}
+
+TEST_CASE("digest: XXH3-128's AVX2 loop gives the portable loop's digest for every length and alignment") {
+  std::vector<uint8_t> bytes(70000 + 64);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  const Digest128 empty = DigestPortable(bytes.data(), 0);
+  CHECK(empty.low == 0x6001c324468d497full);  // XXH3-128 of "" (xxHash's own test vector)
+  CHECK(empty.high == 0x99aa06d3014798d8ull);
+  Isa isas[8];
+  const size_t n = AvailableIsas(isas, 8);
+  const bool avx2 = std::find(isas, isas + n, Isa::kAvx2) != isas + n;
+  for (size_t len : {size_t{0}, size_t{1}, size_t{16}, size_t{17}, size_t{128}, size_t{129}, size_t{240}, size_t{241},
+                     size_t{1024}, size_t{1025}, size_t{4096}, size_t{65537}, size_t{70000}})
+    for (size_t offset : {size_t{0}, size_t{1}, size_t{7}, size_t{63}}) {
+      CAPTURE(len);
+      CAPTURE(offset);
+      const Digest128 p = DigestPortable(bytes.data() + offset, len);
+      CHECK(Digest(bytes.data() + offset, len) == p);
+#if defined(__x86_64__) || defined(__i386__)
+      if (avx2) CHECK(DigestAvx2(bytes.data() + offset, len) == p);
+#endif
+    }
+  if (!avx2) MESSAGE("no AVX2 on this CPU: the portable loop only");
 }

@@ -16,6 +16,7 @@
 
 #include "nn/packed_cache.h"
 #include "nn/packer_key.h"
+#include "model/model_data.h"
 #include "tern/tern.h"
 #include "test_util.h"
 
@@ -75,17 +76,32 @@ uint64_t Get64(const std::vector<uint8_t>& b, size_t at) {
 void Put64(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
 void Put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
 
-// Recomputes the checksum of a cache file image: header (checksum zero), key, index.
+// Recomputes the blocks digest and then the checksum of a cache file image (the header holds the digest);
+// an image whose sizes do not fit keeps its seals (the reader refuses it before them).
 void Reseal(std::vector<uint8_t>& b) {
-  const uint64_t key_bytes = Get64(b, 16), index_at = Get64(b, 24);
-  uint32_t n;
-  std::memcpy(&n, b.data() + 12, 4);
-  Put64(b, 40, 0);
-  uint64_t h = PackedCacheHash(b.data(), 64);
-  h = PackedCacheHash(b.data() + 64, key_bytes, h);
-  if (index_at <= b.size() && n * uint64_t{48} <= b.size() - index_at)  // else the reader refuses it before the checksum
-    h = PackedCacheHash(b.data() + index_at, n * size_t{48}, h);
-  Put64(b, 40, h);
+  uint64_t checksum;
+  Digest128 blocks;
+  if (!PackedCacheSeals(b, &checksum, &blocks)) return;
+  Put64(b, 48, blocks.low), Put64(b, 56, blocks.high);
+  REQUIRE(PackedCacheSeals(b, &checksum, &blocks));
+  Put64(b, 40, checksum);
+}
+
+// Recomputes the checksum alone (a forged digest stays).
+void Reseal2(std::vector<uint8_t>& b) {
+  uint64_t checksum;
+  Digest128 blocks;
+  REQUIRE(PackedCacheSeals(b, &checksum, &blocks));
+  Put64(b, 40, checksum);
+}
+
+// Opens cache entry `file` for the model file `model` as a load would (with the key "any key").
+Result<std::unique_ptr<PackedCacheFile>> OpenEntry(const fs::path& file, const fs::path& model) {
+  auto dir = CacheDirectory::Open(file.parent_path().string(), false);
+  REQUIRE_MESSAGE(dir.ok(), dir.status().message());
+  auto data = internal::ModelData::ReadFile(model.string());
+  REQUIRE(data.ok());
+  return PackedCacheFile::Open(dir.value(), file.filename().string(), "any key", ModelContent(*data.value()));
 }
 
 void WriteBytes(const fs::path& p, const std::vector<uint8_t>& b) {
@@ -148,13 +164,18 @@ TEST_CASE("packed cache: a bad or foreign cache file is refused, the load packs 
        [](std::vector<uint8_t>& b) { b.resize(b.size() - 100); }},
       {"identifier", "no TERNPACK identifier at byte 0", [](std::vector<uint8_t>& b) { b[0] = 'X'; }},
       {"version", "version 9 at byte 8", [](std::vector<uint8_t>& b) { Put32(b, 8, 9), Reseal(b); }},
-      {"checksum", "checksum at byte 40 does not match", [](std::vector<uint8_t>& b) { b[70] ^= 1; }},
-      {"another CPU", "written for another CPU, XNNPACK, tern or model file",
+      {"checksum", "checksum at byte 40 does not match", [](std::vector<uint8_t>& b) { b[130] ^= 1; }},
+      {"a block's bytes", "the blocks digest at byte 48 does not match the blocks",
+       [&](std::vector<uint8_t>& b) { b[Get64(b, last) + 7] ^= 0x10; }},
+      {"the blocks digest", "the blocks digest at byte 48 does not match", [](std::vector<uint8_t>& b) { b[49] ^= 1, Reseal2(b); }},
+      {"the model's digest", "written for other contents of the model file",
+       [](std::vector<uint8_t>& b) { b[64] ^= 1, Put32(b, 120, 0), Reseal2(b); }},
+      {"another CPU", "written for another CPU, XNNPACK, tern or model path",
        [](std::vector<uint8_t>& b) {
-         const std::string key(reinterpret_cast<const char*>(b.data() + 64), Get64(b, 16));
+         const std::string key(reinterpret_cast<const char*>(b.data() + 128), Get64(b, 16));
          const size_t at = key.find("\nisa ");
          REQUIRE(at != std::string::npos);
-         b[64 + at + 5] ^= 0x20;  // "avx2" -> "AVX2": a key no CPU of this build has
+         b[128 + at + 5] ^= 0x20;  // "avx2" -> "AVX2": a key no CPU of this build has
          Reseal(b);
        }},
       {"index outside", "entries is not right after the key or is outside the file", [](std::vector<uint8_t>& b) { Put64(b, 24, b.size() - 8), Reseal(b); }},
@@ -180,7 +201,7 @@ TEST_CASE("packed cache: a bad or foreign cache file is refused, the load packs 
     c.edit(bad);
     WriteBytes(file, bad);
     if (c.name != "XNNPACK's seed" && c.name != "a layer's shape differs") {
-      auto open = PackedCacheFile::Open(file.string(), "any key");
+      auto open = OpenEntry(file, s.model);
       CHECK(!open.ok());
     }
     CHECK(Run(s.model, s.cache.string(), &note) == reference);
@@ -211,7 +232,7 @@ TEST_CASE("packed cache: a block whose size is understated reads zero pages past
   Put64(b, 32, b.size());
   Reseal(b);
   WriteBytes(file, b);
-  auto open = PackedCacheFile::Open(file.string(), "any key");
+  auto open = OpenEntry(file, s.model);
   CHECK(open.status().code() == StatusCode::kUnsupported);  // sound apart from the key
   LoadOptions o;
   o.packed_cache_dir = s.cache.string();
@@ -223,23 +244,22 @@ TEST_CASE("packed cache: a block whose size is understated reads zero pages past
   CHECK(t->Translate(Span<const std::string_view>(kTexts.data(), 1), {}, &rs).ok());  // wrong numbers, no fault
 }
 
-TEST_CASE("packed cache: a model file replaced by rename gets a new cache and an unwritable directory only loses the cache") {
+TEST_CASE("packed cache: a model file replaced by rename with the same bytes keeps its entry, and an unwritable directory only loses the cache") {
   Scratch s(ModelPath("post-swish", "f32"), "replaced");
   const Out reference = Run(s.model, "");
   std::string note;
   Run(s.model, s.cache.string(), &note);
   const fs::path tmp = s.dir / "new.tern";
   fs::copy_file(s.model, tmp);
-  fs::rename(tmp, s.model);  // same bytes, new inode: the key no longer matches
-  CHECK(Run(s.model, s.cache.string(), &note) == reference);
-  CHECK_MESSAGE(note.find("written for another CPU, XNNPACK, tern or model file") != std::string::npos, note);
+  fs::rename(tmp, s.model);  // same bytes, new inode: the stamp differs, the digest does not
   CHECK(Run(s.model, s.cache.string(), &note) == reference);
   CHECK_MESSAGE(StartsWith(note, "mapped from "), note);
+  CHECK_MESSAGE(note.find("checked by its digest") != std::string::npos, note);
 
   const fs::path blocker = s.dir / "a-file";
   WriteBytes(blocker, {1, 2, 3});
   CHECK(Run(s.model, (blocker / "cache").string(), &note) == reference);
-  CHECK_MESSAGE(note.find("; not written: ") != std::string::npos, note);
+  CHECK_MESSAGE(note.find("packed at load (packed-weights cache not used: " + (blocker / "cache").string() + ": cannot open") == 0, note);
   CHECK(ReadBytes(blocker.string()) == std::vector<uint8_t>{1, 2, 3});
 
   const auto bytes = ReadBytes(s.model.string());
@@ -265,7 +285,7 @@ TEST_CASE("packed cache: the key holds the packer's identity for the model's wei
   CHECK(b.find(" qb4w:") != std::string::npos);
   CHECK(b.find("xnnpack-") != std::string::npos);  // whether XNNPACK's 4-bit operator is right here
   CHECK(b.rfind(a.substr(0, a.find("\nformats")), 0) == 0);  // the same header
-  CHECK(PackedCacheKey("/m.tern 1 2 3 4", int8) != PackedCacheKey("/m.tern 1 2 3 4", mixed));
+  CHECK(PackedCacheKey("/m.tern", int8) != PackedCacheKey("/m.tern", mixed));
   CHECK(PackedCacheKey("", int8).empty());  // a model from memory has no key
 }
 

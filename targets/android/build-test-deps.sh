@@ -9,8 +9,8 @@
 #                 for aarch64-linux-android (emutls included: API < 29 has no ELF TLS);
 #   lib/, include/  cpuinfo, pthreadpool (+ FXdiv), XNNPACK (KleidiAI off, production microkernels only,
 #                 compiled against the same cpuinfo.h it links with), SentencePiece (static, its own
-#                 protobuf-lite), and the build machine's header-only FlatBuffers, nlohmann-json, CLI11
-#                 and doctest with their CMake config files.
+#                 protobuf-lite), and the build machine's header-only FlatBuffers, nlohmann-json, CLI11,
+#                 doctest (with their CMake config files) and xxHash.
 #
 #   targets/android/build-test-deps.sh [DIR]      (default DIR: build-android-deps)
 #

@@ -18,9 +18,9 @@
 
 namespace tern::cli {
 
-LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool no_mmap) {
+LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool map_file) {
   LoadOptions load;
-  load.map_file = !no_mmap;
+  load.map_file = map_file;
 #ifdef __EMSCRIPTEN__
   load.packed_cache = !no_packed_cache && !packed_cache.empty();  // no per-user cache directory under Node: only one named
 #else

@@ -21,8 +21,9 @@ namespace tern::cli {
 
 /// The tools' LoadOptions: the packed-weights cache in `packed_cache`, else the per-user one
 /// (DefaultPackedCacheDir(), bounded to kDefaultPackedCacheMaxBytes with least recently used entries removed
-/// first); none with `no_packed_cache`.
-LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool no_mmap = false);
+/// first); none with `no_packed_cache`. The model is read into memory (LoadOptions' default), or mapped with
+/// `map_file` (--mmap).
+LoadOptions ToolLoadOptions(const std::string& packed_cache, bool no_packed_cache, bool map_file = false);
 
 /// The longest input line the tools read, bytes: a longer line (say, a file with no line breaks) is an
 /// error for that line alone and is skipped, so no input makes a tool hold more than this per line.

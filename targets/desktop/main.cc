@@ -1,6 +1,6 @@
 // tern: the desktop command line.
 //   tern translate [-m MODEL] [--input F] [--output F] [--beam N] [--threads N] [--batch N] [--max-length N]
-//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--no-mmap] [--packed-cache DIR]
+//                  [--n-best K] [--ids] [--scores] [--verbose] [--profile] [--stream] [--mmap] [--packed-cache DIR]
 //                  [--no-split] [--no-shortlist] [--target-lang LANG] [--format text|json] [--html[=lenient]]
 //                  [--target-prefix TEXT] [--sample] [--sample-topk K] [--sample-topp P] [--sample-temperature T] [--seed S]
 //   tern score [-m MODEL] [--input F] [--output F] [--ids] [--format text|json]   (lines: source<TAB>target)
@@ -62,7 +62,12 @@ static int Run(int argc, char** argv) {
                "the same output: docs/design.md)");
   tr->add_flag("-v,--verbose", ta.verbose, "print CPU, model, arena and throughput to stderr");
   tr->add_flag("--profile", ta.profile, "print the time per token split by component to stderr");
-  tr->add_flag("--no-mmap", ta.no_mmap, "read the model into memory: a file changed while running cannot affect it");
+  tr->add_flag("--mmap", ta.mmap,
+               "map the model instead of reading it into memory (the default, at memory speed): a little faster to "
+               "load and shared between processes, but a model file truncated or rewritten in place while it runs "
+               "can stop it (SIGBUS)");
+  bool no_mmap = false;
+  tr->add_flag("--no-mmap", no_mmap, "read the model into memory: the default (kept for older scripts)");
   tr->add_option("--packed-cache", ta.packed_cache,
                  "directory of the packed-weights cache: the first run writes this CPU's packed weights there, later "
                  "runs map them instead of packing (default: $TERN_PACKED_CACHE_DIR, else $XDG_CACHE_HOME/tern/packed "

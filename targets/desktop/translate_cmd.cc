@@ -37,7 +37,7 @@ namespace {
 
 int RunTranslate(const TranslateArgs& args) {
   const auto t_load = std::chrono::steady_clock::now();
-  auto model = Model::Load(args.model, ToolLoadOptions(args.packed_cache, args.no_packed_cache, args.no_mmap));
+  auto model = Model::Load(args.model, ToolLoadOptions(args.packed_cache, args.no_packed_cache, args.mmap));
   if (!model.ok()) {
     std::cerr << "tern: " << model.status().message() << "\n";
     return 2;

@@ -22,7 +22,7 @@ struct TranslateArgs {
   bool exact_scores = false;  // --scores with 9 significant digits (identical-output checks across CPUs)
   bool verbose = false;     // CPU, model, arena, sentences/s, tokens/s on stderr
   bool profile = false;     // per-token time split on stderr
-  bool no_mmap = false;     // read the model into memory instead of mapping it
+  bool mmap = false;        // --mmap: map the model instead of reading it into memory (LoadOptions::map_file)
   std::string packed_cache;  // LoadOptions::packed_cache_dir ("": DefaultPackedCacheDir())
   bool no_packed_cache = false;  // --no-packed-cache: none at all
   bool stream = false;      // print each line's words as they are generated (one line per call)

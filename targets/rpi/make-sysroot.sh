@@ -62,6 +62,7 @@ packages=(
   libsentencepiece-dev libprotobuf-dev   # sentencepiece.pc requires protobuf's .pc
   libabsl-dev                            # SentencePiece >= 0.2's header includes Abseil
   nlohmann-json3-dev libcli11-dev doctest-dev
+  libxxhash-dev                          # XXH3, header-only: the packed-weights cache's digests
   libicu-dev                             # sentence splitting (ICU's BreakIterator)
 )
 layout=2   # bump when the hooks or the entry layout change: old cache entries are then not used

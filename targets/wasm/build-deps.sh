@@ -2,7 +2,7 @@
 # Builds the prefix that the wasm preset (toolchains/wasm.cmake) compiles tern against, with Debian's
 # Emscripten: cpuinfo, pthreadpool (+ FXdiv), XNNPACK (its wasm SIMD microkernels, production ones only),
 # SentencePiece (static, its own protobuf-lite), and the build machine's header-only FlatBuffers, nlohmann-json,
-# CLI11 and doctest with their CMake config files.
+# CLI11, doctest (with their CMake config files) and xxHash.
 #
 #   targets/wasm/build-deps.sh [DIR]              (default DIR: build-wasm-deps)
 #   targets/wasm/build-deps.sh --threads [DIR]    (default DIR: build-wasm-threads-deps)

@@ -152,23 +152,26 @@ struct ShortlistInfo {
 /// SentencePiece's own tables (a few times the tokenizer blob sizes, which the file's size bounds), and
 /// what a call's input sizes (its texts, split sentences, the C API's result copies).
 ///
-/// map_file: Load maps the file read-only (fast, and the pages of packed weights are given back, so the
-/// resident set holds one copy of each weight). The file must then not change in place while the Model
-/// lives: truncating or rewriting it under a mapping makes the next read of a lost page raise SIGBUS.
-/// Replacing it by rename (write a new file, rename it over the old one, as tern-convert does) is safe:
-/// the mapping keeps the old file. With map_file = false the file is read into memory once (read(2)) and
-/// later changes cannot reach the Model; it costs the file's size in resident memory. The C API and JNI
-/// default to false.
+/// map_file (false by default, in every binding): Load reads the file into private memory of its own (an
+/// anonymous mapping with transparent huge pages asked for, read 2 MiB at a time: about the speed of memory,
+/// 7 ms for 75 MiB on an AMD Zen 4), so later changes to the file cannot reach the Model, and gives back the
+/// pages of the weights a packed copy replaces. true: Load maps the file read-only (no copy, pages shared
+/// between processes). The file must then not change in place while the Model lives: truncating or
+/// rewriting it under a mapping makes the next read of a lost page raise SIGBUS, which ends the process.
+/// Replacing it by rename (write a new file, rename it over the old one, as tern-convert does) is safe: the
+/// mapping keeps the old file.
 ///
 /// packed_cache_dir: a directory for the packed-weights cache (docs/cold-start.md). The first Translator on
 /// a model packs its weights for this CPU's XNNPACK kernels and writes them to DIR/NAME-HASH.ternpack
 /// (NAME: the model file's name, HASH: 16 hex digits of its real path; written to a temporary, then
-/// renamed into place); every later load of the same file on a CPU that packs the same way maps that file
+/// renamed into place; the name cut to 160 bytes); every later load of the same file on a CPU that packs the same way maps that file
 /// instead of packing: no work per weight, and the packed weights are file pages that processes share and
 /// the system can reclaim. The cache is keyed by tern's version, the CPU's instruction-set levels, a
-/// fingerprint of XNNPACK's packing and the model file (real path, device, inode, size, mtime); a file
-/// with another key, or one that fails a check, is replaced, never used. Outputs are bit for bit those of
-/// packing at load. Empty: the environment variable TERN_PACKED_CACHE_DIR when it is set, else no cache.
+/// fingerprint of XNNPACK's packing and the model file's path; an entry is used only for the model bytes it
+/// was made from (known by the file's stamp, else by hashing them again) and only when its own blocks hash to
+/// what was written; an entry or a directory that another user owns or can write is never read or written
+/// (docs/cold-start.md "Trust"). A file with another key, or one that fails a check, is replaced, never
+/// used: outputs are bit for bit those of packing at load. Empty: the environment variable TERN_PACKED_CACHE_DIR when it is set, else no cache.
 /// Models made by FromBytes are not cached. C++, C and JNI use a cache only when asked (an app names its own
 /// directory, e.g. Android's getCacheDir()); the CLI and the Python package use DefaultPackedCacheDir() unless
 /// told not to.
@@ -179,7 +182,7 @@ struct ShortlistInfo {
 /// bound. packed_cache = false: no cache at all, whatever packed_cache_dir and TERN_PACKED_CACHE_DIR say.
 struct LoadOptions {
   uint64_t memory_budget_bytes = uint64_t{2} << 30;  ///< 2 GiB: half of a 4 GB device
-  bool map_file = true;  ///< map the file (see above); false: read it into memory
+  bool map_file = false;  ///< false: read the file into memory (see above); true: map it
   std::string packed_cache_dir;  ///< where packed weights are cached (see above); "" = TERN_PACKED_CACHE_DIR or none
   uint64_t packed_cache_max_bytes = 0;  ///< bytes the directory's entries may take (see above); 0: unbounded
   bool packed_cache = true;             ///< false: no packed-weights cache (see above)

@@ -17,7 +17,7 @@ namespace tern {
 namespace {
 
 internal::SourceSpmHook PrefetchHook(const LoadOptions& options, const internal::ModelData& data, const std::string& name) {
-  if (DescribeCpu().processors < 2 || PreparedModel::CacheDirectory(options, data).empty()) return {};
+  if (DescribeCpu().processors < 2 || PreparedModel::CacheDirectoryPath(options, data).empty()) return {};
   return [name](const format::SourceSpm& spm) { return std::make_shared<SpmPrefetch>(spm, name + ": tokenizer.source_spm: "); };
 }
 

@@ -75,13 +75,14 @@ struct Model::Impl {
   /// (the memory rule of LoadOptions; packed weights estimated before packing), bytes.
   uint64_t owned_bytes_estimate() const;
 
-  /// Tells the OS that the mapped file pages lying wholly inside bytes [data, data + bytes) of this
-  /// model are not needed now (madvise MADV_DONTNEED), so they stop counting in the resident set. The
-  /// bytes stay valid: a later read faults them back in from the file (page cache). Called once the
-  /// packed copy of a weight exists; tensors read at run time (embeddings, norms, biases) are never
-  /// released. No effect for FromBytes models (heap memory), for ranges outside the image, or where
-  /// madvise is unavailable. Never fails.
-  void ReleasePages(const void* data, size_t bytes) const { this->data->ReleasePages(data, bytes); }
+  /// Gives back the pages lying wholly inside bytes [data, data + bytes) of the model's image
+  /// (internal::ModelData::ReleasePages): a mapping's always (a later read faults them back in from the
+  /// file), a private copy's only when `never_read_again` (the weights a packed copy replaces; anything that
+  /// may be read again, like the SentencePiece protos, stays). Tensors read at run time (embeddings, norms,
+  /// biases) are never released. No effect outside the image or where madvise is unavailable. Never fails.
+  void ReleasePages(const void* data, size_t bytes, bool never_read_again = false) const {
+    this->data->ReleasePages(data, bytes, never_read_again);
+  }
 };
 
 namespace internal {

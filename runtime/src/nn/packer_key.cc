@@ -13,6 +13,7 @@
 #include "nn/linear_kernels.h"
 #include "nn/packed_cache.h"
 #include "nn/packed_weights.h"
+#include "kernels/digest.h"
 #include "nn/xnn_ops.h"
 #include "tern/version.h"
 
@@ -48,7 +49,7 @@ std::string PackingFingerprint(DType dtype) {
   XnnOperator owner(op);
   if (st != xnn_status_success || !block.Seal()) return "-";
   const uint64_t size = block.bytes();
-  return Hex(PackedCacheHash(block.data(), block.bytes(), PackedCacheHash(&size, sizeof size)));
+  return Hex(Hash64(block.data(), block.bytes(), Hash64(&size, sizeof size)));
 }
 
 }  // namespace
@@ -81,16 +82,20 @@ std::string PackerIdentity(uint32_t formats) {
   return s;
 }
 
-std::string PackedCacheKey(const std::string& file_identity, uint32_t formats) {
-  if (file_identity.empty()) return "";
-  return "tern-packed-cache 1\n" + PackerIdentity(formats) + "\nmodel " + file_identity + "\n";
+std::string PackedCacheKey(const std::string& real_path, uint32_t formats) {
+  if (real_path.empty()) return "";
+  return "tern-packed-cache 2\n" + PackerIdentity(formats) + "\nmodel " + real_path + "\n";
 }
 
-std::string PackedCachePath(const std::string& dir, const std::string& real_path) {
+std::string PackedCacheName(const std::string& real_path) {
   const size_t slash = real_path.rfind('/');
-  const std::string base = slash == std::string::npos ? real_path : real_path.substr(slash + 1);
-  return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + base + "-" + Hex(PackedCacheHash(real_path.data(), real_path.size())) +
-         ".ternpack";
+  std::string base = slash == std::string::npos ? real_path : real_path.substr(slash + 1);
+  if (base.size() > kMaxNameStemBytes) {  // NAME_MAX is 255 bytes: a long name is cut, at a character's start
+    size_t cut = kMaxNameStemBytes;
+    while (cut > 0 && (static_cast<unsigned char>(base[cut]) & 0xC0) == 0x80) --cut;
+    base.resize(cut);
+  }
+  return base + "-" + Hex(Hash64(real_path.data(), real_path.size())) + ".ternpack";
 }
 
 }  // namespace tern

@@ -22,13 +22,19 @@ uint32_t FormatBit(DType dtype);
 /// the model does not have are left out: they pack nothing of it (and their probes cost a load ~0.7 ms).
 std::string PackerIdentity(uint32_t formats);
 
-/// The cache key for a model file: "tern-packed-cache 1", PackerIdentity(formats) for the formats of the
-/// model's 2-D tensors, and the file's identity (internal::ModelData::identity: real path, device, inode,
-/// size, mtime). Empty when the model has no file (FromBytes): such a model is never cached.
-std::string PackedCacheKey(const std::string& file_identity, uint32_t formats);
+/// The cache key for a model file: "tern-packed-cache 2", PackerIdentity(formats) for the formats of the
+/// model's 2-D tensors, and the file's real path. The file's contents are checked apart from the key (its
+/// stamp or its digest: nn/packed_cache.h). Empty when the model has no file (FromBytes): such a model is
+/// never cached.
+std::string PackedCacheKey(const std::string& real_path, uint32_t formats);
 
-/// The cache file for a model file at `real_path` in `dir`: dir/<file name>-<16 hex digits of the path's
-/// hash>.ternpack (one file per model path; a stale one is replaced).
-std::string PackedCachePath(const std::string& dir, const std::string& real_path);
+/// The longest part of a model file's name an entry's name keeps, bytes: with "-", 16 hex digits,
+/// ".ternpack" and a writer's ".tmp-PID-N" the name stays under NAME_MAX (255) for any legal file name.
+inline constexpr size_t kMaxNameStemBytes = 160;
+
+/// The cache entry's name for a model file at `real_path`: <file name, its first kMaxNameStemBytes bytes
+/// cut at a character's start>-<16 hex digits of the path's XXH3-64>.ternpack (one entry per model path; a
+/// stale one is replaced).
+std::string PackedCacheName(const std::string& real_path);
 
 }  // namespace tern

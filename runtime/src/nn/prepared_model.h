@@ -1,6 +1,6 @@
 // The shared, immutable part of running a Model: every linear layer packed for XNNPACK once per Model
 // (Q|K|V and cross K|V fused), whatever number of Translators use it. The first Translator created on a
-// Model makes it (and releases the file pages of the weights it packed); every later one, in any thread,
+// Model makes it (and gives back the model's pages of the weights it packed); every later one, in any thread,
 // gets the same object and only binds its own operators to the packed weights. A Translator then holds
 // its arena, its operators and its thread pool, and no copy of any weight.
 #pragma once
@@ -33,9 +33,9 @@ class PreparedModel {
   static Result<std::shared_ptr<const PreparedModel>> Of(const std::shared_ptr<const Model>& model);
   /// The packed-weights cache directory Of reads and writes for `model` (LoadOptions::packed_cache_dir, else
   /// TERN_PACKED_CACHE_DIR), or "" when it uses none (none named, or a model from memory). Never fails.
-  static std::string CacheDirectory(const Model& model);
+  static std::string CacheDirectoryPath(const Model& model);
   /// The same for a model being loaded with `options` from bytes of `data` (before the Model exists).
-  static std::string CacheDirectory(const LoadOptions& options, const internal::ModelData& data);
+  static std::string CacheDirectoryPath(const LoadOptions& options, const internal::ModelData& data);
 
   /// The packed-weights cache file the blocks are mapped from (nn/packed_cache.h), or nullptr. First, so it
   /// is unmapped after the blocks that borrow from it are gone.
@@ -48,6 +48,9 @@ class PreparedModel {
   size_t packed_bytes = 0;         // sum of the packed weights, bytes
 
   PackedBlockId gathered_sums_id;   // the gathered projection's row sums in a packed-weights cache
+  /// The model's weights the packed copy replaces (nothing reads them again): given back once the packed
+  /// weights are final (ModelData::ReleasePages).
+  std::vector<std::pair<const void*, size_t>> replaced;
 
   /// f(PackedBlockId, const void* bytes, size_t size, bool computed) for every int32 row-sums block tern's own
   /// int8 GEMM layers and the gathered projection use (computed: made by this load, not mapped from a cache), in

@@ -23,7 +23,7 @@ Status Translator::Impl::Init(std::shared_ptr<const Model> m, const TranslatorCo
   // larger part: it runs on a thread of its own meanwhile where there is a second processor. Without one,
   // packing takes most of the load and the tokenizer is made first, as before: its parser's temporary
   // memory is freed before packing begins (peak RSS).
-  const bool parallel = DescribeCpu().processors > 1 && !PreparedModel::CacheDirectory(*model).empty();
+  const bool parallel = DescribeCpu().processors > 1 && !PreparedModel::CacheDirectoryPath(*model).empty();
   // When Model::Load began the parse (text/spm_prefetch.h), that thread already has the second processor:
   // this thread builds the piece index at the end and takes the parse. A third thread would wait for a
   // processor until one of the two finished (on 2 processors it began ~2 ms late and ran alone at the end).
