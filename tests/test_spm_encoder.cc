@@ -14,6 +14,7 @@
 // (format/piece_trie.h), which a load maps instead of building: the same pieces and spans. Tries that fail
 // their check are refused, in the encoder and in a whole file. And linear time: a run of characters no piece has (1 MB of '{') costs about what 1 MB of 'a' costs.
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -626,6 +627,18 @@ TEST_CASE("spm encoder: a converted model maps its piece trie, and a file whose 
   CHECK_MESSAGE(bad.status().message().find("broken.tern: tokenizer.source_spm: tokenizer.source_piece_trie: node " +
                                             std::to_string(parent)) == 0,
                 bad.status().message());
+  // Arrays of two lengths: the file's semantic check refuses it, saying "semantic check: " once.
+  std::vector<uint8_t> uneven = ReadBytes(ModelPath("post-swish", "int8"));
+  auto* count_vector = fb::GetMutableModel(uneven.data())->mutable_tokenizer()->mutable_source_piece_trie()->mutable_count();
+  uint32_t length;
+  std::memcpy(&length, count_vector, 4);  // a FlatBuffers vector starts with its length
+  --length;
+  std::memcpy(reinterpret_cast<uint8_t*>(count_vector), &length, 4);
+  auto refused = Model::FromBytes(uneven.data(), uneven.size(), "uneven.tern");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_MESSAGE(refused.status().message().rfind("uneven.tern: semantic check: tokenizer.source_piece_trie: its first, count", 0) == 0,
+                refused.status().message());
+  CHECK(Count(refused.status().message(), "semantic check") == 1);  // was twice
   auto no_translator = Translator::Create(broken.value(), cfg);
   REQUIRE_FALSE(no_translator.ok());
   CHECK_MESSAGE(no_translator.status().message().find("tokenizer.source_piece_trie") != std::string::npos,

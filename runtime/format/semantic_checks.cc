@@ -137,7 +137,7 @@ Status CheckTokenizerModels(const fb::Tokenizer* tok, const std::string& file, M
   if (const fb::PieceTrie* t = tok->source_piece_trie()) {
     c->source_piece_trie = PieceTrieArrays(t->first(), t->count(), t->label(), t->value());
     if (c->source_piece_trie.nodes == 0)
-      return Invalid(file, "semantic check: tokenizer.source_piece_trie: its first, count, label and value arrays must be "
+      return Invalid(file, "tokenizer.source_piece_trie: its first, count, label and value arrays must be "
                            "present and of one length (" + std::to_string(t->first() ? t->first()->size() : 0) + ", " +
                            std::to_string(t->count() ? t->count()->size() : 0) + ", " +
                            std::to_string(t->label() ? t->label()->size() : 0) + ", " +

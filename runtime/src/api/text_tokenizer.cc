@@ -17,10 +17,17 @@ Result<std::unique_ptr<TextTokenizer>> TextTokenizer::Create(std::shared_ptr<con
 }
 
 Status TextTokenizer::Encode(std::string_view text, std::string_view target_lang, std::vector<uint32_t>* ids) const {
-  // Every piece holds a byte of the text or a word boundary (U+2581): at most 2 per byte, + code + </s>.
+  // Usually enough: a piece per byte of the text and a word boundary (U+2581) per byte, + code + </s>. NFKC
+  // can make a character many (U+FDFA's 3 bytes become 18 characters), so a text that needs more is
+  // encoded again into exactly what it needs (the first pass counted it).
   ids->assign(2 * text.size() + 4, 0);
   size_t n = 0;
-  TERN_RETURN_IF_ERROR(tokenizer_->Encode(text, target_lang, ids->data(), ids->size(), &n));
+  Status st = tokenizer_->Encode(text, target_lang, ids->data(), ids->size(), &n);
+  if (st.code() == StatusCode::kResourceExhausted && n > ids->size()) {
+    ids->assign(n, 0);
+    st = tokenizer_->Encode(text, target_lang, ids->data(), ids->size(), &n);
+  }
+  TERN_RETURN_IF_ERROR(st);
   ids->resize(n);
   return Status::Ok();
 }

@@ -40,7 +40,7 @@ class Tokenizer {
   /// `target_lang` ("por") puts the id of ">>por<<" first instead of any code the text starts with.
   /// Errors (message without the sentence number; the caller adds it): kInvalidArgument "invalid UTF-8
   /// at byte N" / "NUL byte at byte N" / an unknown target_lang; kResourceExhausted when more than
-  /// `capacity` ids would be needed, or for a text over 2 GiB. Allocates only to grow a thread-local scratch
+  /// `capacity` ids would be needed (*n then says how many), or for a text over 2 GiB. Allocates only to grow a thread-local scratch
   /// (to the longest text the thread has encoded), or inside SentencePiece for a model neither unigram nor BPE.
   /// With `spans` (capacity entries): each id's byte range in `text`, the text it came from: the language
   /// code's (an empty span at 0 for a target_lang code the text lacks), SentencePiece's begin/end of each
@@ -53,8 +53,10 @@ class Tokenizer {
 
   /// Writes the text of target `ids` into out[0..capacity) and returns its length in bytes: pieces
   /// concatenated, U+2581 (SentencePiece's word boundary) turned into a space and the leading space
-  /// dropped, byte pieces <0xNN> turned into their byte, unknown pieces written as " ⁇ ", </s> and pad
-  /// skipped (what SentencePiece's DecodePieces gives for these models); then, when the model asks for
+  /// dropped, a run of byte pieces <0xNN> decoded as SentencePiece's ProcessBytePieces does (each UTF-8
+  /// character its bytes spell, written once; U+FFFD for each byte that begins none, so the text is always
+  /// valid UTF-8), unknown pieces written as " ⁇ ", </s> and pad skipped (what SentencePiece's DecodePieces
+  /// gives for these models); then, when the model asks for
   /// it, transformers' clean_up_tokenization (" ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",
   /// " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " 's" -> "'s", " 've" -> "'ve", " 're" -> "'re", in
   /// that order, each over the whole text). No allocation. Output beyond capacity is cut at a UTF-8
