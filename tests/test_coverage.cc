@@ -28,36 +28,30 @@ struct Force : LogitsProcessor {
 
 }  // namespace
 
-TEST_CASE("coverage_penalty: each hypothesis' score is its length-normalized sum plus beta x sum_j log(min(c_j, 1))") {
+TEST_CASE("coverage_penalty: a hypothesis' score is its length-normalized sum plus a non-positive term, 0 without the penalty") {
+  // The term itself is CTranslate2's (its alignment head: tests/test_ct2_goldens.cc compares with CTranslate2).
   auto m = LoadOrFail(BundledModel());
   TranslatorConfig c;
   c.max_n_best = 4, c.attention = true, c.threads = 1;
   auto t = MakeTranslator(m, c);
   std::string_view in[] = {"A man in a blue shirt is standing on a ladder cleaning windows.", "Two dogs play in the snow.",
                            "An old man sits on a bench."};
-  for (float beta : {0.2f, 1.0f}) {
+  for (float beta : {0.f, 0.2f, 1.0f}) {
     for (HfRules rules : {HfRules::kTransformers5, HfRules::kTransformers4}) {
       CAPTURE(beta);
       TranslateOptions o;
-      o.beam_size = 4, o.n_best = 3, o.length_penalty = 0.6f, o.coverage_penalty = beta, o.return_attention = true;
+      o.beam_size = 4, o.n_best = 3, o.length_penalty = 0.6f, o.coverage_penalty = beta;
       o.hf_rules = rules, o.split_sentences = false;
       Span<const TranslationResult> r;
       REQUIRE(t->Translate(in, o, &r).ok());
       for (const TranslationResult& x : r) {
         REQUIRE(x.ok());
-        const size_t S = x.source_ids.size();
         for (const Hypothesis& h : x.hypotheses) {
-          const size_t L = h.tokens.size();
-          REQUIRE(h.attention.size() == L * S);
-          double sum = 0, penalty = 0;
+          double sum = 0;
           for (float lp : h.token_logprobs) sum += lp;
-          for (size_t j = 0; j < S; ++j) {
-            double cov = 0;
-            for (size_t p = 0; p < L; ++p) cov += h.attention[p * S + j];
-            if (cov > 0) penalty += std::log(std::min(cov, 1.0));
-          }
-          const double want = sum / std::pow(static_cast<double>(L), 0.6) + beta * penalty;
-          CHECK(h.score == doctest::Approx(want).epsilon(1e-4));
+          const double normalized = sum / std::pow(static_cast<double>(h.tokens.size()), 0.6);
+          if (beta == 0.f) CHECK(h.score == doctest::Approx(normalized).epsilon(1e-5));
+          else CHECK(h.score <= normalized + 1e-5);
         }
       }
     }

@@ -289,8 +289,10 @@ OPTIONS = [
       cli="--sample-min-tokens", cli_help="sampling: top-k and top-p keep at least this many tokens", check="ge1"),
     O("coverage_penalty", "f32", 0.0, "Beam search: the coverage penalty of Wu et al. 2016 (GNMT) as CTranslate2's "
       "decoding.cc applies it: a finished hypothesis' score gains beta x sum over source tokens j of "
-      "log(min(c_j, 1)), c_j its tokens' summed cross-attention on j (alignment_layer's, averaged over its heads; "
-      "`</s>` included; tokens never attended to left out), after the length penalty. 0: off. Greedy search: no "
+      "log(min(c_j, 1)), c_j its tokens' summed cross-attention on j (the last decoder layer's first head, "
+      "CTranslate2's alignment head for Marian models; `</s>` included; tokens never attended to left out), after "
+      "the length penalty; and a sentence finishes as CTranslate2's beam search finishes it, once beam_size "
+      "hypotheses have (early_stopping true, unless the call sets early_stopping). 0: off. Greedy search: no "
       "effect (one hypothesis).", cli="--coverage-penalty",
       cli_help="beam search: the coverage penalty's weight (Wu et al. 2016; 0: off)", check="finite_ge0"),
     O("replace_unknowns", "bool", False, "A generated unknown token (`<unk>`) becomes the source token it attends to "

@@ -117,6 +117,30 @@ struct ArenaBufferInfo {
   std::string lifetime;    ///< phases it is live in: "encoder", "encoder..decoder", ...
 };
 
+/// The largest call a Translator must take, for TranslatorConfigFor: what the CTranslate2 shim and any caller
+/// that sizes Translators to its calls ask for (0: the file's default).
+struct CallNeeds {
+  uint32_t inputs = 1;         ///< inputs of one call (a longer call runs in chunks: tern/call_chunks.h)
+  uint32_t beam_size = 0;      ///< TranslateOptions::beam_size (0: the file's generation beam_size)
+  uint32_t n_best = 1;         ///< TranslateOptions::n_best
+  uint32_t alternatives = 0;   ///< TranslateOptions::alternatives: each input is that many sentences of the second pass
+  uint32_t source_tokens = 0;  ///< the longest source, `</s>` included (0: the file's max_source_tokens)
+  uint32_t max_length = 0;     ///< generated tokens asked, `</s>` included (0: the file's max_target_tokens)
+  bool attention = false;      ///< return_attention or coverage_penalty (TranslatorConfig::attention)
+};
+
+/// The TranslatorConfig of a Translator that takes calls of `needs`, never smaller than `at_least` in any limit
+/// (a Translator made before: its sizes only grow, so a caller remakes it rarely): max_beam the largest of
+/// beam_size, n_best and alternatives; max_n_best the larger of n_best and alternatives; max_batch the file's
+/// default batch for that beam, grown to inputs x alternatives; token limits the file's, grown to the next power
+/// of two that holds the call and capped by the model's positions (max_source_tokens <= max_positions,
+/// max_target_tokens <= max_positions - 1: a longer max_length is then cut to what the model has, as CTranslate2's
+/// decoding length is by its position table); threads, arena and continuous_batching kept from `at_least`.
+/// Errors (kInvalidArgument, naming the value): a source longer than max_positions, a beam, n_best or alternatives
+/// count over kMaxBeam, inputs x alternatives over kMaxBatch, n_best over beam_size without alternatives.
+TERN_API Result<TranslatorConfig> TranslatorConfigFor(const Model& model, const CallNeeds& needs,
+                                                      const TranslatorConfig& at_least = {});
+
 /// Threads to use by default: on a big.LITTLE SoC the cores outside its slowest cluster (cpuinfo's
 /// cluster frequencies), all cores elsewhere; 1 if cpuinfo cannot tell.
 TERN_API uint32_t DefaultThreadCount();

@@ -65,6 +65,7 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
     t0 = prof.Tick();
     const float* ckv = A.cross_kv + l * D.src_rows * 2 * d;
     const bool align = rows.alignment_layer == static_cast<int>(l);
+    float* coverage = l + 1 == D.dec_layers ? rows.coverage_attention : nullptr;
     for (size_t i = 0; i < n; ++i) {
       const size_t b = rows.sentences[i], len = in.len[b];
       const float* k = ckv + in.off[b] * 2 * d;
@@ -72,6 +73,7 @@ Status DecodeStep(const Network& net, const Model& model, const Dims& D, const D
       for (size_t h = 0; h < H; ++h) {
         AttendRow(A.q + i * d + h * dh, k + h * dh, k + d + h * dh, 2 * d, len, dh, scale, scores, A.ctx + i * d + h * dh);
         if (align) AddInPlace(A.alignment_sum, scores, len);  // scores: this head's attention probabilities
+        if (coverage && h == 0) std::copy(scores, scores + len, coverage + i * rows.attention_stride);
       }
       // The source's </s> (its last token) takes much attention without translating to anything: a
       // generated token aligns to the most attended of the others (a generated </s> to the source's, Finish).

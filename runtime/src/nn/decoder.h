@@ -35,6 +35,7 @@ struct DecodeRows {
   int alignment_layer = -1;              // >= 0: write dec.alignment from this decoder layer's cross-attention
   float* attention = nullptr;            // with alignment_layer: [n, attention_stride] that layer's cross-attention
   size_t attention_stride = 0;           //   averaged over heads, each row's source positions (the rest untouched)
+  float* coverage_attention = nullptr;   // [n, attention_stride]: the last layer's first head's cross-attention
 };
 
 /// Embeds each row's input token at position `pos`, appends its self-attention K/V to the KV cache and

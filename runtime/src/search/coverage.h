@@ -4,9 +4,11 @@
 //
 //   beta x sum over source tokens j of log(min(c_j, 1)),   c_j = sum over its tokens t of a_tj (c_j > 0 only)
 //
-// with a_t the cross-attention the decoder gave token t when it chose it: alignment_layer's, averaged over
-// its heads (CTranslate2 takes its alignment layer's first head for converted Marian models), `</s>` included,
-// target-prefix tokens left out (they are input, as CTranslate2 leaves them out of a hypothesis' attention).
+// with a_t the cross-attention the decoder gave token t when it chose it: the last decoder layer's first head,
+// as CTranslate2 takes it for converted Marian models (its spec's alignment_layer -1, alignment_heads 1),
+// `</s>` included, target-prefix tokens left out (they are input, as CTranslate2 leaves them out of a
+// hypothesis' attention). The sentence then finishes as CTranslate2's does with a penalty: once beam_size
+// hypotheses have finished (ResolveOptions makes early_stopping true unless the call sets it).
 // Each beam slot keeps its c (SearchBuffers::coverage), moved with its hypothesis as beams reorder. Beam
 // search only; planned with TranslatorConfig::attention. Every function here does nothing (0) when the
 // call's coverage_penalty is 0.

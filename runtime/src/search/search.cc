@@ -97,13 +97,13 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   req.tokens = S.step_tokens;
   req.ancestry = S.track.kv_slot;
   req.columns = &c.vocab;
-  req.want_alignment = c.opt.want_alignment || c.opt.coverage_penalty != 0.f;
+  req.want_alignment = c.opt.want_alignment;
   req.alignment_layer = c.opt.alignment_layer;
-  if (c.opt.coverage_penalty != 0.f) req.attention = S.step_attention.data();
+  if (c.opt.coverage_penalty != 0.f) req.coverage_attention = S.step_attention.data();
   TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
   c.logits = out.logits;
   c.logits_max = out.logits_max;
-  const bool aligned = out.alignment && c.opt.want_alignment;  // (the coverage penalty alone does not fill token_sources)
+  const bool aligned = out.alignment && c.opt.want_alignment;
   for (size_t i = 0; i < n; ++i) S.row_source[i] = aligned ? out.alignment[i] : -1;
   strategy.Step(c, n, step);
   return Status::Ok();

@@ -96,6 +96,9 @@ struct StepRequest {
   bool want_alignment = false;
   int alignment_layer = -1;              // with want_alignment: the decoder layer whose cross-attention gives it
   float* attention = nullptr;            // [n, src] with want_alignment: each row's cross-attention (nullptr: none)
+  /// [n, src] the coverage penalty's attention (search/coverage.h): each row's cross-attention in the last
+  /// decoder layer's first head, CTranslate2's alignment head for Marian models (nullptr: none).
+  float* coverage_attention = nullptr;
 };
 
 /// What a step gives back (valid until the next call).

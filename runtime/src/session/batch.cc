@@ -113,7 +113,9 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(prefixes) + " prefixes for " +
                                                     std::to_string(n) + " sentences (one per sentence, empty for none)");
   r.forced = prefixes > 0;
-  r.early_stopping = o.early_stopping.value_or(g.early_stopping);
+  // The coverage penalty is CTranslate2's, with its beam search's end: a sentence closes once beam_size
+  // hypotheses have finished (decoding.cc: no early exit with a penalty; transformers' early_stopping=True).
+  r.early_stopping = o.early_stopping.value_or(o.coverage_penalty != 0.f ? EarlyStopping::kTrue : g.early_stopping);
   if (static_cast<uint8_t>(r.early_stopping) > static_cast<uint8_t>(EarlyStopping::kNever))
     return Status(StatusCode::kInvalidArgument, "early_stopping " + std::to_string(static_cast<int>(r.early_stopping)) +
                                                     " (false 0, true 1, never 2)");

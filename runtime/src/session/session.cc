@@ -77,6 +77,7 @@ Result<StepOutput> Translator::Impl::Decode(const StepRequest& r) {
   rows.columns = OutputColumns{r.columns->tokens, r.columns->size};
   rows.alignment_layer = r.want_alignment ? r.alignment_layer : -1;
   rows.attention = r.attention, rows.attention_stride = dims.src;
+  rows.coverage_attention = r.coverage_attention;
   const auto t0 = std::chrono::steady_clock::now();
   TERN_RETURN_IF_ERROR(DecodeStep(*net, *model, dims, rows, Sources(buf.batch), buf.dec, prof));
   threads.Report(pooled, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), r.n);

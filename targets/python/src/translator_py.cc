@@ -34,7 +34,32 @@ std::unique_ptr<PyTranslator> MakeTranslator(const PyModel& m, uint32_t threads,
   return t;
 }
 
-
+// TranslatorConfigFor (tern/translator.h): the limits of a Translator that takes such calls, as a dict of the
+// Translator's keywords (and Engine's); `at_least` a dict of limits it must not go below.
+py::dict ConfigFor(const PyModel& m, uint32_t inputs, uint32_t beam_size, uint32_t n_best, uint32_t alternatives,
+                   uint32_t source_tokens, uint32_t max_length, bool attention, py::object at_least) {
+  CallNeeds n;
+  n.inputs = inputs, n.beam_size = beam_size, n.n_best = n_best, n.alternatives = alternatives;
+  n.source_tokens = source_tokens, n.max_length = max_length, n.attention = attention;
+  TranslatorConfig base;
+  if (!at_least.is_none()) {
+    const py::dict d = at_least.cast<py::dict>();
+    auto get = [&](const char* key, uint32_t* v) {
+      if (d.contains(key)) *v = d[key].cast<uint32_t>();
+    };
+    get("max_batch", &base.max_batch), get("max_beam", &base.max_beam), get("max_n_best", &base.max_n_best);
+    get("max_source_tokens", &base.max_source_tokens), get("max_target_tokens", &base.max_target_tokens);
+    if (d.contains("attention")) base.attention = d["attention"].cast<bool>();
+  }
+  auto r = TranslatorConfigFor(*m.model, n, base);
+  if (!r.ok()) Raise(r.status());
+  const TranslatorConfig& c = r.value();
+  py::dict out;
+  out["max_batch"] = c.max_batch, out["max_beam"] = c.max_beam, out["max_n_best"] = c.max_n_best;
+  out["max_source_tokens"] = c.max_source_tokens, out["max_target_tokens"] = c.max_target_tokens;
+  out["attention"] = c.attention;
+  return out;
+}
 
 py::list TranslateBatch(PyTranslator& self, py::object texts, py::kwargs kw) {
   std::vector<std::string> in = TextsOf(texts, "texts");
@@ -74,6 +99,14 @@ void RegisterTranslator(py::module_& m) {
           "attention: plan the buffers of return_attention. threads: 0 = cpuinfo's performance cores, 1 = no worker threads. The limits size the arena (0: the file's "
           "default; max_source_tokens includes </s>, max_target_tokens counts generated tokens). Raises "
           "InvalidArgumentError (limits), ResourceExhaustedError (arena over the Model's memory_budget), InvalidModelError.");
+  cls.def_static("config_for", &ConfigFor, py::arg("model"), py::kw_only(), py::arg("inputs") = 1, py::arg("beam_size") = 0,
+                  py::arg("n_best") = 1, py::arg("alternatives") = 0, py::arg("source_tokens") = 0, py::arg("max_length") = 0,
+                  py::arg("attention") = false, py::arg("at_least") = py::none(),
+                  "The limits (a dict of Translator's and Engine's keywords) of a Translator that takes calls of `inputs` "
+                  "inputs with this beam_size, n_best, alternatives, longest source (tokens with </s>) and max_length, "
+                  "never below `at_least` (a dict of the same keys): tern::TranslatorConfigFor, the one sizing rule. Token "
+                  "limits grow to powers of two and stop at the model's positions (a longer max_length is cut to them). "
+                  "Raises InvalidArgumentError when the model cannot take such calls.");
   // Every keyword is the field table's (runtime/fields/fields.py; tern/_tern.pyi lists them with their types).
   cls.def("translate_batch", &TranslateBatch, py::arg("texts"),
           "Translates a list of texts (str, or bytes of UTF-8); more than max_batch run in chunks. Returns a "

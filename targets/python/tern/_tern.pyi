@@ -139,6 +139,13 @@ class Translator:
                  max_source_tokens: int = 0, max_target_tokens: int = 0) -> None:
         """0: the file's default limit (threads: cpuinfo's performance cores). Raises InvalidArgumentError,
         ResourceExhaustedError (arena over the Model's memory_budget), InvalidModelError."""
+    @staticmethod
+    def config_for(model: Model, *, inputs: int = 1, beam_size: int = 0, n_best: int = 1, alternatives: int = 0,
+                   source_tokens: int = 0, max_length: int = 0, attention: bool = False,
+                   at_least: Optional[Dict[str, Union[int, bool]]] = None) -> Dict[str, Union[int, bool]]:
+        """The limits (max_batch, max_beam, max_n_best, max_source_tokens, max_target_tokens, attention) of a
+        Translator that takes such calls, never below at_least: tern::TranslatorConfigFor. Raises
+        InvalidArgumentError when the model cannot take them."""
     def translate_batch(self, texts: Sequence[_Text], *,
                         # fields: texts keywords
                         beam_size: Optional[int] = None, length_penalty: Optional[float] = None,

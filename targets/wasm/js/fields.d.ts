@@ -69,7 +69,7 @@ export interface TranslateOptions {
   autoProtect?: boolean;
   /** Sampling: top-k and top-p keep at least this many tokens (transformers' min_tokens_to_keep). */
   samplingMinTokensToKeep?: number;
-  /** Beam search: the coverage penalty of Wu et al. 2016 (GNMT) as CTranslate2's decoding.cc applies it: a finished hypothesis' score gains beta x sum over source tokens j of log(min(c_j, 1)), c_j its tokens' summed cross-attention on j (alignment_layer's, averaged over its heads; `</s>` included; tokens never attended to left out), after the length penalty. 0: off. */
+  /** Beam search: the coverage penalty of Wu et al. 2016 (GNMT) as CTranslate2's decoding.cc applies it: a finished hypothesis' score gains beta x sum over source tokens j of log(min(c_j, 1)), c_j its tokens' summed cross-attention on j (the last decoder layer's first head, CTranslate2's alignment head for Marian models; `</s>` included; tokens never attended to left out), after the length penalty; and a sentence finishes as CTranslate2's beam search finishes it, once beam_size hypotheses have (early_stopping true, unless the call sets early_stopping). 0: off. */
   coveragePenalty?: number;
   /** A generated unknown token (`<unk>`) becomes the source token it attends to most (its token_sources entry), as CTranslate2's replace_unknowns: in the text, that source token's own bytes. */
   replaceUnknowns?: boolean;

@@ -252,14 +252,11 @@ class Translator:
         self._intra_threads = intra_threads
         self._n_translators = max(1, int(inter_threads))
         self._lock = threading.Lock()
-        self._max_beam = 0
-        self._attention = False  # Translators made with attention buffers (return_attention asked once)
-        limits, hp = self._model.limits, self._model.hparams
+        hp = self._model.hparams
         self._positions = hp["max_positions"]  # the most source tokens (</s> included) the model has positions for
-        self._max_source = limits["max_source_tokens"]  # what the Translators are sized for now
-        self._max_target = limits["max_target_tokens"]
+        self._limits = None  # the Translators' limits (tern.Translator.config_for), grown as calls need
         self._translators = []
-        self._engine, self._engine_size = None, None
+        self._engine, self._engine_limits = None, None
         self._sized_for(max(4, self._model.generation["beam_size"]))
         self._source_index = {p: i for i, p in enumerate(self._model.source_vocab)}
         self._target_vocab = self._model.target_vocab
@@ -274,54 +271,41 @@ class Translator:
         self.num_active_batches = 0
         self.model_is_loaded = True
 
-    def _size(self, source_tokens, decoding_length):
-        """(max_source_tokens, max_target_tokens) for a call: at least what the Translators have, grown to the
-        next power of two that holds the call's longest source and its max_decoding_length, at most the
-        model's positions."""
-        src, tgt = self._max_source, self._max_target
-        while src < min(source_tokens, self._positions):
-            src = min(src * 2, self._positions)
-        if source_tokens > src or decoding_length > tgt:  # a longer source may need a longer output
-            want = min(max(decoding_length, tgt), self._positions)
-            while tgt < want:
-                tgt = min(tgt * 2, self._positions)
-        return src, tgt
+    def _limits_for(self, current, beam, n_best, alternatives, attention, source_tokens, decoding_length):
+        """The limits of Translators that take a call (tern.Translator.config_for: tern's one sizing rule, so
+        the shim never sizes on its own), never below `current`: max_beam and max_n_best at least the beam (a
+        later num_hypotheses up to it needs no new Translators), token limits grown to powers of two and capped
+        by the model's positions (a longer max_decoding_length is cut to them, as CTranslate2's decoding is)."""
+        if max(beam, n_best, alternatives) > _tern.MAX_BEAM:
+            raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d"
+                                   % (max(beam, n_best, alternatives), _tern.MAX_BEAM))
+        return _tern.Translator.config_for(self._model, beam_size=beam, n_best=max(n_best, 1 if alternatives else beam),
+                                           alternatives=alternatives, source_tokens=source_tokens,
+                                           max_length=decoding_length, attention=attention, at_least=current)
 
-    def _sized_for(self, beam, attention=False, source_tokens=0, decoding_length=0):
-        """The Translators, made again with a larger arena when a call asks for more beams or hypotheses
-        than they were made for, or has a longer source than they hold (CTranslate2 takes any beam_size and,
-        up to max_input_length, any source; tern sizes its arena up front)."""
+    def _sized_for(self, beam, attention=False, source_tokens=0, decoding_length=0, n_best=1, alternatives=0):
+        """The Translators, made again with a larger arena when a call asks for more beams, hypotheses or
+        alternatives than they were made for, or has a longer source or decoding length than they hold
+        (CTranslate2 takes any beam_size and, up to max_input_length, any source; tern sizes its arena up front)."""
         with self._lock:
-            src, tgt = self._size(source_tokens, decoding_length)
-            if beam > self._max_beam or (attention and not self._attention) or src > self._max_source or tgt > self._max_target:
-                self._attention = self._attention or attention
-                beam = max(beam, self._max_beam)
-                if beam > _tern.MAX_BEAM:
-                    raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
-                self._translators = [_tern.Translator(self._model, threads=self._intra_threads, max_beam=beam, max_n_best=beam,
-                                                      max_source_tokens=src, max_target_tokens=tgt, attention=self._attention)
+            limits = self._limits_for(self._limits, beam, n_best, alternatives, attention, source_tokens, decoding_length)
+            if limits != self._limits:
+                self._translators = [_tern.Translator(self._model, threads=self._intra_threads, **limits)
                                      for _ in range(self._n_translators)]
-                self._max_beam, self._max_source, self._max_target = beam, src, tgt
+                self._limits = limits
             return self._translators
 
-    def _engine_for(self, beam, attention=False, source_tokens=0, decoding_length=0):  # noqa: C901
+    def _engine_for(self, beam, attention=False, source_tokens=0, decoding_length=0, n_best=1):
         """The tern.Engine behind asynchronous=True and translate_iterable: inter_threads replicas of
-        intra_threads threads (0: 1), made again for a larger beam or a longer source."""
+        intra_threads threads (0: 1), made again when a call needs larger limits."""
         with self._lock:
-            src, tgt = self._size(source_tokens, decoding_length)
-            size = (max(beam, 4), src, tgt, int(attention))
-            old = self._engine_size
-            if self._engine is None or any(a > b for a, b in zip(size, old)):
-                if size[0] > _tern.MAX_BEAM:
-                    raise UnsupportedError("beam_size / num_hypotheses %d: tern's limit is %d" % (beam, _tern.MAX_BEAM))
-                if old is not None:
-                    size = tuple(max(a, b) for a, b in zip(size, old))
+            limits = self._limits_for(self._engine_limits or self._limits, max(beam, 4), n_best, 0, attention,
+                                      source_tokens, decoding_length)
+            if self._engine is None or limits != self._engine_limits:
                 if self._engine is not None:
                     self._engine.close()
-                self._engine = Engine(self._model, replicas=self._n_translators, threads=self._intra_threads,
-                                      max_beam=size[0], max_n_best=size[0], max_source_tokens=size[1],
-                                      max_target_tokens=size[2], attention=bool(size[3]))
-                self._engine_size = size
+                self._engine = Engine(self._model, replicas=self._n_translators, threads=self._intra_threads, **limits)
+                self._engine_limits = limits
             return self._engine
 
     def _ids(self, tokens, max_input_length, index=0):
@@ -394,15 +378,15 @@ class Translator:
             kw["repetition_penalty"] = float(repetition_penalty)
         if no_repeat_ngram_size != 0:
             kw["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
-        if min_decoding_length != 1:  # CTranslate2 counts tokens before </s>, as tern's min_length does
-            kw["min_length"] = int(min_decoding_length)
+        # CTranslate2 counts tokens before </s>, as tern's min_length does; its default 1 keeps </s> from coming first.
+        kw["min_length"] = int(min_decoding_length)
         if suppress_sequences:  # token lists of the target vocabulary
             kw["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
         if disable_unk:
             kw["disable_unk"] = True
         if return_attention:
             kw["return_attention"] = True
-        if coverage_penalty:  # Wu et al. 2016 as CTranslate2's beam search finishes a hypothesis with it
+        if coverage_penalty:  # Wu et al. 2016 as CTranslate2's beam search applies it (and ends with it)
             kw["coverage_penalty"] = float(coverage_penalty)
         if replace_unknowns:  # the alignment gives each <unk> the source token it attends to most
             kw["return_alignment"] = True
@@ -446,8 +430,8 @@ class Translator:
 
         if asynchronous and callback is None and not alternatives and not return_attention:
             # real futures: each example a request of the engine
-            engine = self._engine_for(max(beam_size, num_hypotheses), attention=bool(coverage_penalty),
-                                      source_tokens=longest, decoding_length=max_decoding_length)
+            engine = self._engine_for(beam_size, attention=bool(coverage_penalty), source_tokens=longest,
+                                      decoding_length=max_decoding_length, n_best=num_hypotheses)
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share calls
             futs = [None] * len(ids)
             for i in order:
@@ -459,8 +443,10 @@ class Translator:
                 prefix = len(prefix_ids[i]) if prefix_ids else 0
                 futs[i] = _Async(fut, lambda rs, i=i, prefix=prefix: finish(rs[0], i, prefix))
             return futs
-        translators = self._sized_for(max(beam_size, num_hypotheses), attention=bool(return_attention or coverage_penalty),
-                                      source_tokens=longest, decoding_length=max_decoding_length)
+        translators = self._sized_for(beam_size, attention=bool(return_attention or coverage_penalty),
+                                      source_tokens=longest, decoding_length=max_decoding_length,
+                                      n_best=1 if alternatives else num_hypotheses,
+                                      alternatives=int(num_hypotheses) if alternatives else 0)
         results = [None] * len(ids)
         if len(translators) == 1 or len(groups) <= 1 or callback is not None:
             for g in groups:
@@ -522,8 +508,7 @@ class Translator:
             kw["repetition_penalty"] = float(repetition_penalty)
         if no_repeat_ngram_size != 0:
             kw["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
-        if min_decoding_length != 1:
-            kw["min_length"] = int(min_decoding_length)
+        kw["min_length"] = int(min_decoding_length)  # CTranslate2's default 1: </s> never first, as in translate_batch
         if suppress_sequences:
             kw["suppress_sequences"] = [self._target_ids(s, "suppress_sequences") for s in suppress_sequences]
         if disable_unk:
@@ -554,8 +539,7 @@ class Translator:
             if max_input_length and len(t) + 1 > max_input_length:  # CTranslate2 cuts targets at it too
                 tgt[k] = t[:max(0, max_input_length - 1)]
         longest = max([len(x) for x in ids], default=0)
-        translator = self._sized_for(self._max_beam, source_tokens=longest,
-                                     decoding_length=max([len(t) + 1 for t in tgt], default=0))[0]
+        translator = self._sized_for(1, source_tokens=longest, decoding_length=max([len(t) + 1 for t in tgt], default=0))[0]
         out = [None] * len(ids)
         for g in self._batches([len(x) for x in ids], max_batch_size, batch_type):
             res = translator.score_ids([ids[i] for i in g], [tgt[i] for i in g], on_error="keep")
