@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tern/call_chunks.h"
 #include "tern/model.h"
 #include "tern/options.h"
 #include "tern/translator.h"
@@ -94,8 +95,10 @@ EM_JS(int, tern_web_js_token, (int index, int part, int parts, uint32_t token, c
 });
 EM_JS(int, tern_web_js_abort, (), { return Module.ternAbort && Module.ternAbort() ? 1 : 0; });
 
-bool OnToken(const TokenEvent& e, void*) {
-  return tern_web_js_token(static_cast<int>(e.index), static_cast<int>(e.part), static_cast<int>(e.parts), e.token, e.text.data(),
+// OnToken's user data: the first input of the chunk running (the event's index is the chunk's).
+bool OnToken(const TokenEvent& e, void* chunk_begin) {
+  const size_t index = e.index + *static_cast<const size_t*>(chunk_begin);
+  return tern_web_js_token(static_cast<int>(index), static_cast<int>(e.part), static_cast<int>(e.parts), e.token, e.text.data(),
                            e.text.size(), e.last ? 1 : 0, e.logprob) == 0;  // go on unless JavaScript said stop
 }
 bool Abort(void*) { return tern_web_js_abort() != 0; }
@@ -185,8 +188,9 @@ EMSCRIPTEN_KEEPALIVE int tern_web_has_threads() {
 }
 
 /// Translates n texts: text i is bytes [offsets[i], offsets[i + 1]) of `blob` (UTF-8, not checked here: invalid
-/// UTF-8 fails that text alone), at most max_batch of them (the JavaScript side splits longer calls), with
-/// `options_json` the options object; `stream` 1: each token goes to Module.ternOnToken and every step asks
+/// UTF-8 fails that text alone), any number of them: more than max_batch run as the one chunked-call loop runs
+/// them (tern/call_chunks.h: each text's sampling key is its index in the call), with `options_json` the options
+/// object; `stream` 1: each token goes to Module.ternOnToken (its input numbered in the call) and every step asks
 /// Module.ternAbort (a call they stop gives its finished results and the others cancelled). Answer:
 /// {"results": [...], "cancelled": bool} or {"error": ..., "code": ...}, valid until the next call on `t`.
 EMSCRIPTEN_KEEPALIVE const char* tern_web_translate(WebTranslator* t, const char* blob, const uint32_t* offsets, size_t n,
@@ -202,12 +206,23 @@ EMSCRIPTEN_KEEPALIVE const char* tern_web_translate(WebTranslator* t, const char
   if (j.is_discarded()) return Answer(&t->out, Error(Status(StatusCode::kInvalidArgument, "options: not JSON")));
   const Status checked = OptionsFromJson(j, &o, &strings);
   if (!checked.ok()) return Answer(&t->out, Error(checked));
-  if (stream) o.on_token = OnToken, o.abort = Abort;
-  Span<const TranslationResult> results;
-  const Status s = t->translator->Translate(Span<const std::string_view>(texts.data(), n), o, &results);
-  if (!s.ok() && s.code() != StatusCode::kCancelled) return Answer(&t->out, Error(s));
+  size_t chunk_begin = 0;
+  if (stream) o.on_token = OnToken, o.on_token_user_data = &chunk_begin, o.abort = Abort;
   nlohmann::json out = nlohmann::json::array();
-  for (const TranslationResult& r : results) out.push_back(ResultJson(r));
+  CallChunks chunks(o, n, t->translator->max_batch());
+  size_t delivered = 0;
+  const Status s = chunks.Run(
+      [&](size_t b, size_t e, const TranslateOptions& chunk, Span<const TranslationResult>* results) {
+        chunk_begin = b;
+        return t->translator->Translate(Span<const std::string_view>(texts.data() + b, e - b), chunk, results);
+      },
+      [&](size_t, Span<const TranslationResult> results) {
+        for (const TranslationResult& r : results) out.push_back(ResultJson(r));
+      },
+      &delivered);
+  if (!s.ok() && s.code() != StatusCode::kCancelled) return Answer(&t->out, Error(s));
+  for (size_t i = delivered; i < n; ++i)  // inputs of chunks a cancellation left out
+    out.push_back({{"ok", false}, {"error", "cancelled by the caller"}, {"code", static_cast<int>(StatusCode::kCancelled)}});
   return Answer(&t->out, {{"results", std::move(out)}, {"cancelled", s.code() == StatusCode::kCancelled}});
 }
 

@@ -1,4 +1,4 @@
-// tern::CallChunks: one chunker for every binding and the engine. A Translator takes at most max_batch inputs
+// tern::CallChunks: one chunker, and one loop over the chunks (Run), for every binding and the engine. A Translator takes at most max_batch inputs
 // per call (its arena is planned for that many); a call of more runs as consecutive chunks, each with its part
 // of the per-input options: target_prefix, target_prefix_ids and sampling_keys sliced, keep_spans renumbered
 // (generated from the field table's per_input column, runtime/fields/fields.py). Each input's sampling key is
@@ -14,6 +14,7 @@
 #include "tern/export.h"
 #include "tern/status.h"
 #include "tern/options.h"
+#include "tern/translator.h"
 
 namespace tern {
 
@@ -47,6 +48,35 @@ class TERN_API CallChunks {
   /// cut to those inputs, sampling keys each input's index in the call when `whole` has none. Valid until the
   /// next call of Options or this object's end.
   const TranslateOptions& Options(size_t b, size_t e);
+
+  /// Chunks of another Translator's max_batch (a binding that reads its options before it knows the Translator).
+  void SetMaxBatch(uint32_t max_batch) { per_chunk_ = InputsPerChunk(max_batch, whole_.alternatives); }
+
+  /// The one loop over a call's chunks (the C API, JNI through it, Python, the JavaScript API through the C ABI
+  /// and the engine use it; nothing else loops over chunks). For each chunk in order, `run(b, e, options, &results)`
+  /// runs inputs [b, e) on the Translator with Options(b, e), then `deliver(b, results)` copies the results out
+  /// (they are the Translator's until its next call). The loop stops at the first chunk that does not succeed: an
+  /// error ends the call, that chunk's results not delivered; kCancelled (the caller's stop) ends it after
+  /// delivering what the chunk translated. Returns status() when the per-input fields do not fit, else that
+  /// chunk's status (OK: every chunk ran), and sets *delivered to the inputs whose results were delivered, in
+  /// order: the inputs after them were not run (the caller reports them cancelled, or drops all on an error).
+  template <typename RunFn, typename DeliverFn>
+  Status Run(RunFn&& run, DeliverFn&& deliver, size_t* delivered) {
+    *delivered = 0;
+    if (!status_.ok()) return status_;
+    for (size_t k = 0; k < count(); ++k) {
+      const size_t b = begin(k), e = end(k);
+      Span<const TranslationResult> results;
+      const Status s = run(b, e, Options(b, e), &results);
+      if (!s.ok() && s.code() != StatusCode::kCancelled) return s;
+      if (results.size() == e - b) {
+        deliver(b, results);
+        *delivered = e;
+      }
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
 
  private:
   const TranslateOptions& whole_;

@@ -45,26 +45,34 @@ tern_status_code Call(tern_translator* t, size_t n, tern_results* results, tern_
     if (!options.status().ok()) return Fail(err, options.status());
     // More inputs than max_batch run in chunks (tern/call_chunks.h), the callbacks' indices the whole call's.
     tern::CallChunks chunks(options.options(), n, t->translator->max_batch());
-    if (!chunks.status().ok()) return Fail(err, chunks.status());
-    tern::Status s;
     size_t done = 0;
-    for (size_t k = 0; k < chunks.count() && s.ok(); ++k) {
-      const size_t b = chunks.begin(k), e = chunks.end(k);
-      options.set_input_offset(b);
-      tern::Span<const tern::TranslationResult> out;
-      s = run(b, e, chunks.Options(b, e), &out);
-      if (!s.ok() && s.code() != tern::StatusCode::kCancelled) {
-        results->count = 0;
-        return Fail(err, s);
-      }
-      tern::c_api::CopyResults(out, results, b);
-      done = b + out.size();
+    const tern::Status s = chunks.Run(
+        [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
+          options.set_input_offset(b);
+          return run(b, e, o, out);
+        },
+        [&](size_t b, tern::Span<const tern::TranslationResult> out) { tern::c_api::CopyResults(out, results, b); }, &done);
+    if (!s.ok() && s.code() != tern::StatusCode::kCancelled) {
+      results->count = 0;
+      return Fail(err, s);
     }
     tern::c_api::CancelledResults(done, n, results);  // inputs of chunks a cancellation left out
     return s.ok() ? TERN_OK : Fail(err, s);
   });
   if (t) tern::c_api::FinishCall(t, owner);
   return rc;
+}
+
+// Id inputs: an entry that is NULL while its length says it holds ids is refused at once (before anything is
+// translated), named: "tern_translate_ids: sources[3] is NULL with length 5".
+tern_status_code CheckIdArrays(const char* fn, const char* what, const uint32_t* const* ids, const size_t* lengths, size_t n,
+                               tern_error* err) {
+  for (size_t i = 0; i < n; ++i)
+    if (!ids[i] && lengths[i])
+      return SetError(err, TERN_INVALID_ARGUMENT, std::string(fn) + ": " + what + "[" + std::to_string(i) + "] is NULL with length " +
+                                                      std::to_string(lengths[i])),
+             TERN_INVALID_ARGUMENT;
+  return TERN_OK;
 }
 
 // Scoring has its targets: params' target prefixes are refused, as Translator::Score refuses them.
@@ -169,6 +177,11 @@ tern_status_code tern_translate(tern_translator* t, const char* const* sentences
 
 tern_status_code tern_translate_ids(tern_translator* t, const uint32_t* const* sources, const size_t* lengths, size_t n,
                                     const tern_translate_params* params, tern_results* results, tern_error* err) {
+  if (sources && lengths)
+    if (tern_status_code bad = CheckIdArrays("tern_translate_ids", "sources", sources, lengths, n, err); bad != TERN_OK) {
+      if (results) results->count = 0;
+      return bad;
+    }
   return Call(t, n, results, err, (sources && lengths) || !n, "tern_translate_ids", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     if (t->id_spans.size() < e - b) t->id_spans.resize(e - b);
     for (size_t i = b; i < e; ++i) t->id_spans[i - b] = tern::Span<const uint32_t>(sources[i], sources[i] ? lengths[i] : 0);
@@ -196,6 +209,14 @@ tern_status_code tern_score_ids(tern_translator* t, const uint32_t* const* sourc
                                 const uint32_t* const* targets, const size_t* target_lengths, size_t n,
                                 const tern_translate_params* params, tern_results* results, tern_error* err) {
   const bool ok = (sources && source_lengths && targets && target_lengths) || !n;
+  if (ok && n) {
+    tern_status_code bad = CheckIdArrays("tern_score_ids", "sources", sources, source_lengths, n, err);
+    if (bad == TERN_OK) bad = CheckIdArrays("tern_score_ids", "targets", targets, target_lengths, n, err);
+    if (bad != TERN_OK) {
+      if (results) results->count = 0;
+      return bad;
+    }
+  }
   return Call(t, n, results, err, ok, "tern_score_ids", [&](size_t b, size_t e, const tern::TranslateOptions& o, tern::Span<const tern::TranslationResult>* out) {
     TERN_RETURN_IF_ERROR(NoPrefixes(params));
     t->id_spans.resize(std::max(t->id_spans.size(), e - b));

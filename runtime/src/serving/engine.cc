@@ -157,15 +157,14 @@ struct Engine::Impl {
     const size_t n = t->inputs();
     o.sampling_keys = Span<const uint64_t>(t->sampling_keys.data(), t->sampling_keys.size());
     CallChunks chunks(o, n, tr.max_batch());
-    out.status = chunks.status();
     const InputViews inputs(call);
-    for (size_t k = 0; k < chunks.count() && out.status.ok(); ++k) {
-      const size_t begin = chunks.begin(k), end = chunks.end(k);
-      tc.offset = begin;
-      Span<const TranslationResult> results;
-      out.status = inputs.Run(tr, begin, end, chunks.Options(begin, end), &results);
-      if (results.size() == end - begin) CopyResults(results, &out.results);
-    }
+    size_t delivered = 0;
+    out.status = chunks.Run(
+        [&](size_t begin, size_t end, const TranslateOptions& chunk, Span<const TranslationResult>* results) {
+          tc.offset = begin;
+          return inputs.Run(tr, begin, end, chunk, results);
+        },
+        [&](size_t, Span<const TranslationResult> results) { CopyResults(results, &out.results); }, &delivered);
     if (out.status.code() == StatusCode::kCancelled) {
       std::vector<OwnedResult> rest = serving::CancelledResults(n - std::min(n, out.results.size()));
       for (OwnedResult& x : rest) out.results.push_back(std::move(x));

@@ -172,17 +172,12 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
   o.target_prefix = Span<const std::string_view>(prefix_text_views.data(), prefix_text_views.size());
   o.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_id_views.data(), prefix_id_views.size());
   o.sampling_keys = Span<const uint64_t>(sampling_keys.data(), sampling_keys.size());
-  chunks.emplace(o, n, /*max_batch: RunChunks sizes the chunks*/ 1);
+  chunks.emplace(o, n, /*max_batch: RunChunks sets the Translator's (CallChunks::SetMaxBatch)*/ 1);
   if (!chunks->status().ok()) Raise(chunks->status());
   st->per_input = std::max<uint32_t>(1, o.alternatives);
   py::module_ threading = py::module_::import("threading");
   st->main_thread = threading.attr("current_thread")().is(threading.attr("main_thread")());
   o.abort = &OnAbort, o.abort_user_data = st;
-}
-
-const TranslateOptions& CallKeywords::Chunk(size_t b, size_t e) {
-  state.offset = b;
-  return chunks->Options(b, e);
 }
 
 std::vector<uint32_t> IdsOf(py::handle h, const std::string& what) {

@@ -49,9 +49,6 @@ struct CallKeywords {
   /// a value of another type) and InvalidArgumentError (a value no option holds: markup, early_stopping,
   /// hf_rules, on_error, placeholder names, a keep span or prefix count that does not fit the inputs).
   void Read(py::kwargs kw, CallKind kind, size_t n, const std::shared_ptr<const Model>& model, const char* fn);
-  /// The options of inputs [b, e): the per-input views (target prefixes, keep spans, sampling keys) cut to
-  /// them by tern::CallChunks; valid until the next Chunk. Sets state.offset to b.
-  const TranslateOptions& Chunk(size_t b, size_t e);
 };
 /// The ids of a 1-D integer array-like (NumPy array of any integer dtype, list of int): TypeError for
 /// another dtype, InvalidArgumentError for another shape or a value outside [0, 2^32). GIL held.

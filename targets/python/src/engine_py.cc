@@ -109,7 +109,7 @@ Ticket Submit(PyEngine& self, Request r, py::object done, py::kwargs kw, CallKin
   auto k = std::make_unique<CallKeywords>();
   k->Read(kw, kind, n, self.model, fn);
   k->state.main_thread = false;  // the callback runs on a worker thread
-  r.options = k->Chunk(0, n);  // the request's own per-input views (the engine copies and slices them per call)
+  r.options = k->chunks->Options(0, n);  // the request's own per-input views (the engine copies and slices them per call)
   // A request is cancelled through its ticket; the abort check runs only for what needs it (a CancelToken, or
   // a callback or logits processor that may raise), which makes the request run alone.
   if (!k->state.cancel && k->state.callback.is_none() && k->state.processors.empty())

@@ -15,8 +15,7 @@ py::list ScoreBatch(PyTranslator& self, py::object sources, py::object targets, 
   const std::vector<std::string_view> sv(src.begin(), src.end()), tv(tgt.begin(), tgt.end());
   CallKeywords k;
   k.Read(kw, CallKind::kScoreTexts, src.size(), self.model, "score_batch");
-  return RunChunks(self, src.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    const TranslateOptions& o = k.Chunk(b, e);
+  return RunChunks(self, src.size(), k, [&](size_t b, size_t e, const TranslateOptions& o, Span<const TranslationResult>* out) {
     return self.translator->Score(Span<const std::string_view>(sv.data() + b, e - b), Span<const std::string_view>(tv.data() + b, e - b),
                                   o, out);
   });
@@ -32,8 +31,7 @@ py::list ScoreIds(PyTranslator& self, py::object sources, py::object targets, py
   for (const auto& v : tgt) tv.emplace_back(v.data(), v.size());
   CallKeywords k;
   k.Read(kw, CallKind::kScoreIds, src.size(), self.model, "score_ids");
-  return RunChunks(self, src.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    const TranslateOptions& o = k.Chunk(b, e);
+  return RunChunks(self, src.size(), k, [&](size_t b, size_t e, const TranslateOptions& o, Span<const TranslationResult>* out) {
     return self.translator->ScoreIds(Span<const Span<const uint32_t>>(sv.data() + b, e - b),
                                      Span<const Span<const uint32_t>>(tv.data() + b, e - b), o, out);
   });

@@ -53,10 +53,14 @@ class CallLock {
   bool locked_ = false;
 };
 
-// Runs `run(chunk_begin, chunk_end, &results)` over chunks of max_batch inputs with the GIL released and
-// the translator locked, copying each chunk's results out; then raises or returns as CallOptions say.
+// Runs `run(chunk_begin, chunk_end, chunk_options, &results)` over the call's chunks (CallChunks::Run, the one
+// loop) with the GIL released and the translator locked, copying each chunk's results out; then raises or
+// returns as the keywords say.
 template <typename Run>
-py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::string& on_error, Run run) {
+py::list RunChunks(PyTranslator& self, size_t n, CallKeywords& k, Run run) {
+  CallState* state = &k.state;
+  const std::string& on_error = k.on_error;
+  std::optional<CallChunks>& chunks = k.chunks;
   std::vector<ResultCopy> copies;
   copies.reserve(n);
   Status call;
@@ -64,15 +68,14 @@ py::list RunChunks(PyTranslator& self, size_t n, CallState* state, const std::st
   {
     py::gil_scoped_release unlocked;
     lock.Lock();
-    const size_t batch = CallChunks::InputsPerChunk(self.translator->max_batch(), state->per_input);  // tern/call_chunks.h
-    for (size_t begin = 0; begin < n && call.ok(); begin += batch) {
-      const size_t end = std::min(n, begin + batch);
-      state->offset = begin;
-      Span<const TranslationResult> results;
-      call = run(begin, end, &results);
-      if (results.size() == end - begin) CopyResults(results, &copies);
-      else if (!call.ok()) copies.resize(begin);  // the call failed as a whole: nothing of this chunk
-    }
+    chunks->SetMaxBatch(self.translator->max_batch());  // the one loop over chunks (tern/call_chunks.h)
+    size_t delivered = 0;
+    call = chunks->Run(
+        [&](size_t begin, size_t end, const TranslateOptions& o, Span<const TranslationResult>* results) {
+          state->offset = begin;
+          return run(begin, end, o, results);
+        },
+        [&](size_t, Span<const TranslationResult> results) { CopyResults(results, &copies); }, &delivered);
     lock.Unlock();
   }
   if (state->python_error) {  // the callback raised, or Ctrl-C: that exception, as Python raised it

@@ -66,8 +66,7 @@ py::list TranslateBatch(PyTranslator& self, py::object texts, py::kwargs kw) {
   CallKeywords k;
   k.Read(kw, CallKind::kTexts, in.size(), self.model, "translate_batch");
   std::vector<std::string_view> views(in.begin(), in.end());
-  return RunChunks(self, in.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    const TranslateOptions& o = k.Chunk(b, e);
+  return RunChunks(self, in.size(), k, [&](size_t b, size_t e, const TranslateOptions& o, Span<const TranslationResult>* out) {
     return self.translator->Translate(Span<const std::string_view>(views.data() + b, e - b), o, out);
   });
 }
@@ -78,8 +77,7 @@ py::list TranslateIds(PyTranslator& self, py::object sources, py::kwargs kw) {
   for (const auto& v : ids) views.emplace_back(v.data(), v.size());
   CallKeywords k;
   k.Read(kw, CallKind::kIds, ids.size(), self.model, "translate_ids");
-  return RunChunks(self, ids.size(), &k.state, k.on_error, [&](size_t b, size_t e, Span<const TranslationResult>* out) {
-    const TranslateOptions& o = k.Chunk(b, e);
+  return RunChunks(self, ids.size(), k, [&](size_t b, size_t e, const TranslateOptions& o, Span<const TranslationResult>* out) {
     return self.translator->TranslateIds(Span<const Span<const uint32_t>>(views.data() + b, e - b), o, out);
   });
 }

@@ -140,9 +140,15 @@ class Engine:
         return fut
 
     def translate_batch(self, texts, *, asynchronous=False, **options):
-        """Each text a request of its own (the queue lets them share calls). asynchronous=False: a list of
-        TranslationResult (waits); True: a list of Future, one per text, each of one TranslationResult."""
-        futs = [self._one(t, options) for t in texts]
+        """Each text a request of its own (the queue lets them share calls), keyed for sampling by its index in
+        `texts` (or the caller's sampling_keys), so a seeded call samples as Translator.translate_batch does.
+        asynchronous=False: a list of TranslationResult (waits); True: a list of Future, one per text, each of one
+        TranslationResult."""
+        texts = list(texts)
+        keys = options.pop("sampling_keys", None)
+        if keys is not None and len(keys) != len(texts):
+            raise _errors.InvalidArgumentError(f"sampling_keys: {len(keys)} keys for {len(texts)} inputs (one per input, or None)")
+        futs = [self._one(t, dict(options, sampling_keys=[i if keys is None else keys[i]])) for i, t in enumerate(texts)]
         if asynchronous:
             return futs
         return [f.result() for f in futs]
@@ -159,36 +165,64 @@ class Engine:
         """Yields a TranslationResult per text of `iterable`, in input order, while it reads ahead: texts are
         taken in buffers of read_ahead (default max_batch_size x replicas x 4), sorted by length (as
         CTranslate2's translate_iterable does) and submitted in groups of max_batch_size texts
-        (batch_type='examples') or of at most max_batch_size whitespace tokens ('tokens')."""
+        (batch_type='examples') or of at most max_batch_size whitespace tokens ('tokens').
+
+        A text that fails (invalid UTF-8, too long, ...) or an item that is not a text ends the iteration:
+        every result before it is yielded first, then its error is raised, its message starting "item N: " and
+        its ``index`` N, the item's position in `iterable`. An exception the iterable itself raises comes the
+        same way: after every result of the items before it, with ``index`` and a note naming that position."""
         if batch_type not in ("examples", "tokens"):
             raise _errors.InvalidArgumentError(f"batch_type: 'examples' or 'tokens', got {batch_type!r}")
         if max_batch_size < 1:
             raise _errors.InvalidArgumentError("max_batch_size: at least 1")
         read_ahead = read_ahead or max_batch_size * max(1, self.replicas) * 4
         it = iter(iterable)
-        pending = []  # (future of a group, index in the group), in input order
+        base = 0        # the caller's index of the buffer's first text
+        pending = []    # (future of a group, index in the group, the caller's index), in input order
+        stop = None     # what ends the iteration once everything before it is yielded
         while True:
-            buf = list(itertools.islice(it, read_ahead))
-            if not buf and not pending:
-                return
+            buf = []
+            while stop is None and len(buf) < read_ahead:
+                try:
+                    item = next(it)
+                except StopIteration:
+                    break
+                except Exception as raised:  # the iterable's own error, at the caller's index base + len(buf)
+                    raised.index = base + len(buf)
+                    raised.add_note(f"tern: the iterable raised this at item {raised.index}; every result before it was yielded")
+                    stop = raised
+                    break
+                if not isinstance(item, (str, bytes)):
+                    stop = TypeError(f"item {base + len(buf)}: a str (or bytes of UTF-8) is needed, got {type(item).__name__}")
+                    stop.index = base + len(buf)
+                    break
+                buf.append(item)
             order = sorted(range(len(buf)), key=lambda i: len(buf[i]))
             slot = [None] * len(buf)
             group, size = [], 0
             for i in order + [None]:
                 cost = 1 if batch_type == "examples" or i is None else max(1, len(buf[i].split()))
                 if group and (i is None or size + cost > max_batch_size):
-                    fut = self.submit([buf[j] for j in group], **options)
+                    fut = self.submit([buf[j] for j in group], on_error="keep", **options)
                     for k, j in enumerate(group):
-                        slot[j] = (fut, k)
+                        slot[j] = (fut, k, base + j)
                     group, size = [], 0
                 if i is not None:
                     group.append(i)
                     size += cost
             # Yield what the previous buffer gave while this one runs.
-            for fut, k in pending:
-                yield fut.result()[k]
+            for fut, k, index in pending:
+                r = fut.result()[k]
+                if r.error is not None:
+                    err = type(r.error)(f"item {index}: {r.error.message}")
+                    err.index = index
+                    raise err
+                yield r
             pending = slot
+            base += len(buf)
             if not buf:
+                if stop is not None:
+                    raise stop
                 return
 
     def close(self):

@@ -166,44 +166,38 @@ export class Translator {
     if (!this._h) throw new TernError('the translator was closed', 3);
     if (!Array.isArray(texts)) throw new TypeError('translate: an array of texts');
     const optionsJson = JSON.stringify(options);
-    const results = [];
     const M = this._M;
     const stopped = () => stream && (stream.signal?.aborted || (stream.cancelFlag && Atomics.load(stream.cancelFlag, 0) !== 0));
-    let cancelled = false;
-    for (let begin = 0; begin < texts.length; begin += this.maxBatch) {
-      if (cancelled || stopped()) {
-        for (let i = begin; i < texts.length; ++i) results.push({ ok: false, error: 'cancelled by the caller', code: 9 });  // tern's StatusCode::kCancelled
-        break;
-      }
-      if (stream) {
-        M.ternOnToken = (index, part, parts, token, text, last, logprob) =>
-          stream.onToken ? stream.onToken({ input: begin + index, part, parts, token, text, last, logprob }) === true : false;
-        M.ternAbort = stopped;
-      }
-      const chunk = texts.slice(begin, begin + this.maxBatch).map((t) => (typeof t === 'string' ? encoder.encode(t) : t));
-      const total = chunk.reduce((n, b) => n + b.length, 0);
-      const blob = new Uint8Array(total);
-      const offsets = new Uint32Array(chunk.length + 1);
-      chunk.forEach((b, i) => {
-        if (!(b instanceof Uint8Array)) throw new TypeError(`translate: text ${begin + i} is neither a string nor a Uint8Array`);
-        blob.set(b, offsets[i]);
-        offsets[i + 1] = offsets[i] + b.length;
-      });
-      let answer;
-      try {
-        answer = withBytes(M, blob, (b) =>
-          withBytes(M, new Uint8Array(offsets.buffer), (o) =>
-            withString(M, optionsJson, (opt) =>
-              JSON.parse(M.UTF8ToString(M._tern_web_translate(this._h, b, o, chunk.length, opt, stream ? 1 : 0))))));
-      } finally {
-        M.ternOnToken = M.ternAbort = null;
-      }
-      if (answer.error !== undefined) throw new TernError(answer.error, answer.code);
-      results.push(...answer.results);
-      cancelled = answer.cancelled;
-      await null;  // lets the caller's other tasks run between chunks
+    if (stopped()) return texts.map(() => ({ ok: false, error: 'cancelled by the caller', code: 9 }));  // StatusCode::kCancelled
+    // One call into the module: it runs longer calls in chunks of maxBatch itself (tern/call_chunks.h, the one
+    // loop), each text's sampling key its index in this call, whatever maxBatch is.
+    const bytes = texts.map((t, i) => {
+      const b = typeof t === 'string' ? encoder.encode(t) : t;
+      if (!(b instanceof Uint8Array)) throw new TypeError(`translate: text ${i} is neither a string nor a Uint8Array`);
+      return b;
+    });
+    const blob = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+    const offsets = new Uint32Array(bytes.length + 1);
+    bytes.forEach((b, i) => {
+      blob.set(b, offsets[i]);
+      offsets[i + 1] = offsets[i] + b.length;
+    });
+    if (stream) {
+      M.ternOnToken = (index, part, parts, token, text, last, logprob) =>
+        stream.onToken ? stream.onToken({ input: index, part, parts, token, text, last, logprob }) === true : false;
+      M.ternAbort = stopped;
     }
-    return results;
+    let answer;
+    try {
+      answer = withBytes(M, blob, (b) =>
+        withBytes(M, new Uint8Array(offsets.buffer), (o) =>
+          withString(M, optionsJson, (opt) =>
+            JSON.parse(M.UTF8ToString(M._tern_web_translate(this._h, b, o, bytes.length, opt, stream ? 1 : 0))))));
+    } finally {
+      M.ternOnToken = M.ternAbort = null;
+    }
+    if (answer.error !== undefined) throw new TernError(answer.error, answer.code);
+    return answer.results;
   }
 
   /** Frees the translator's arena. */

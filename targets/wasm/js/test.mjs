@@ -64,6 +64,22 @@ assert.throws(() => model.translator({ maxBatch: 1.5 }), (e) => e instanceof ter
 assert.throws(() => model.translator({ maxBach: 4 }), (e) => e instanceof tern.TernError && /no field 'maxBach'/.test(e.message));
 ok('an unknown option, values out of range and a bad translator config are refused with a TernError');
 
+// 3b. A seeded sampled call gives the same output at any maxBatch: the module runs the chunks (tern/call_chunks.h)
+// and keys each text by its index in the call (a JavaScript loop restarted the keys per chunk: 8 of 24 alike).
+{
+  const texts = Array.from({ length: 24 }, (_, i) => `A dog number ${i} runs on the beach.`);
+  const sampled = { doSample: true, samplingTopK: 0, samplingTemperature: 1.5, seed: 7, maxLength: 16 };
+  const texts_of = async (maxBatch) => {
+    const t = model.translator({ maxBatch });
+    const out = (await t.translate(texts, sampled)).map((x) => x.hypotheses[0].text);
+    t.close();
+    return out;
+  };
+  const one = await texts_of(1);
+  for (const b of [3, 8]) assert.deepEqual(await texts_of(b), one, `maxBatch ${b}`);
+  ok('a seeded sampled call of 24 texts: the same output at maxBatch 1, 3 and 8');
+}
+
 // 4. Invalid UTF-8 fails its text alone.
 const mixed = await translator.translate(['A dog.', new Uint8Array([0x62, 0x61, 0x64, 0xff]), 'Two men.']);
 assert.deepEqual(mixed.map((x) => x.ok), [true, false, true]);
