@@ -23,8 +23,8 @@ cache file an unmeasured run writes first, so every measured run maps the packed
 --drop-caches writes 3 to /proc/sys/vm/drop_caches before every run (root only: otherwise the runs are warm,
 and the table says so). Both systems pay the Python interpreter's start and their module's import (NumPy's
 included): "exec to first sentence" is what an app written in Python waits; "load" and "first sentence" are
-the libraries' own parts. tern maps the model (Model.load(mmap=True)): its pages are shared between
-processes. CTranslate2 is not part of tern: build it from its source release outside this
+the libraries' own parts. tern loads the model its default way, reading it into private memory (a copy nobody
+can truncate under it); --mmap maps it instead (Model.load(mmap=True): its pages are shared between processes). CTranslate2 is not part of tern: build it from its source release outside this
 repository (its Python module on PYTHONPATH, its library on LD_LIBRARY_PATH); docs/performance.md says how.
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ t0 = time.time()
 if a["system"].startswith("tern"):
     import tern
     t1 = time.time()
-    m = tern.Model.load(a["model"], mmap=True, packed_cache_dir=a.get("cache") or False)
+    m = tern.Model.load(a["model"], mmap=a["mmap"], packed_cache_dir=a.get("cache") or False)
     t = tern.Translator(m, threads=1)
     t2 = time.time()
     text = t.translate_batch([a["sentence"]], max_length=a["max_length"])[0].text
@@ -111,7 +111,7 @@ def make_model(args):
 def child(args, system, hold=False):
     a = {"system": system, "sentence": SENTENCE, "hold": hold, "max_length": args.max_length,
          "model": args.tern_model if system.startswith("tern") else args.ct2_model, "spm_dir": args.spm_dir,
-         "cache": args.packed_cache if system == "tern+cache" else None}
+         "cache": args.packed_cache if system == "tern+cache" else None, "mmap": args.mmap}
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("TERN_PACKED_CACHE_DIR", None)
     if system.startswith("tern"):
@@ -156,6 +156,8 @@ def main():
     ap.add_argument("--drop-caches", action="store_true")
     ap.add_argument("--packed-cache", metavar="DIR", help="also 'tern+cache': tern with its packed-weights cache in DIR "
                     "(written by one unmeasured run first), beside tern packing at load")
+    ap.add_argument("--mmap", action="store_true", help="tern maps the model (Model.load(mmap=True)) instead of its "
+                    "default, reading it into private memory")
     args = ap.parse_args()
     if args.drop_caches and not os.access("/proc/sys/vm/drop_caches", os.W_OK):
         raise SystemExit("--drop-caches: /proc/sys/vm/drop_caches is not writable here (root only)")

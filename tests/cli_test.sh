@@ -461,5 +461,13 @@ check "--no-packed-cache: none" grep -q "packed weights: packed at load (no pack
 echo 'A dog.' | env -u TERN_PACKED_CACHE_DIR TERN_PACKED_CACHE=off XDG_CACHE_HOME="$tmp/xdg" ${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.f32.tern" --verbose > /dev/null 2> "$tmp/cache4"
 check "TERN_PACKED_CACHE=off: none" grep -q "packed weights: packed at load (no packed-weights cache directory)" "$tmp/cache4"
 
+# a read error of the input (a directory as stdin: EISDIR at the first read) names the line it came at; every
+# line before it was translated and written first (translate_cmd.cc flushes before it reports)
+${TERN_EMULATOR:-} "$tern_bin" translate -m "$models/post-swish.int8.tern" < "$tmp" > /dev/null 2> "$tmp/err"; rc=$?
+check "stdin read error: exit 2" test $rc -eq 2
+check "stdin read error: names the line" grep -q "standard input: read failed at line 1: Is a directory" "$tmp/err"
+${TERN_EMULATOR:-} "$tern_bin" score -m "$models/post-swish.int8.tern" < "$tmp" > /dev/null 2> "$tmp/err"; rc=$?
+check "score: stdin read error names the line" grep -q "standard input: read failed at line 1: Is a directory" "$tmp/err"
+
 echo "$pass passed, $fail failed"
 test $fail -eq 0

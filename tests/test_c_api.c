@@ -115,6 +115,36 @@ static void ban_token(tern_logits_row* row, void* user_data) {
   if (c >= 0 && row->step == 0) row->scores[c] = -1.0f / 0.0f;
 }
 
+/* Bad pointer/count pairs of tern_translate_params (each case sets one). */
+static const uint32_t kTwoIds[] = {5, 6};
+static const uint32_t* kPrefixes[] = {kTwoIds, NULL};
+static const size_t kPrefixLengths[] = {2, 3};
+static const uint32_t* kNullSeq[] = {NULL};
+static const size_t kSeqLength[] = {2};
+static const uint64_t kKeys[] = {1, 2, 3};
+static void set_prefix_ids_without_lengths(tern_translate_params* q) { q->target_prefix_ids = kPrefixes; }
+static void set_null_prefix_with_length(tern_translate_params* q) {
+  q->target_prefix_ids = kPrefixes;
+  q->target_prefix_lengths = kPrefixLengths;
+}
+static void set_suppress_null(tern_translate_params* q) { q->suppress_sequence_count = (size_t)1000000000; }
+static void set_suppress_no_lengths(tern_translate_params* q) {
+  q->suppress_sequences = kPrefixes;
+  q->suppress_sequence_count = 1;
+}
+static void set_suppress_null_entry(tern_translate_params* q) {
+  q->suppress_sequences = kNullSeq;
+  q->suppress_sequence_lengths = kSeqLength;
+  q->suppress_sequence_count = 1;
+}
+static void set_end_tokens_null(tern_translate_params* q) { q->end_token_count = (size_t)1000000000; }
+static void set_keep_spans_null(tern_translate_params* q) { q->keep_span_count = (size_t)1000000000; }
+static void set_keys_null(tern_translate_params* q) { q->sampling_key_count = (size_t)1000000000; }
+static void set_keys_count(tern_translate_params* q) {
+  q->sampling_keys = kKeys;
+  q->sampling_key_count = 3;
+}
+
 int main(int argc, char** argv) {
   CHECK(argc == 2);
   tern_error err;
@@ -432,6 +462,38 @@ int main(int argc, char** argv) {
   CHECK(tern_translate(NULL, two, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate(tr, NULL, 2, &p, res, &err) == TERN_INVALID_ARGUMENT);
   CHECK(tern_translate_ids(tr, NULL, lens, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+  { /* Every pointer/count pair: a NULL array while its count or a length says it holds something is refused at
+     * once, named, before anything is sized by that count (round five's rule). */
+    const uint32_t* null_src[] = {NULL};
+    size_t big[] = {(size_t)1000000000};
+    CHECK(tern_translate_ids(tr, null_src, big, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_translate_ids: sources[0] is NULL with length 1000000000") == 0);
+    CHECK(tern_result_count(res) == 0);
+    CHECK(tern_score_ids(tr, srcs, lens, null_src, big, 1, &p, res, &err) == TERN_INVALID_ARGUMENT);
+    CHECK(strcmp(err.message, "tern_score_ids: targets[0] is NULL with length 1000000000") == 0);
+    struct {
+      const char* want;
+      void (*set)(tern_translate_params*);
+    } cases[] = {
+        {"tern_translate_params.target_prefix_lengths is NULL with target_prefix_ids set", set_prefix_ids_without_lengths},
+        {"tern_translate_params.target_prefix_ids[1] is NULL with length 3", set_null_prefix_with_length},
+        {"tern_translate_params.suppress_sequences is NULL with suppress_sequence_count 1000000000", set_suppress_null},
+        {"tern_translate_params.suppress_sequence_lengths is NULL with suppress_sequence_count 1", set_suppress_no_lengths},
+        {"tern_translate_params.suppress_sequences[0] is NULL with length 2", set_suppress_null_entry},
+        {"tern_translate_params.end_tokens is NULL with end_token_count 1000000000", set_end_tokens_null},
+        {"tern_translate_params.keep_spans is NULL with keep_span_count 1000000000", set_keep_spans_null},
+        {"tern_translate_params.sampling_key_count 1000000000 with sampling_keys NULL for 2 inputs", set_keys_null},
+        {"tern_translate_params.sampling_key_count 3 for 2 inputs (one per input, or 0)", set_keys_count},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+      tern_translate_params q = tern_translate_default_params();
+      cases[k].set(&q);
+      CHECK(tern_translate(tr, two, 2, &q, res, &err) == TERN_INVALID_ARGUMENT);
+      if (strstr(err.message, cases[k].want) == NULL) fprintf(stderr, "case %zu: got '%s'\n", k, err.message);
+      CHECK(strstr(err.message, cases[k].want) != NULL);
+      CHECK(tern_result_count(res) == 0);
+    }
+  }
   CHECK(tern_translate(tr, NULL, 0, &p, res, &err) == TERN_OK); /* an empty batch */
   CHECK(tern_result_count(res) == 0);
   CHECK(tern_translator_create(NULL, &tp, &err) == NULL);
@@ -517,6 +579,34 @@ int main(int argc, char** argv) {
     q.beam_size = 4;
     CHECK(tern_translate_ids(tr, srcs, lens, 1, &q, res, &err) == TERN_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "beam sampling is not supported") != NULL);
+    /* 12 texts at max_batch 1, 3 and 12: the one chunked-call loop keys each text by its index in the call, so
+     * a seeded sampled call gives the same texts whatever the chunks are. */
+    q.beam_size = 1;
+    q.max_length = 12;
+    const char* many[12];
+    char storage[12][48];
+    for (int i = 0; i < 12; ++i) {
+      snprintf(storage[i], sizeof storage[i], "A dog number %d runs on the beach.", i);
+      many[i] = storage[i];
+    }
+    char want[12][256];
+    const uint32_t batches[] = {1, 3, 12};
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t mb = batches[k];
+      tern_translator_params bp = tern_translator_default_params();
+      bp.max_batch = mb;
+      tern_translator* bt = tern_translator_create(model_for_glossary, &bp, &err);
+      CHECK(bt != NULL);
+      CHECK(tern_translate(bt, many, 12, &q, res, &err) == TERN_OK);
+      for (int i = 0; i < 12; ++i) {
+        size_t tl = 0;
+        const char* text = tern_result_text(res, (size_t)i, 0, &tl);
+        CHECK(text != NULL && tl < 255);
+        if (mb == 1) memcpy(want[i], text, tl), want[i][tl] = 0;
+        else CHECK(strlen(want[i]) == tl && memcmp(want[i], text, tl) == 0);
+      }
+      tern_translator_free(bt);
+    }
   }
   /* The call's own logits rules: min_length holds </s> back; a bad value is refused. */
   {

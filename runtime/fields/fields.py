@@ -294,7 +294,8 @@ OPTIONS = [
       "the length penalty; and a sentence finishes as CTranslate2's beam search finishes it, once beam_size "
       "hypotheses have (early_stopping true, unless the call sets early_stopping). 0: off. Greedy search: no "
       "effect (one hypothesis).", cli="--coverage-penalty",
-      cli_help="beam search: the coverage penalty's weight (Wu et al. 2016; 0: off)", check="finite_ge0"),
+      cli_help="beam search: the coverage penalty's weight (Wu et al. 2016; 0: off; CTranslate2 takes a negative one)",
+      check="finite"),
     O("replace_unknowns", "bool", False, "A generated unknown token (`<unk>`) becomes the source token it attends to "
       "most (its token_sources entry), as CTranslate2's replace_unknowns: in the text, that source token's own bytes. "
       "Turns alignment on.", cli="--replace-unknowns",

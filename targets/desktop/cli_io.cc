@@ -82,7 +82,7 @@ bool LineInput::Next(std::string* line, bool* too_long, const volatile std::sig_
       const ssize_t n = ::read(fd_, buf_, sizeof buf_);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        error_ = true;
+        error_ = true, errno_ = errno;
         return false;
       }
       if (n == 0) {

@@ -7,6 +7,7 @@
 // as is a device or a socket given as input).
 #pragma once
 
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <fstream>
@@ -51,9 +52,11 @@ class LineInput {
   bool Next(std::string* line, bool* too_long, const volatile std::sig_atomic_t* stop = nullptr,
             size_t max_bytes = kMaxLineBytes);
   bool error() const { return error_; }
+  /// The read error's errno (EIO when the system gave none).
+  int errno_value() const { return errno_ ? errno_ : EIO; }
 
  private:
-  int fd_ = 0;
+  int fd_ = 0, errno_ = 0;
   bool own_ = false, eof_ = false, error_ = false;
   char buf_[65536];
   size_t pos_ = 0, end_ = 0;

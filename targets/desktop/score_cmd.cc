@@ -120,11 +120,14 @@ int RunScore(const ScoreArgs& args) {
     pairs.push_back(ParsePair(++line_no, s, too_long, args.ids));
     if (pairs.size() >= t.max_batch()) flush();
   }
+  // Every pair read before a read error is scored and written first; then the error, naming the line.
+  flush();
   if (in.error()) {
-    std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed\n";
+    out.flush();
+    std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed at line "
+              << line_no + 1 << ": " << std::strerror(in.errno_value() ? in.errno_value() : EIO) << "\n";
     return 2;
   }
-  flush();
   out.flush();
   if (!out) {
     std::cerr << "tern: write failed\n";

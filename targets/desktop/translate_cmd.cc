@@ -267,11 +267,14 @@ int RunTranslate(const TranslateArgs& args) {
     std::cerr << "tern: interrupted\n";
     return 130;
   }
+  // Every line read before a read error is translated and written first; then the error, naming the line.
+  flush();
   if (in.error()) {
-    std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed\n";
+    out->flush();
+    std::cerr << "tern: " << (args.input.empty() ? std::string("standard input") : args.input) << ": read failed at line "
+              << line_no + 1 << ": " << std::strerror(in.errno_value() ? in.errno_value() : EIO) << "\n";
     return 2;
   }
-  flush();
   if (write_failed()) return 2;
   if (Status st = output.Commit(); !st.ok()) {
     std::cerr << "tern: " << st.message() << "\n";

@@ -129,6 +129,8 @@ class CallOptions {
   std::vector<std::string_view> prefix_texts_;  // params.target_prefix, one per input
   std::vector<Span<const uint32_t>> prefix_ids_;  // params.target_prefix_ids
   void Refuse(const char* field, int value, const char* allowed);  // sets status_ (the first refusal)
+  /// Every pointer/count pair of `p` agrees: no NULL array with a count or a length (kInvalidArgument naming it).
+  static Status CheckArrays(const tern_translate_params& p, size_t n_inputs);
   void ReadPlain(const tern_translate_params& p);  // the table's fields (c_options_fields.inc)
   static bool Token(const TokenEvent& e, void* self);
   static bool Abort(void* self);

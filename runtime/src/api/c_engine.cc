@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "api/c_api_internal.h"
+#include <algorithm>
+
 #include "tern/engine.h"
 #include "tern/tern_engine.h"
 
@@ -136,10 +138,18 @@ tern_request* tern_submit_ids(tern_engine* e, const uint32_t* const* sources, co
   return Guarded(err, static_cast<tern_request*>(nullptr), [&]() -> tern_request* {
     if (!e || ((!sources || !lengths) && n))
       return SetError(err, TERN_INVALID_ARGUMENT, "tern_submit_ids: engine, sources or lengths is NULL"), nullptr;
+    for (size_t i = 0; i < n; ++i)  // a NULL source with a length: refused at once, before anything is copied
+      if (!sources[i] && lengths[i])
+        return SetError(err, TERN_INVALID_ARGUMENT, "tern_submit_ids: sources[" + std::to_string(i) + "] is NULL with length " +
+                                                        std::to_string(lengths[i])),
+               nullptr;
+    // The request keeps a copy of each source, at most one id past the model's positions: a longer one fails
+    // alone as too long, whatever length the caller claims (no copy is sized by an unchecked length).
+    const size_t most = size_t{e->model->hparams().max_positions} + 1;
     tern::Request req;
     req.ids.resize(n);
     for (size_t i = 0; i < n; ++i)
-      if (sources[i]) req.ids[i].assign(sources[i], sources[i] + lengths[i]);
+      if (sources[i]) req.ids[i].assign(sources[i], sources[i] + std::min(lengths[i], most));
     return Submit(e, std::move(req), params, on_done, user_data, err);
   });
 }

@@ -30,6 +30,10 @@ CallOptions::CallOptions(const tern_translate_params* params, size_t n_inputs) {
     return;
   }
   ReadPlain(p);
+  // Every pointer/count pair first, before anything is sized by a count: an array that is NULL while its
+  // count or a length says it holds something is refused at once, named.
+  if (status_.ok()) status_ = CheckArrays(p, n_inputs);
+  if (!status_.ok()) return;
   // The special fields (the table's "special" rows): callbacks, the glossary, per-input and id data.
   TranslateOptions& o = options_;
   token_ = p.token_callback, token_data_ = p.token_user_data;
@@ -48,35 +52,43 @@ CallOptions::CallOptions(const tern_translate_params* params, size_t n_inputs) {
   }
   if (p.target_prefix_ids) {
     prefix_ids_.resize(n_inputs);
-    for (size_t i = 0; i < n_inputs; ++i) {
-      const size_t len = p.target_prefix_lengths && p.target_prefix_ids[i] ? p.target_prefix_lengths[i] : 0;
-      prefix_ids_[i] = Span<const uint32_t>(p.target_prefix_ids[i], len);
-    }
+    for (size_t i = 0; i < n_inputs; ++i)
+      prefix_ids_[i] = Span<const uint32_t>(p.target_prefix_ids[i], p.target_prefix_ids[i] ? p.target_prefix_lengths[i] : 0);
     o.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_ids_.data(), n_inputs);
   }
-  // A NULL array or length is an empty sequence: the session refuses it, naming it.
-  for (size_t i = 0; i < p.suppress_sequence_count; ++i) {
-    const uint32_t* ids = p.suppress_sequences ? p.suppress_sequences[i] : nullptr;
-    suppress_.emplace_back(ids, ids && p.suppress_sequence_lengths ? p.suppress_sequence_lengths[i] : 0);
-  }
+  // (A sequence of length 0 stays: the session refuses it, naming it.)
+  for (size_t i = 0; i < p.suppress_sequence_count; ++i)
+    suppress_.emplace_back(p.suppress_sequences[i], p.suppress_sequences[i] ? p.suppress_sequence_lengths[i] : 0);
   o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_.data(), suppress_.size());
-  // A NULL array with a count: an id the session refuses (never a silent "none").
-  static const uint32_t kInvalid[] = {UINT32_MAX};
-  if (p.end_token_count) o.end_tokens = p.end_tokens ? Span<const uint32_t>(p.end_tokens, p.end_token_count) : Span<const uint32_t>(kInvalid, 1);
-  // A NULL array with a count: a span the session refuses (its text index is out of range).
+  if (p.end_token_count) o.end_tokens = Span<const uint32_t>(p.end_tokens, p.end_token_count);
   for (size_t i = 0; i < p.keep_span_count; ++i)
-    keep_.push_back(p.keep_spans ? KeepSpan{p.keep_spans[i].text, TextSpan{p.keep_spans[i].begin, p.keep_spans[i].end}}
-                                 : KeepSpan{SIZE_MAX, TextSpan{0, 0}});
+    keep_.push_back(KeepSpan{p.keep_spans[i].text, TextSpan{p.keep_spans[i].begin, p.keep_spans[i].end}});
   o.keep_spans = Span<const KeepSpan>(keep_.data(), keep_.size());
-  if (p.sampling_key_count) {
-    if (!p.sampling_keys || p.sampling_key_count != n_inputs) {
-      status_ = Status(StatusCode::kInvalidArgument, "tern_translate_params.sampling_key_count " + std::to_string(p.sampling_key_count) +
-                                                         (p.sampling_keys ? "" : " with sampling_keys NULL") + " for " +
-                                                         std::to_string(n_inputs) + " inputs (one per input, or 0)");
-      return;
-    }
-    o.sampling_keys = Span<const uint64_t>(p.sampling_keys, p.sampling_key_count);
+  if (p.sampling_key_count) o.sampling_keys = Span<const uint64_t>(p.sampling_keys, p.sampling_key_count);
+}
+
+Status CallOptions::CheckArrays(const tern_translate_params& p, size_t n_inputs) {
+  auto bad = [](const std::string& what) { return Status(StatusCode::kInvalidArgument, "tern_translate_params." + what); };
+  if (p.target_prefix_ids) {
+    if (!p.target_prefix_lengths) return bad("target_prefix_lengths is NULL with target_prefix_ids set (one length per input)");
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (!p.target_prefix_ids[i] && p.target_prefix_lengths[i])
+        return bad("target_prefix_ids[" + std::to_string(i) + "] is NULL with length " + std::to_string(p.target_prefix_lengths[i]));
   }
+  if (p.suppress_sequence_count) {
+    if (!p.suppress_sequences || !p.suppress_sequence_lengths)
+      return bad(std::string(p.suppress_sequences ? "suppress_sequence_lengths" : "suppress_sequences") + " is NULL with suppress_sequence_count " +
+                 std::to_string(p.suppress_sequence_count));
+    for (size_t i = 0; i < p.suppress_sequence_count; ++i)
+      if (!p.suppress_sequences[i] && p.suppress_sequence_lengths[i])
+        return bad("suppress_sequences[" + std::to_string(i) + "] is NULL with length " + std::to_string(p.suppress_sequence_lengths[i]));
+  }
+  if (p.end_token_count && !p.end_tokens) return bad("end_tokens is NULL with end_token_count " + std::to_string(p.end_token_count));
+  if (p.keep_span_count && !p.keep_spans) return bad("keep_spans is NULL with keep_span_count " + std::to_string(p.keep_span_count));
+  if (p.sampling_key_count && (!p.sampling_keys || p.sampling_key_count != n_inputs))
+    return bad("sampling_key_count " + std::to_string(p.sampling_key_count) + (p.sampling_keys ? "" : " with sampling_keys NULL") + " for " +
+               std::to_string(n_inputs) + " inputs (one per input, or 0)");
+  return Status::Ok();
 }
 
 void CallOptions::Refuse(const char* field, int value, const char* allowed) {

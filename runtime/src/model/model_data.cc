@@ -69,6 +69,16 @@ Result<int> OpenModelFile(const std::string& path, struct stat* st) {
   return fd;
 }
 
+// A private image once filled: read-only from here, as a mapping's, and no longer a candidate for huge pages, so
+// that the kernel's khugepaged never fills the ranges ReleasePages gives back (with zeros: resident again) by
+// collapsing them into huge pages. The huge pages it has keep their speed.
+void Seal(void* p, size_t size) {
+  mprotect(p, size, PROT_READ);
+#if defined(MADV_NOHUGEPAGE)
+  madvise(p, size, MADV_NOHUGEPAGE);
+#endif
+}
+
 }  // namespace
 
 ModelData::~ModelData() {
@@ -138,7 +148,7 @@ Result<std::unique_ptr<ModelData>> ModelData::ReadFile(const std::string& path) 
   struct stat after;
   const bool unchanged = fstat(fd, &after) == 0 && StampOf(after).SameFile(StampOf(st));
   close(fd);
-  mprotect(out, size, PROT_READ);  // the image is read-only from here, as a mapping's
+  Seal(out, size);
   d.value()->real_path_ = RealPath(path);
   d.value()->stamp_ = StampOf(st);
   d.value()->stamp_.trusted = d.value()->stamp_.trusted && unchanged;  // a write while it was read: bytes of both
@@ -150,7 +160,7 @@ Result<std::unique_ptr<ModelData>> ModelData::CopyOf(const void* data, size_t si
   TERN_RETURN_IF_ERROR(CheckAddressable(size, name));
   TERN_ASSIGN_OR_RETURN(auto d, Private(size, name));
   std::memcpy(d->mapping_, data, size);
-  mprotect(d->mapping_, size, PROT_READ);
+  Seal(d->mapping_, size);
   return d;
 }
 

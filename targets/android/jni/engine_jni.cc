@@ -209,7 +209,11 @@ JNIEXPORT void JNICALL Java_dev_tern_Engine_nativeSubmit(JNIEnv* env, jclass, jl
     delete p;
     return;
   }
-  tern_jni::ReadKeepSpans(env, keep_spans, p->inputs, &p->keep, &tp);
+  if (!tern_jni::ReadKeepSpans(env, keep_spans, p->inputs, &p->keep, &tp) ||
+      !tern_jni::CheckPerSentence(env, prefix_bytes, p->inputs.size(), "targetPrefix")) {
+    delete p;
+    return;
+  }
   if (prefix_bytes) {  // Options.targetPrefix as UTF-8 (null entries: none)
     const jsize k = env->GetArrayLength(prefix_bytes);
     p->prefixes.assign(static_cast<size_t>(k), std::string());

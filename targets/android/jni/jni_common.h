@@ -65,9 +65,14 @@ struct OptionStorage {
 
 /// Options.keepSpans triples (sentence, begin, end in String offsets) as tern_keep_span byte ranges of
 /// `inputs` (UTF-8) into `keep` and `p`. An offset that is not a character boundary of its sentence, or a
-/// sentence out of range, becomes a span the C API refuses (its sentence fails alone, or the call).
-void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
+/// sentence out of range, becomes a span the C API refuses (its sentence fails alone, or the call). False (a
+/// TernException pending) when the array's length is not a multiple of 3.
+bool ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
                    tern_translate_params* p);
+
+/// Whether a per-sentence array `a` (null: none) has one entry per sentence of the call; false (a TernException
+/// naming `what` pending) when its length is another.
+bool CheckPerSentence(JNIEnv* env, jobjectArray a, size_t n, const char* what);
 
 /// tern_translate_params from a Translator.Options for a call of n inputs (false: an exception is pending): the
 /// field table's plain fields (options_fields.inc), then the special ones (the glossary, suppressSequences,

@@ -141,10 +141,12 @@ bool ReadOptions(JNIEnv* env, jobject options, const tern_glossary* glossary, si
   return !env->ExceptionCheck();
 }
 
-void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
+bool ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string>& inputs, OptionStorage* keep,
                    tern_translate_params* p) {
-  if (!triples) return;
+  if (!triples) return true;
   const jsize n = env->GetArrayLength(triples);
+  if (n % 3 != 0)
+    return Throw(env, ("keepSpans: " + std::to_string(n) + " ints (triples of sentence, begin, end)").c_str()), false;
   std::vector<jint> v(static_cast<size_t>(n));
   if (n) env->GetIntArrayRegion(triples, 0, n, v.data());
   for (size_t i = 0; i + 2 < v.size(); i += 3) {
@@ -164,6 +166,14 @@ void ReadKeepSpans(JNIEnv* env, jintArray triples, const std::vector<std::string
   }
   p->keep_spans = keep->keep_spans.data();
   p->keep_span_count = keep->keep_spans.size();
+  return true;
+}
+
+bool CheckPerSentence(JNIEnv* env, jobjectArray a, size_t n, const char* what) {
+  if (!a || static_cast<size_t>(env->GetArrayLength(a)) == n) return true;
+  return Throw(env, (std::string(what) + ": " + std::to_string(env->GetArrayLength(a)) + " entries for " + std::to_string(n) +
+                     " sentences (one per sentence)").c_str()),
+         false;
 }
 
 }  // namespace tern_jni

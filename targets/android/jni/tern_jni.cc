@@ -175,8 +175,9 @@ JNIEXPORT void JNICALL Java_dev_tern_Translator_nativeTranslate(JNIEnv* env, jcl
   tern_translate_params p = tern_translate_default_params();
   tern_jni::OptionStorage keep;
   if (!ReadOptions(env, options, s->glossary, n, &p, &keep)) return;
-  tern_jni::ReadKeepSpans(env, keep_spans, inputs, &keep, &p);
+  if (!tern_jni::ReadKeepSpans(env, keep_spans, inputs, &keep, &p)) return;
   // Options.targetPrefix as UTF-8, one per sentence (Translator.translateLocked; null: none).
+  if (!tern_jni::CheckPerSentence(env, prefix_bytes, n, "targetPrefix")) return;
   if (prefix_bytes) {
     ReadBytes(env, prefix_bytes, &prefixes, &prefix_pointers);
     p.target_prefix = prefix_pointers.data();

@@ -107,6 +107,27 @@ public class TranslatorTest {
         threw = e.getMessage().contains("1 prefixes for 2 sentences");
       }
       check(threw, "one prefix per sentence");
+      // The native entry points check what the Java wrappers check (any caller of the JNI library): a
+      // targetPrefix of another length, keepSpans not in triples. Called through reflection.
+      java.lang.reflect.Method nt = Translator.class.getDeclaredMethod("nativeTranslate", long.class, byte[][].class,
+          byte[][].class, int[].class, Translator.Options.class, Translator.TokenListener.class, Translator.Result[].class);
+      nt.setAccessible(true);
+      java.lang.reflect.Field hf = Translator.class.getDeclaredField("handle");
+      hf.setAccessible(true);
+      final long h = hf.getLong(t);
+      byte[][] two = {in[0].getBytes("UTF-8"), in[2].getBytes("UTF-8")};
+      Object[][] natives = {
+          {two, new byte[][] {"Eine".getBytes("UTF-8")}, null, "targetPrefix: 1 entries for 2 sentences"},
+          {two, null, new int[] {0, 0, 2, 1}, "keepSpans: 4 ints (triples of sentence, begin, end)"}};
+      for (Object[] c : natives) {
+        String got = "nothing";
+        try {
+          nt.invoke(null, h, c[0], c[1], c[2], greedy, null, new Translator.Result[2]);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+          got = e.getCause().getMessage();
+        }
+        check(got.contains((String) c[3]), "the JNI call refuses it: " + got);
+      }
       Translator.Options sample = new Translator.Options();
       sample.doSample = true;
       sample.samplingTopK = 0;
@@ -114,6 +135,21 @@ public class TranslatorTest {
       sample.seed = 11;
       check(t.translate(new String[] {in[0]}, sample)[0].text.equals(t.translate(new String[] {in[0]}, sample)[0].text),
           "the same seed, the same sample");
+      // A seeded sampled call of 12 sentences at maxBatch 1, 3 and 12: the same texts (the C API's one chunk loop
+      // keys each sentence by its index in the call).
+      String[] many = new String[12];
+      for (int i = 0; i < 12; ++i) many[i] = "A dog number " + i + " runs on the beach.";
+      sample.maxLength = 12;
+      String[] firstRun = null;
+      for (int mb : new int[] {1, 3, 12}) {
+        try (Translator bt = new Translator(model, 1, mb)) {
+          Translator.Result[] rs = bt.translate(many, sample);
+          String[] texts = new String[rs.length];
+          for (int i = 0; i < rs.length; ++i) texts[i] = rs[i].text;
+          if (firstRun == null) firstRun = texts;
+          check(java.util.Arrays.equals(texts, firstRun), "maxBatch " + mb + ": the sampled texts of maxBatch 1");
+        }
+      }
       Translator.Options rules = new Translator.Options();
       rules.beamSize = 1;
       rules.disableUnk = true;

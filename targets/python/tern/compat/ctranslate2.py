@@ -27,9 +27,11 @@ alignment, ``</s>`` left out, as CTranslate2 does with its attention). The modul
 (``get_cuda_device_count``: 0, ``get_supported_compute_types``, ``contains_model``, ``set_random_seed``,
 ``set_log_level``, ``get_log_level``) keep CTranslate2's meaning on a machine without CUDA.
 
-What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); options tern does not have
-(patience, prefix bias, beam sampling, ``return_logits_vocab``) raise ``tern.UnsupportedError`` when set to
-anything but CTranslate2's default; ``device`` must be "cpu" or "auto" (the CPU). Pieces the source
+Every keyword is converted and checked as CTranslate2's binding and decoding.cc do (TypeError, ValueError).
+What differs: ``model_path`` is a ``.tern`` file (or a directory holding one); values tern cannot honour
+(patience other than 1, a prefix bias, beam sampling, ``return_logits_vocab``, beams over tern.MAX_BEAM) raise
+``tern.UnsupportedError``, non-finite penalties ``tern.InvalidArgumentError``; ``device`` must be "cpu" or
+"auto" (the CPU; "cuda" is a ValueError, as CTranslate2 without CUDA). Pieces the source
 vocabulary lacks become ``<unk>``. A source is translated whole up to ``max_input_length`` tokens
 (CTranslate2's default 1,024; the Translators are made again, larger, for a longer source, up to the model's
 positions); a longer one is cut to it with a warning, as CTranslate2 cuts it, and one the model has no
@@ -40,6 +42,8 @@ table of every keyword and attribute.
 import concurrent.futures
 import itertools
 import logging
+import math
+import operator
 import os
 import threading
 import warnings
@@ -205,11 +209,102 @@ def get_log_level():
     return _log_level[0]
 
 
-# translate_batch options tern cannot honour, with CTranslate2's defaults: any other value is refused.
-_FIXED = {
-    "patience": 1, "return_end_token": False, "prefix_bias_beta": 0,
-    "use_vmap": False, "return_logits_vocab": False,
+# The C++ type of each keyword in CTranslate2 4.8.1's binding (python/cpp/translator.cc): a value is converted
+# as pybind11 converts it there, and one it would not convert is a TypeError, as CTranslate2's.
+_SIZE, _INT, _FLOAT, _BOOL, _STR = "size_t", "int", "float", "bool", "str"
+_TYPES = {
+    "max_batch_size": _SIZE, "read_batch_size": _SIZE, "batch_type": _STR, "asynchronous": _BOOL, "beam_size": _SIZE,
+    "patience": _FLOAT, "num_hypotheses": _SIZE, "length_penalty": _FLOAT, "coverage_penalty": _FLOAT,
+    "repetition_penalty": _FLOAT, "no_repeat_ngram_size": _SIZE, "disable_unk": _BOOL, "return_end_token": _BOOL,
+    "prefix_bias_beta": _FLOAT, "max_input_length": _SIZE, "max_decoding_length": _SIZE, "min_decoding_length": _SIZE,
+    "use_vmap": _BOOL, "return_scores": _BOOL, "return_logits_vocab": _BOOL, "return_attention": _BOOL,
+    "return_alternatives": _BOOL, "min_alternative_expansion_prob": _FLOAT, "sampling_topk": _SIZE,
+    "sampling_topp": _FLOAT, "sampling_temperature": _FLOAT, "replace_unknowns": _BOOL, "return_log_prob": _BOOL,
+    "offset": _INT, "with_scores": _BOOL, "with_tokens_score": _BOOL, "device": _STR, "compute_type": _STR,
+    "inter_threads": _SIZE, "intra_threads": _SIZE, "max_queued_batches": _INT, "flash_attention": _BOOL,
+    "tensor_parallel": _BOOL,
 }
+
+
+def _typed(fn, name, value):
+    """`value` as CTranslate2's binding receives keyword `name` of `fn` (pybind11's conversions): integers from
+    anything with __index__ (a bool too), never a float or a str; size_t never negative; floats from numbers;
+    bools from anything with a truth value but a str. TypeError otherwise, as CTranslate2 raises."""
+    kind = _TYPES.get(name)
+    bad = TypeError("%s(): incompatible function arguments: %s=%r is not a %s (CTranslate2's type for it)"
+                    % (fn, name, value, kind))
+    if kind in (_SIZE, _INT):
+        if isinstance(value, (float, str, bytes)) or value is None:
+            raise bad
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise bad from None
+        if (kind == _SIZE and not 0 <= v < 1 << 64) or (kind == _INT and not -(1 << 63) <= v < 1 << 63):
+            raise bad
+        return v
+    if kind == _FLOAT:
+        if isinstance(value, (str, bytes)) or value is None:
+            raise bad
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise bad from None
+    if kind == _BOOL:
+        if isinstance(value, (str, bytes)):
+            raise bad
+        return bool(value)
+    if kind == _STR:
+        if not isinstance(value, str):
+            raise bad
+        return value
+    return value
+
+
+def _decoding_checks(o, vocab_size):
+    """CTranslate2's validate_decoding_options (decoding.cc) and its sampler's vocabulary check, on the converted
+    keywords `o`: ValueError with its messages."""
+    if o["beam_size"] == 0:
+        raise ValueError("The beam size must be > 0")
+    if o["patience"] <= 0 or o["patience"] == math.inf:
+        raise ValueError("The patience factor must be > 0")
+    if o["num_hypotheses"] == 0:
+        raise ValueError("The number of hypotheses must be > 0")
+    sampling = o["sampling_topk"] != 1
+    most = o["beam_size"] * o["patience"]  # get_max_candidates (NaN: CTranslate2 takes it; tern refuses it below)
+    if (math.isfinite(most) and o["num_hypotheses"] > round(most) and not o["return_alternatives"]
+            and not (o["beam_size"] == 1 and sampling)):
+        raise ValueError("The number of hypotheses cannot be greater than beam_size * patience")
+    if o["min_decoding_length"] > o["max_decoding_length"]:
+        raise ValueError("The minimum decoding length is greater than the maximum decoding length")
+    if o["max_decoding_length"] == 0:
+        raise ValueError("The maximum decoding length must be > 0")
+    if not o["repetition_penalty"] > 0 and not math.isnan(o["repetition_penalty"]):
+        raise ValueError("The repetition penalty must be > 0")
+    if o["prefix_bias_beta"] >= 1:
+        raise ValueError("The beta value in biased decoding must be < 1")
+    if o["prefix_bias_beta"] > 0 and o["return_alternatives"]:
+        raise ValueError("Biased decoding is not compatible with the return_alternatives mode")
+    if o["return_alternatives"] and not 0 <= o["min_alternative_expansion_prob"] <= 1:
+        raise ValueError("The minimum alternative expansion probability must be between 0 and 1")
+    if o["callback"] is not None and (o["beam_size"] != 1 or o["prefix_bias_beta"] > 0):
+        raise ValueError("The callback function is not compatible with beam_size > 1 or prefix_bias_beta > 0")
+    if o["sampling_topp"] <= 0 or o["sampling_topp"] > 1:
+        raise ValueError("The sampling_topp parameter must be between 0 and 1")
+    if sampling and o["sampling_topk"] > vocab_size:
+        raise ValueError("sampling_topk option (%d) is greater than the vocabulary size (%d)" % (o["sampling_topk"], vocab_size))
+
+
+def _what_tern_cannot(fn, o):
+    """Values CTranslate2 takes that tern cannot honour (docs/python.md says why): tern.UnsupportedError."""
+    if o["patience"] != 1:
+        raise UnsupportedError("%s: patience=%r: tern's beam search ends by transformers' rules (only 1)" % (fn, o["patience"]))
+    if o["prefix_bias_beta"] > 0:
+        raise UnsupportedError("%s: prefix_bias_beta=%r: tern has no biased decoding (only <= 0)" % (fn, o["prefix_bias_beta"]))
+    if o.get("return_logits_vocab"):
+        raise UnsupportedError("%s: return_logits_vocab=True: tern returns no vocabulary logits" % fn)
+
+
 _seed = [0]
 
 
@@ -242,10 +337,25 @@ class Translator:
 
     def __init__(self, model_path, device="cpu", *, device_index=0, compute_type="default", inter_threads=1,
                  intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
-        if device not in ("cpu", "auto"):  # "auto": the CPU, as CTranslate2 without a GPU
-            raise UnsupportedError("device %r: tern runs on the CPU (\"cpu\" or \"auto\")" % (device,))
-        if device_index not in (0, [0]):
-            raise UnsupportedError("device_index %r: tern has one device" % (device_index,))
+        device, compute_type, inter_threads, intra_threads, max_queued_batches, flash_attention, tensor_parallel = (
+            _typed("Translator", k, v) for k, v in (("device", device), ("compute_type", compute_type),
+                                                    ("inter_threads", inter_threads), ("intra_threads", intra_threads),
+                                                    ("max_queued_batches", max_queued_batches),
+                                                    ("flash_attention", flash_attention), ("tensor_parallel", tensor_parallel)))
+        if device not in ("cpu", "auto", "cuda"):  # CTranslate2's devices; "auto" is the CPU where there is no GPU
+            raise ValueError("unsupported device %s" % device)
+        if device == "cuda":  # as CTranslate2 built without CUDA, or on a machine without a GPU
+            raise ValueError("This CTranslate2 package was not compiled with CUDA support")
+        if isinstance(device_index, (list, tuple)) and len(device_index) == 1:
+            device_index = device_index[0]
+        if isinstance(device_index, (list, tuple, str, bytes, float)) or device_index != 0:
+            raise ValueError("device_index %r: the CPU device has index 0 only" % (device_index,))
+        if compute_type not in ("default", "auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16",
+                                "float32", "float16", "bfloat16"):
+            raise ValueError("invalid compute type: %s" % compute_type)
+        if compute_type in ("float16", "int8_float16", "bfloat16", "int8_bfloat16"):  # as CTranslate2 on this CPU
+            raise ValueError("Requested %s compute type, but the target device or backend do not support efficient "
+                             "%s computation." % (compute_type, compute_type.split("_")[-1]))
         if tensor_parallel:
             raise UnsupportedError("tensor_parallel=True: tern runs on one CPU (inter_threads runs replicas)")
         self._model = _tern.Model.load(_find_model(model_path, files))
@@ -345,19 +455,59 @@ class Translator:
             cur_size += add
         return out + ([cur] if cur else [])
 
+    def _options(self, fn, values):
+        """The keywords of a decoding call converted as CTranslate2's binding converts them (TypeError for what it
+        would not take), then checked as its decoding.cc checks them (ValueError), then what tern cannot honour
+        (UnsupportedError); sizes past what a model can have are cut to it (a decoding length to the positions)."""
+        o = {k: (_typed(fn, k, v) if k in _TYPES else v) for k, v in values.items() if k not in ("self", "source", "target_prefix")}
+        if o.get("batch_type", "examples") not in ("examples", "tokens"):
+            raise ValueError("Invalid batch type: %s" % o["batch_type"])
+        _decoding_checks(o, len(self._target_vocab))
+        _what_tern_cannot(fn, o)
+        seqs = o.get("suppress_sequences")
+        if seqs is not None:
+            if isinstance(seqs, (str, bytes)) or any(isinstance(q, (str, bytes)) or not all(isinstance(t, str) for t in q) for q in seqs):
+                raise TypeError("%s(): incompatible function arguments: suppress_sequences is not a list of token lists" % fn)
+            o["suppress_sequences"] = [list(q) for q in seqs if len(q)]  # an empty sequence suppresses nothing
+        end = o.get("end_token")
+        if end is not None:
+            ends = [end] if isinstance(end, str) else list(end)
+            if not all(isinstance(t, (str, int)) and not isinstance(t, bool) for t in ends):
+                raise TypeError("%s(): incompatible function arguments: end_token is not a token or a list of them" % fn)
+            for t in ends:
+                if isinstance(t, str) and t not in self._target_index:
+                    raise ValueError("end_token %r is not in the target vocabulary" % t)
+                if isinstance(t, int) and not 0 <= t < len(self._target_vocab):
+                    raise ValueError("end_token id %d is outside the target vocabulary" % t)
+            o["end_token"] = [t if isinstance(t, str) else self._target_vocab[t] for t in ends]
+        positions = self._positions
+        o["max_decoding_length"] = min(o["max_decoding_length"], positions)  # the most a decoding can have
+        o["min_decoding_length"] = min(o["min_decoding_length"], o["max_decoding_length"])
+        o["no_repeat_ngram_size"] = min(o["no_repeat_ngram_size"], positions + 1)  # longer: never repeats
+        return o
+
     def translate_batch(self, source, target_prefix=None, *, max_batch_size=0, batch_type="examples", asynchronous=False,
-                        beam_size=2, num_hypotheses=1, length_penalty=1, coverage_penalty=0, max_input_length=1024,
-                        max_decoding_length=256, return_scores=False, callback=None, sampling_topk=1, sampling_topp=1,
-                        sampling_temperature=1, repetition_penalty=1, no_repeat_ngram_size=0, min_decoding_length=1,
-                        return_alternatives=False, min_alternative_expansion_prob=0, suppress_sequences=None,
-                        disable_unk=False, return_attention=False, end_token=None, replace_unknowns=False, **options):
+                        beam_size=2, patience=1, num_hypotheses=1, length_penalty=1, coverage_penalty=0,
+                        repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
+                        end_token=None, return_end_token=False, prefix_bias_beta=0, max_input_length=1024,
+                        max_decoding_length=256, min_decoding_length=1, use_vmap=False, return_scores=False,
+                        return_logits_vocab=False, return_attention=False, return_alternatives=False,
+                        min_alternative_expansion_prob=0, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
+                        replace_unknowns=False, callback=None):
         """Translates a batch of token lists; returns a TranslationResult per example (a finished
-        AsyncTranslationResult each with asynchronous=True)."""
-        for name, value in options.items():
-            if name not in _FIXED:
-                raise TypeError("translate_batch() got an unexpected keyword argument %r" % name)
-            if value != _FIXED[name]:
-                raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        AsyncTranslationResult each with asynchronous=True). Keywords are CTranslate2 4.8.1's, converted and checked
+        as it does (TypeError, ValueError); the few values tern cannot honour raise tern.UnsupportedError."""
+        o = self._options("translate_batch", locals())
+        (max_batch_size, batch_type, asynchronous, beam_size, num_hypotheses, length_penalty, coverage_penalty,
+         repetition_penalty, no_repeat_ngram_size, disable_unk, suppress_sequences, end_token, return_end_token,
+         max_input_length, max_decoding_length, min_decoding_length, return_scores, return_attention,
+         return_alternatives, min_alternative_expansion_prob, sampling_topk, sampling_topp, sampling_temperature,
+         replace_unknowns) = (o[k] for k in (
+            "max_batch_size", "batch_type", "asynchronous", "beam_size", "num_hypotheses", "length_penalty",
+            "coverage_penalty", "repetition_penalty", "no_repeat_ngram_size", "disable_unk", "suppress_sequences",
+            "end_token", "return_end_token", "max_input_length", "max_decoding_length", "min_decoding_length",
+            "return_scores", "return_attention", "return_alternatives", "min_alternative_expansion_prob",
+            "sampling_topk", "sampling_topp", "sampling_temperature", "replace_unknowns"))
         if not source:
             return []
         prefix_ids = None
@@ -391,20 +541,17 @@ class Translator:
         if replace_unknowns:  # the alignment gives each <unk> the source token it attends to most
             kw["return_alignment"] = True
         if end_token:  # tokens that end a hypothesis besides </s> (tern's end_tokens; </s> always ends one too)
-            ends = [end_token] if isinstance(end_token, str) else list(end_token)
-            kw["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
+            kw["end_tokens"] = [i for i in self._target_ids(end_token, "end_token") if i != self._eos]
         alternatives = {}
         if return_alternatives:  # num_hypotheses first tokens after the prefix, each continued by the search
             alternatives = dict(alternatives=int(num_hypotheses),
                                 min_alternative_expansion_prob=float(min_alternative_expansion_prob))
-        elif beam_size < 1 or num_hypotheses < 1 or num_hypotheses > beam_size:
-            raise ValueError("beam_size %r, num_hypotheses %r: 1 <= num_hypotheses <= beam_size" % (beam_size, num_hypotheses))
         ids = [self._ids(s, max_input_length, k) for k, s in enumerate(source)]
         longest = max(len(x) for x in ids)
         groups = self._batches([len(x) for x in ids], max_batch_size, batch_type)
         steps = {}
         finish = lambda r, k, prefix=0, alt=None: self._result(
-            r, return_scores, length_penalty, prefix, alt, source[k] if replace_unknowns else None)
+            r, return_scores, length_penalty, prefix, alt, source[k] if replace_unknowns else None, return_end_token)
 
         def run(translator, group):
             stream = None
@@ -461,10 +608,12 @@ class Translator:
                         results[i] = r
         return [_Done(r) for r in results] if asynchronous else results
 
-    def _result(self, r, return_scores, length_penalty, prefix=0, alternatives=None, source_tokens=None):
+    def _result(self, r, return_scores, length_penalty, prefix=0, alternatives=None, source_tokens=None,
+                end_token=False):
         hyps, scores = [], []
         for h in (r.hypotheses if r.ok else []):
-            pieces = [self._target_vocab[i] for i in h.ids]
+            ended = end_token and len(h.tokens) > len(h.ids)  # return_end_token: the token that ended it stays
+            pieces = [self._target_vocab[i] for i in (h.tokens if ended else h.ids)]
             if source_tokens is not None:  # replace_unknowns: CTranslate2 copies the caller's source token
                 sources = h.token_sources
                 for t, piece in enumerate(pieces):
@@ -485,21 +634,24 @@ class Translator:
         out = TranslationResult(hyps, scores)
         for h in (r.hypotheses if r.ok else []):  # CTranslate2: one row per generated token, </s> left out
             if h.attention is not None:
-                out.attention.append(h.attention[: len(h.ids)].tolist())
+                out.attention.append(h.attention[: len(h.tokens) if end_token else len(h.ids)].tolist())
         return out
 
     def generate_tokens(self, source, target_prefix=None, *, max_decoding_length=256, min_decoding_length=1,
                         sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,
                         repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
-                        end_token=None, max_input_length=1024, **options):
+                        end_token=None, max_input_length=1024, use_vmap=False):
         """CTranslate2's generate_tokens: an iterator of GenerationStepResult for one example (a token list),
         greedy search (or sampling); leaving the loop early stops the translation (tern's
-        Translator.generate_tokens)."""
-        for name, value in options.items():
-            if name not in _FIXED:
-                raise TypeError("generate_tokens() got an unexpected keyword argument %r" % name)
-            if value != _FIXED[name]:
-                raise UnsupportedError("%s=%r: tern has no such option (only CTranslate2's default %r)" % (name, value, _FIXED[name]))
+        Translator.generate_tokens). Keywords converted and checked as translate_batch's (CTranslate2 runs it
+        through translate_batch with beam_size 1 and a callback)."""
+        o = self._options("generate_tokens", dict(locals(), beam_size=1, patience=1, num_hypotheses=1,
+                                                  return_alternatives=False, prefix_bias_beta=0, callback=None))
+        (max_decoding_length, min_decoding_length, sampling_topk, sampling_topp, sampling_temperature, return_log_prob,
+         repetition_penalty, no_repeat_ngram_size, disable_unk, suppress_sequences, end_token, max_input_length) = (
+            o[k] for k in ("max_decoding_length", "min_decoding_length", "sampling_topk", "sampling_topp",
+                           "sampling_temperature", "return_log_prob", "repetition_penalty", "no_repeat_ngram_size",
+                           "disable_unk", "suppress_sequences", "end_token", "max_input_length"))
         kw = dict(beam_size=1, max_length=max_decoding_length, return_scores=True)
         if sampling_topk != 1:
             kw.update(do_sample=True, sampling_topk=int(sampling_topk), sampling_topp=float(sampling_topp),
@@ -514,8 +666,7 @@ class Translator:
         if disable_unk:
             kw["disable_unk"] = True
         if end_token:
-            ends = [end_token] if isinstance(end_token, str) else list(end_token)
-            kw["end_tokens"] = [i for i in self._target_ids(ends, "end_token") if i != self._eos]
+            kw["end_tokens"] = [i for i in self._target_ids(end_token, "end_token") if i != self._eos]
         if target_prefix:
             kw["target_prefix_ids"] = [self._target_ids(target_prefix, "target_prefix")]
         ids = self._ids(source, max_input_length)
@@ -529,10 +680,15 @@ class Translator:
         """CTranslate2's score_batch: a ScoringResult per (source, target) pair of token lists (target pieces
         without ``</s>``): each target token's log-probability, ``</s>`` last (tern's Translator.score_ids).
         offset n: the first n target tokens are scored but left out of the result, as CTranslate2 leaves them."""
+        max_batch_size, batch_type, max_input_length, offset, asynchronous = (
+            _typed("score_batch", k, v) for k, v in (("max_batch_size", max_batch_size), ("batch_type", batch_type),
+                                                     ("max_input_length", max_input_length), ("offset", offset),
+                                                     ("asynchronous", asynchronous)))
+        if batch_type not in ("examples", "tokens"):
+            raise ValueError("Invalid batch type: %s" % batch_type)
         if len(source) != len(target):
             raise ValueError("score_batch: %d sources and %d targets" % (len(source), len(target)))
-        if offset < 0:
-            raise ValueError("offset %r: at least 0" % (offset,))
+        offset = max(0, offset)  # CTranslate2 takes a negative offset (and reads before the first token): none here
         ids = [self._ids(s, max_input_length, k) for k, s in enumerate(source)]
         tgt = [self._target_ids(t, "target") for t in target]
         for k, t in enumerate(tgt):
@@ -552,39 +708,84 @@ class Translator:
                                        [float(x) for x in h.token_logprobs][offset:])
         return [_Done(r) for r in out] if asynchronous else out
 
+    @staticmethod
+    def _read_ahead(iterables, n, base, what):
+        """Up to n items of each of `iterables` (in step), checked as token lists. Returns (items, stop): `stop`
+        is the exception that ends the iteration once the items before it are yielded (the iterable's own,
+        noted with the caller's index, or a TypeError naming the item), else None."""
+        items = []
+        while len(items) < n:
+            row = []
+            for k, it in enumerate(iterables):
+                try:
+                    x = next(it)
+                except StopIteration:
+                    if k == 0:
+                        return items, None
+                    x = None  # a shorter target_prefix iterable: no prefix
+                except Exception as raised:
+                    raised.index = base + len(items)
+                    raised.add_note("tern: the iterable raised this at item %d; every result before it was yielded" % raised.index)
+                    return items, raised
+                if x is not None and (isinstance(x, (str, bytes)) or not all(isinstance(t, str) for t in x)):
+                    e = TypeError("%s item %d: a list of str tokens is needed, got %s" % (what[k], base + len(items), type(x).__name__))
+                    e.index = base + len(items)
+                    return items, e
+                row.append(x)
+            items.append(row)
+        return items, None
+
     def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
         """CTranslate2's translate_iterable: a TranslationResult per example of `source` (token lists), in
         order, while it reads ahead (max_batch_size x inter_threads x 4 examples at a time, submitted
-        shortest first so that similar lengths share calls). target_prefix: an iterable of prefixes beside it."""
+        shortest first so that similar lengths share calls). target_prefix: an iterable of prefixes beside it.
+        An item that is not a token list, or an exception of the iterable itself, ends the iteration after
+        every result before it, with the item's position (``index``)."""
+        if max_batch_size < 1:  # CTranslate2's translate_iterable (Python) compares before it converts
+            raise ValueError("max_batch_size must be greater than 0")
+        max_batch_size = _typed("translate_iterable", "max_batch_size", max_batch_size)
         if batch_type not in ("examples", "tokens"):
-            raise ValueError("batch_type %r: 'examples' or 'tokens'" % (batch_type,))
-        it = iter(source)
-        prefixes = iter(target_prefix) if target_prefix is not None else None
+            raise ValueError("Invalid batch type: %s" % batch_type)
+        its = [iter(source)] + ([iter(target_prefix)] if target_prefix is not None else [])
         ahead = max(1, max_batch_size) * self._n_translators * 4
-        pending = []
+        pending, base, stop = [], 0, None
         while True:
-            chunk = list(itertools.islice(it, ahead))
-            if chunk and prefixes is not None:
-                kw = dict(kwargs, target_prefix=list(itertools.islice(prefixes, len(chunk))))
+            rows, stop = self._read_ahead(its, ahead, base, ["source", "target_prefix"]) if stop is None else ([], stop)
+            chunk = [r[0] for r in rows]
+            if chunk and target_prefix is not None:
+                kw = dict(kwargs, target_prefix=[r[1] for r in rows])
                 submitted = self.translate_batch(chunk, max_batch_size=max_batch_size, batch_type=batch_type, **kw)
             else:
                 submitted = self.translate_batch(chunk, asynchronous=True, **kwargs) if chunk else []
             for a in pending:
                 yield a.result() if isinstance(a, (_Async, _Done)) else a
-            if not chunk:
-                return
             pending = submitted
+            base += len(chunk)
+            if not chunk:
+                if stop is not None:
+                    raise stop
+                return
 
     def score_iterable(self, source, target, max_batch_size=64, batch_type="examples", **kwargs):
-        """CTranslate2's score_iterable: a ScoringResult per (source, target) pair of the two iterables, in order."""
-        it = zip(source, target)
-        ahead = max(1, max_batch_size) * self._n_translators * 4
+        """CTranslate2's score_iterable: a ScoringResult per (source, target) pair of the two iterables, in
+        order. An item that is not a token list, or an exception of either iterable, ends the iteration after
+        every result before it, with the item's position (``index``)."""
+        if max_batch_size < 1:
+            raise ValueError("max_batch_size must be greater than 0")
+        its = [iter(source), iter(target)]
+        ahead = max_batch_size * self._n_translators * 4
+        base, stop = 0, None
         while True:
-            chunk = list(itertools.islice(it, ahead))
-            if not chunk:
+            rows, stop = self._read_ahead(its, ahead, base, ["source", "target"])
+            rows = [r for r in rows if r[1] is not None]  # (zip's end: the shorter iterable)
+            if rows:
+                yield from self.score_batch([r[0] for r in rows], [r[1] for r in rows], max_batch_size=max_batch_size,
+                                            batch_type=batch_type, **kwargs)
+            base += len(rows)
+            if stop is not None:
+                raise stop
+            if len(rows) < ahead:
                 return
-            yield from self.score_batch([c[0] for c in chunk], [c[1] for c in chunk], max_batch_size=max_batch_size,
-                                        batch_type=batch_type, **kwargs)
 
     def translate_file(self, source_path, output_path, target_path=None, *, max_batch_size=32, read_batch_size=0,
                        batch_type="examples", with_scores=False, source_tokenize_fn=None, target_tokenize_fn=None,
