@@ -1,5 +1,6 @@
 // TranslateIcuMessages (tern/icu_message.h): parse each message (markup/icu_message.h), translate every
 // text with letters through Translator::Translate with its arguments as keep_spans, rebuild the syntax.
+#include "tern/call_chunks.h"
 #include "tern/icu_message.h"
 
 #include "markup/icu_message.h"
@@ -55,31 +56,36 @@ Status TranslateIcuMessages(Translator& translator, Span<const std::string_view>
       else translations[i][t] = std::move(text);
     }
   }
-  const size_t batch = std::max<size_t>(1, translator.max_batch());
-  for (size_t b = 0; b < pieces.size(); b += batch) {
-    const size_t e = std::min(pieces.size(), b + batch);
-    std::vector<std::string_view> texts;
-    std::vector<KeepSpan> keep;
-    for (size_t k = b; k < e; ++k) {
-      texts.push_back(pieces[k].body);
-      for (const TextSpan& s : pieces[k].keep) keep.push_back({k - b, s});
-    }
-    TranslateOptions o = options;
-    o.keep_spans = Span<const KeepSpan>(keep.data(), keep.size());
-    Span<const TranslationResult> results;
-    TERN_RETURN_IF_ERROR(translator.Translate(Span<const std::string_view>(texts.data(), texts.size()), o, &results));
-    for (size_t k = b; k < e; ++k) {
-      const Piece& p = pieces[k];
-      const TranslationResult& r = results[k - b];
-      IcuTranslation& m = (*out)[p.message];
-      if (!r.ok()) {
-        if (m.ok()) m.error = r.error, m.error_message = "text at byte " + std::to_string(parsed[p.message].texts[p.text].span.begin) +
-                                                           ": " + std::string(r.error_message);
-        continue;
-      }
-      translations[p.message][p.text] = p.lead + std::string(r.best().text) + p.trail;
-    }
+  // Every piece one input of one call, in the one chunked-call loop (tern/call_chunks.h: each chunk's keep spans
+  // renumbered, each piece keyed for sampling by its index in the call).
+  std::vector<std::string_view> texts;
+  std::vector<KeepSpan> keep;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    texts.push_back(pieces[k].body);
+    for (const TextSpan& s : pieces[k].keep) keep.push_back({k, s});
   }
+  TranslateOptions whole = options;
+  whole.keep_spans = Span<const KeepSpan>(keep.data(), keep.size());
+  CallChunks chunks(whole, texts.size(), translator.max_batch());
+  size_t delivered = 0;
+  TERN_RETURN_IF_ERROR(chunks.Run(
+      [&](size_t b, size_t e, const TranslateOptions& o, Span<const TranslationResult>* results) {
+        return translator.Translate(Span<const std::string_view>(texts.data() + b, e - b), o, results);
+      },
+      [&](size_t b, Span<const TranslationResult> results) {
+        for (size_t j = 0; j < results.size(); ++j) {
+          const Piece& p = pieces[b + j];
+          const TranslationResult& r = results[j];
+          IcuTranslation& m = (*out)[p.message];
+          if (!r.ok()) {
+            if (m.ok()) m.error = r.error, m.error_message = "text at byte " + std::to_string(parsed[p.message].texts[p.text].span.begin) +
+                                                               ": " + std::string(r.error_message);
+            continue;
+          }
+          translations[p.message][p.text] = p.lead + std::string(r.best().text) + p.trail;
+        }
+      },
+      &delivered));
   for (size_t i = 0; i < messages.size(); ++i) {
     IcuTranslation& m = (*out)[i];
     if (!m.ok()) continue;

@@ -4,6 +4,8 @@
 #include <deque>
 #include <string_view>
 
+#include "tern/call_chunks.h"
+
 namespace tern::serving {
 namespace {
 
@@ -88,23 +90,26 @@ class EngineSource final : public SentenceSource {
     TranslateOptions o = first_->request.options;
     o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
     for (Entry& e : entries_) {
-      for (size_t k = 0; k < e.deferred.size(); k += tr_.max_batch()) {
+      if (!e.deferred.empty()) {  // one static call over them, in the one chunked-call loop (tern/call_chunks.h)
         std::vector<std::string_view> texts;
         std::vector<uint64_t> keys;  // each deferred text's own sampling key
-        for (size_t j = k; j < std::min(e.deferred.size(), k + tr_.max_batch()); ++j) {
-          texts.emplace_back(e.t->request.texts[e.deferred[j]]);
-          keys.push_back(e.t->sampling_keys[e.deferred[j]]);
-        }
+        for (const size_t i : e.deferred) texts.emplace_back(e.t->request.texts[i]), keys.push_back(e.t->sampling_keys[i]);
         o.sampling_keys = Span<const uint64_t>(keys.data(), keys.size());
-        Span<const TranslationResult> results;
-        const Status s = tr_.Translate(Span<const std::string_view>(texts.data(), texts.size()), o, &results);
-        std::vector<OwnedResult> owned;
-        if (results.size() == texts.size()) CopyResults(results, &owned);
-        for (size_t j = 0; j < texts.size(); ++j) {
-          e.results[e.deferred[k + j]] = j < owned.size() ? std::move(owned[j]) : std::move(CancelledResults(1)[0]);
-          e.cancelled |= !s.ok();
-          --e.remaining;
-        }
+        CallChunks chunks(o, texts.size(), tr_.max_batch());
+        size_t delivered = 0;
+        const Status s = chunks.Run(
+            [&](size_t b, size_t end, const TranslateOptions& chunk, Span<const TranslationResult>* results) {
+              return tr_.Translate(Span<const std::string_view>(texts.data() + b, end - b), chunk, results);
+            },
+            [&](size_t b, Span<const TranslationResult> results) {
+              std::vector<OwnedResult> owned;
+              CopyResults(results, &owned);
+              for (size_t j = 0; j < owned.size(); ++j) e.results[e.deferred[b + j]] = std::move(owned[j]);
+            },
+            &delivered);
+        for (size_t j = delivered; j < texts.size(); ++j) e.results[e.deferred[j]] = std::move(CancelledResults(1)[0]);
+        e.cancelled |= !s.ok();
+        e.remaining -= texts.size();
       }
       e.deferred.clear();
       if (e.complete) continue;
