@@ -241,7 +241,7 @@ TEST_CASE("target prefixes and scoring: a bad prefix or target fails its sentenc
   o.target_prefix_ids = Span<const Span<const uint32_t>>(p1.data(), 1);
   Status s = t->TranslateIds(Spans(two, &s1), o, &r);
   CHECK(s.code() == StatusCode::kInvalidArgument);
-  CHECK(s.message() == "target_prefix: 1 prefixes for 2 sentences (one per sentence, empty for none)");
+  CHECK(s.message() == "target_prefix_ids: 1 entries for 2 inputs (one per input, or none)");
   const std::string_view text_prefix[] = {"x"};
   o.target_prefix = Span<const std::string_view>(text_prefix, 1);
   CHECK(t->CheckOptions(o).message() == "target_prefix and target_prefix_ids: give one of them");

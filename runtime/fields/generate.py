@@ -361,7 +361,7 @@ def gen_chunks():
         raise SystemExit("one by_text field only (SliceInputFields has one list for it)")
     out += ["}", "", "// A \"slice\" field with entries must have one per input, a \"by_text\" entry must name an input:",
             "// kInvalidArgument naming the field otherwise.",
-            "Status CheckInputCounts(const TranslateOptions& whole, size_t n) {"]
+            "Status CheckCounts(const TranslateOptions& whole, size_t n) {"]
     for o in OPTIONS:
         if o.per_input == "slice":
             out += ["  if (!whole.%s.empty() && whole.%s.size() != n)" % (o.member, o.member),

@@ -22,7 +22,7 @@ def test_prefix_text_and_ids(translator, model):
     ids = list(out[0].hypotheses[0].ids[:3])
     again = translator.translate_batch(SRC[:1], beam_size=4, target_prefix_ids=[ids])
     assert list(again[0].hypotheses[0].ids[:3]) == ids
-    with pytest.raises(tern.InvalidArgumentError, match="1 prefixes for 2 inputs"):
+    with pytest.raises(tern.InvalidArgumentError, match="1 entries for 2 inputs"):
         translator.translate_batch(SRC, target_prefix=["x"])
     with pytest.raises(tern.InvalidArgumentError, match="give one of them"):
         translator.translate_batch(SRC[:1], target_prefix=["x"], target_prefix_ids=[[5]])

@@ -21,6 +21,12 @@ namespace tern {
 /// The chunks of one call of any number of inputs (see the top of this header).
 class TERN_API CallChunks {
  public:
+  /// The one check of a call's per-input fields against its `n` inputs (generated from the field table's
+  /// per_input column: every entry point, binding and the engine use it): a "slice" field with entries must
+  /// have one per input, a "by_text" entry must name an input. kInvalidArgument naming the field otherwise
+  /// ("target_prefix: 2 entries for 3 inputs (one per input, or none)").
+  static Status CheckInputCounts(const TranslateOptions& whole, size_t n);
+
   /// Inputs per chunk for a Translator of `max_batch`: max_batch / alternatives (return_alternatives decodes
   /// each input as that many sentences), at least 1.
   static size_t InputsPerChunk(uint32_t max_batch, uint32_t alternatives);

@@ -10,13 +10,15 @@ namespace {
 
 }  // namespace
 
+Status CallChunks::CheckInputCounts(const TranslateOptions& whole, size_t n) { return CheckCounts(whole, n); }
+
 size_t CallChunks::InputsPerChunk(uint32_t max_batch, uint32_t alternatives) {
   return std::max<size_t>(1, max_batch / std::max<uint32_t>(1, alternatives));
 }
 
 CallChunks::CallChunks(const TranslateOptions& whole, size_t n, uint32_t max_batch)
     : whole_(whole), n_(n), per_chunk_(InputsPerChunk(max_batch, whole.alternatives)), chunk_(whole) {
-  status_ = CheckInputCounts(whole, n);
+  status_ = CheckCounts(whole, n);
   if (whole.sampling_keys.empty()) {  // each input keyed by its index in the call, whichever chunk it runs in
     keys_.resize(n);
     for (size_t i = 0; i < n; ++i) keys_[i] = i;

@@ -2,6 +2,8 @@
 // (session/session.h). The busy flag is taken here, before anything of the session is touched.
 #include <string>
 
+#include "tern/call_chunks.h"
+
 #include "base/busy_guard.h"
 #include "base/results_echo.h"
 #include "base/options_echo.h"
@@ -15,13 +17,11 @@ std::string Lifetime(Phase first, Phase last) {
   return first == last ? PhaseName(first) : std::string(PhaseName(first)) + ".." + PhaseName(last);
 }
 
-// One key per input, or none (TranslateOptions::sampling_keys); and first of all, every option's range (the
-// field table's rule, CheckOptionRanges), so that each call names a bad value the same way.
-Status CheckKeys(const TranslateOptions& o, size_t n) {
+// Every option's range first (the field table's rule, CheckOptionRanges), then the per-input fields against the
+// inputs (the table's per_input column, CallChunks::CheckInputCounts): each call names a bad value the same way.
+Status CheckCall(const TranslateOptions& o, size_t n) {
   TERN_RETURN_IF_ERROR(CheckOptionRanges(o));
-  if (o.sampling_keys.empty() || o.sampling_keys.size() == n) return Status::Ok();
-  return Status(StatusCode::kInvalidArgument, "sampling_keys: " + std::to_string(o.sampling_keys.size()) + " keys for " +
-                                                  std::to_string(n) + " inputs (one per input, or none)");
+  return CallChunks::CheckInputCounts(o, n);
 }
 
 // A call's status, its results echoed first (TERN_ECHO_RESULTS, base/results_echo.h) when it has them.
@@ -44,8 +44,7 @@ Status Enter(const std::shared_ptr<Translator::Impl>& impl, const CallRequest& r
   const std::shared_ptr<Translator::Impl> keep = impl;
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  TERN_RETURN_IF_ERROR(request.generates() ? CheckKeys(*request.options, request.size())
-                                           : CheckOptionRanges(*request.options));
+  TERN_RETURN_IF_ERROR(CheckCall(*request.options, request.size()));
   Call call;
   call.request = request;
   const Status st = keep->Run(call);

@@ -222,13 +222,8 @@ Result<Ticket> Engine::Submit(Request request, CompletionCallback on_done, void*
     return Status(StatusCode::kInvalidArgument, "Engine::Submit: a request has texts or ids, not both");
   TERN_RETURN_IF_ERROR(impl_->replicas[0]->CheckOptions(request.options));
   const size_t inputs = request.texts.empty() ? request.ids.size() : request.texts.size();
-  if (!request.options.sampling_keys.empty() && request.options.sampling_keys.size() != inputs)
-    return Status(StatusCode::kInvalidArgument, "Engine::Submit: sampling_keys: " + std::to_string(request.options.sampling_keys.size()) +
-                                                    " keys for " + std::to_string(inputs) + " inputs (one per input, or none)");
-  const size_t prefixes = std::max(request.options.target_prefix.size(), request.options.target_prefix_ids.size());
-  if (prefixes != 0 && prefixes != inputs)
-    return Status(StatusCode::kInvalidArgument, "Engine::Submit: target_prefix: " + std::to_string(prefixes) +
-                                                    " prefixes for " + std::to_string(inputs) + " inputs (one per input, or none)");
+  if (const Status counts = CallChunks::CheckInputCounts(request.options, inputs); !counts.ok())
+    return Status(counts.code(), "Engine::Submit: " + counts.message());
   auto t = std::make_shared<TicketState>();
   t->id = impl_->next_id.fetch_add(1);
   t->request = std::move(request);

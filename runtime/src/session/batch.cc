@@ -105,14 +105,11 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     if (o.sampling.min_tokens_to_keep == 0)
       return Status(StatusCode::kInvalidArgument, "sampling min_tokens_to_keep must be at least 1");
   }
-  r.sampling_keys = o.sampling_keys;  // one per input of the caller's call (api/translator.cc checks the count)
+  // Per-input fields fit the call's inputs (CallChunks::CheckInputCounts, which every entry point runs first).
+  r.sampling_keys = o.sampling_keys;
   if (!o.target_prefix.empty() && !o.target_prefix_ids.empty())
     return Status(StatusCode::kInvalidArgument, "target_prefix and target_prefix_ids: give one of them");
-  const size_t prefixes = std::max(o.target_prefix.size(), o.target_prefix_ids.size());
-  if (n > 0 && prefixes > 0 && prefixes != n)
-    return Status(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(prefixes) + " prefixes for " +
-                                                    std::to_string(n) + " sentences (one per sentence, empty for none)");
-  r.forced = prefixes > 0;
+  r.forced = !o.target_prefix.empty() || !o.target_prefix_ids.empty();
   // The coverage penalty is CTranslate2's, with its beam search's end: a sentence closes once beam_size
   // hypotheses have finished (decoding.cc: no early exit with a penalty; transformers' early_stopping=True).
   r.early_stopping = o.early_stopping.value_or(o.coverage_penalty != 0.f ? EarlyStopping::kTrue : g.early_stopping);

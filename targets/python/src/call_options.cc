@@ -121,10 +121,7 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
       }
     } else if (key == "sampling_keys") {
       if (!v.is_none()) {
-        sampling_keys = Cast<std::vector<uint64_t>>(key, v);
-        if (sampling_keys.size() != n)
-          Raise(StatusCode::kInvalidArgument, "sampling_keys: " + std::to_string(sampling_keys.size()) + " keys for " +
-                                                  std::to_string(n) + " inputs (one per input, or None)");
+        sampling_keys = Cast<std::vector<uint64_t>>(key, v);  // its count: CallChunks' check below
       }
     } else {
       throw py::type_error(std::string(fn) + "() got an unexpected keyword argument '" + key + "'");  // a table row no code reads
@@ -160,9 +157,6 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
     prefix_ids = IdListsOf(prefix_ids_obj, "target_prefix_ids");
     for (const auto& v : prefix_ids) prefix_id_views.emplace_back(v.data(), v.size());
   }
-  const size_t k = std::max(prefix_texts.size(), prefix_ids.size());
-  if ((!prefix_text.is_none() || !prefix_ids_obj.is_none()) && k != n)
-    Raise(StatusCode::kInvalidArgument, "target_prefix: " + std::to_string(k) + " prefixes for " + std::to_string(n) + " inputs (one per input)");
   for (const auto& seq : suppress) suppress_views.emplace_back(seq.data(), seq.size());
   o.suppress_sequences = Span<const Span<const uint32_t>>(suppress_views.data(), suppress_views.size());
   o.end_tokens = Span<const uint32_t>(end_tokens.data(), end_tokens.size());
@@ -172,6 +166,7 @@ void CallKeywords::Read(py::kwargs kw, CallKind kind, size_t n, const std::share
   o.target_prefix = Span<const std::string_view>(prefix_text_views.data(), prefix_text_views.size());
   o.target_prefix_ids = Span<const Span<const uint32_t>>(prefix_id_views.data(), prefix_id_views.size());
   o.sampling_keys = Span<const uint64_t>(sampling_keys.data(), sampling_keys.size());
+  // The per-input counts are checked here, once (CallChunks::CheckInputCounts, the field table's per_input column).
   chunks.emplace(o, n, /*max_batch: RunChunks sets the Translator's (CallChunks::SetMaxBatch)*/ 1);
   if (!chunks->status().ok()) Raise(chunks->status());
   st->per_input = std::max<uint32_t>(1, o.alternatives);
