@@ -4,9 +4,10 @@ says where they differ (test_ctranslate2_compat.py then holds the shim to it). E
 with a 6 GiB address space and a 90 s limit: some values make CTranslate2 allocate without bound or crash, and
 those outcomes are recorded as such ("MemoryError", "crash(-11)").
 
-    LD_LIBRARY_PATH=CT2/lib PYTHONPATH=CT2/python /usr/bin/python3 bench/ct2_keywords.py CT2_INT8_MODEL_DIR
+    LD_LIBRARY_PATH=CT2/lib PYTHONPATH=CT2/python /usr/bin/python3 bench/ct2_keywords.py CT2_INT8_MODEL_DIR [BUILD]
 
-CT2_INT8_MODEL_DIR: the bundled checkpoint converted by bench/ct2_convert.py. CTranslate2 is not part of tern:
+CT2_INT8_MODEL_DIR: the bundled checkpoint converted by bench/ct2_convert.py; BUILD: tern's build directory (default
+build; its python/ package is the one measured: keep it unchanged while this runs, about 35 minutes). CTranslate2 is not part of tern:
 build it outside this repository (docs/performance.md says how). Differences need a reason in WHY below.
 """
 import json
@@ -34,11 +35,11 @@ WHY = [
 ]
 
 
-def run_one(which, model, index):
+def run_one(which, model, index, build):
     if which == "ctranslate2":
         import ctranslate2
     else:
-        sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+        sys.path.insert(0, os.path.join(build, "python"))
         from tern.compat import ctranslate2
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=os.path.join(ROOT, "models/en-de/checkpoint/source.spm"))
@@ -46,14 +47,14 @@ def run_one(which, model, index):
     print(kc.outcome(call))
 
 
-def run_all(which, model):
+def run_all(which, model, build):
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
     names = [n for n, _ in kc.cases(None, None, lambda t: [])]
     res = {}
     for i, name in enumerate(names):
         try:
-            p = subprocess.run([sys.executable, __file__, "--one", which, model, str(i)], capture_output=True, text=True,
+            p = subprocess.run([sys.executable, __file__, "--one", which, model, str(i), build], capture_output=True, text=True,
                                timeout=90, preexec_fn=limit)
             lines = p.stdout.strip().splitlines()
             res[name] = lines[-1] if lines and p.returncode == 0 else "crash(%d)" % p.returncode
@@ -65,9 +66,10 @@ def run_all(which, model):
 
 def main():
     if sys.argv[1] == "--one":
-        return run_one(sys.argv[2], sys.argv[3], int(sys.argv[4]))
-    ct2 = run_all("ctranslate2", sys.argv[1])
-    tern = run_all("tern", os.path.join(ROOT, "models/en-de/en-de.int8.tern"))
+        return run_one(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    build = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.join(ROOT, "build")
+    ct2 = run_all("ctranslate2", sys.argv[1], build)
+    tern = run_all("tern", os.path.join(ROOT, "models/en-de/en-de.int8.tern"), build)
     import ctranslate2
     out = {"ctranslate2": ctranslate2.__version__, "model": "the bundled checkpoint (CTranslate2: bench/ct2_convert.py, int8)",
            "cases": {}}

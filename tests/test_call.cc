@@ -17,12 +17,6 @@ using namespace tern::test;
 
 namespace {
 
-template <typename T, typename = void>
-struct HasCallMember : std::false_type {};
-template <typename T>
-struct HasCallMember<T, std::void_t<decltype(&T::call)>> : std::true_type {};
-static_assert(!HasCallMember<Translator::Impl>::value, "a call's state is the Call's, not the session's");
-
 std::string Plain(Translator& t, Span<const std::string_view> texts) {
   TranslateOptions o;
   o.beam_size = 2, o.n_best = 2, o.return_alignment = true;

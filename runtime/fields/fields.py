@@ -54,6 +54,8 @@ class O:
     cpp_type: Optional[str] = None # special: the C++ member's type
     py_type: Optional[str] = None  # special: the stub's type
     py_default: Optional[str] = None
+    continuous: str = ""           # what a continuous call's refusal names it by when it is set (CONTINUOUS below);
+                                   # "": continuous calls share it like any other option
 
     @property
     def member(self):
@@ -307,6 +309,21 @@ OPTIONS = [
       share="input", per_input="slice", cli_note="each line is keyed by its line number", py_type="Optional[Sequence[int]]",
       py_default="None"),
 ]
+
+# Continuous batching (Translator::TranslateContinuous, the engine's continuous calls: sentences join and leave a
+# running batch one by one) refuses these options when they are set, each named in its refusal as given here:
+# they need the whole call's sentences up front (markup, placeholders, keep spans, glossary constraints, target
+# prefixes), a second pass (alternatives, attention), a per-call callback or draw (on_token, logits processors,
+# sampling) or whole-hypothesis bookkeeping (coverage, unknowns). Every other option a continuous call shares.
+# The generator writes the check (session/continuous_fields.inc) and its test reads the same rows.
+CONTINUOUS = {
+    "markup": "markup", "keep_placeholders": "keep_placeholders", "keep_spans": "keep_spans", "glossary": "a glossary",
+    "target_prefix": "target prefixes", "target_prefix_ids": "target prefixes", "alternatives": "alternatives",
+    "return_attention": "return_attention", "on_token": "on_token", "sampling.enabled": "sampling",
+    "coverage_penalty": "coverage_penalty", "replace_unknowns": "replace_unknowns", "logits_processors": "logits_processors",
+}
+for _o in OPTIONS:
+    _o.continuous = CONTINUOUS.get(_o.name, "")
 
 # A non-default value of every option, for the fields test (tests/fields/): each binding sends it, and the
 # library's echo of the options it received (TERN_ECHO_OPTIONS) must show it. Special rows: what the test's

@@ -337,6 +337,30 @@ def gen_sharing():
     return "\n".join(out)
 
 
+def set_expr(o, var="o"):
+    """C++ for "option `o` is not its default" on TranslateOptions `var`."""
+    if o.cpp_type in ("TokenCallback", "AbortCallback", "void*", "const Glossary*"):
+        return "%s.%s != nullptr" % (var, o.member)
+    if o.cpp_type and o.cpp_type.startswith("Span"):
+        return "!%s.%s.empty()" % (var, o.member)
+    if o.kind == "bool":
+        return "%s.%s" % (var, o.member) if not o.default else "!%s.%s" % (var, o.member)
+    return "%s.%s != %s" % (var, o.member, cpp_default(o)[len(" = "):])
+
+
+def gen_continuous():
+    out = ["// " + BANNER,
+           "// Included by session/continuous_call.cc: what a continuous call refuses (the table's CONTINUOUS column).", "",
+           "// The first option of the table's CONTINUOUS column that `o` sets, named as the table names it; nullptr when",
+           "// it sets none (every other option a continuous call shares).",
+           "const char* ContinuousRefusal(const TranslateOptions& o) {"]
+    for o in OPTIONS:
+        if o.continuous:
+            out.append("  if (%s) return \"%s\";" % (set_expr(o), o.continuous))
+    out += ["  return nullptr;", "}", ""]
+    return "\n".join(out)
+
+
 def gen_chunks():
     """(chunk_fields.inc: each chunk's part of the per-input fields, for tern/call_chunks.h)."""
     out = ["// " + BANNER,
@@ -1333,6 +1357,7 @@ def outputs():
         "runtime/src/session/option_checks.inc": gen_checks(),
         "runtime/src/serving/sharing_fields.inc": gen_sharing(),
         "runtime/src/api/chunk_fields.inc": gen_chunks(),
+        "runtime/src/session/continuous_fields.inc": gen_continuous(),
         "targets/python/src/option_keywords.inc": gen_py_keywords(),
         "targets/python/tern/_tern.pyi": pyi_text(),
         "targets/android/jni/options_fields.inc": gen_jni(),

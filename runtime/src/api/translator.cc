@@ -8,7 +8,6 @@
 #include "base/results_echo.h"
 #include "base/options_echo.h"
 #include "session/session.h"
-#include "session/continuous_call.h"
 
 namespace tern {
 namespace {
@@ -34,9 +33,11 @@ Status BusyError() {
   return Status(StatusCode::kBusy, "Translator: busy with another call (in another thread, or this is one of its own callbacks): use one Translator per thread");
 }
 
-// Every entry point but TranslateContinuous: clear *results, echo the options, hold the session (a callback may destroy the
-// Translator: the call ends first), take the busy flag, check the options (generating calls: their sampling keys
-// too), run the request as a Call on this stack (session/call.h: gone when the call ends), echo the results.
+// Every entry point: clear *results, echo the options, hold the session (a callback may destroy the Translator: the
+// call ends first), take the busy flag, check the options (their ranges; the per-input fields against the inputs),
+// run the request as a Call on this stack (session/call.h: gone when the call ends), echo the results. A
+// continuous call has no inputs up front (its per-input fields are refused, session/continuous_call.h) and hands
+// its results to its source one by one (the engine echoes what it completes).
 Status Enter(const std::shared_ptr<Translator::Impl>& impl, const CallRequest& request,
              Span<const TranslationResult>* results) {
   if (results) *results = {};  // an error leaves none (kCancelled: what the call translated)
@@ -44,7 +45,8 @@ Status Enter(const std::shared_ptr<Translator::Impl>& impl, const CallRequest& r
   const std::shared_ptr<Translator::Impl> keep = impl;
   BusyGuard busy(keep->busy);
   if (!busy.acquired()) return BusyError();
-  TERN_RETURN_IF_ERROR(CheckCall(*request.options, request.size()));
+  TERN_RETURN_IF_ERROR(request.kind == CallRequest::Kind::kContinuous ? CheckOptionRanges(*request.options)
+                                                                      : CheckCall(*request.options, request.size()));
   Call call;
   call.request = request;
   const Status st = keep->Run(call);
@@ -93,13 +95,12 @@ Status Translator::TranslateIds(Span<const Span<const uint32_t>> sources, const 
 }
 
 Status Translator::TranslateContinuous(SentenceSource& source, const TranslateOptions& options) {
-  EchoCall("continuous", options);
-  const std::shared_ptr<Impl> keep = impl_;  // a callback may destroy this Translator: the call ends first
-  BusyGuard busy(keep->busy);
-  if (!busy.acquired()) return BusyError();
-  Call call;  // the call's own state (session/call.h): on this stack, gone when the call ends
-  TERN_RETURN_IF_ERROR(CheckOptionRanges(options));
-  return tern::TranslateContinuous(*keep, call, source, options);
+  CallRequest r;
+  r.kind = CallRequest::Kind::kContinuous;
+  r.name = "continuous";
+  r.source = &source;
+  r.options = &options;
+  return Enter(impl_, r, nullptr);
 }
 
 Status Translator::Translate(Span<const std::string_view> texts, const TranslateOptions& options,

@@ -1,9 +1,12 @@
 // tern's Call: one call through a Translator, made by its entry point (api/translator.cc) on the stack from
 // its request (the inputs and options it was given) and passed to every stage of the session (session.h: protect, split, tokenize, translate, detokenize, join,
-// restore; alternatives' two passes; scoring). It holds what the stages set for the call while it runs; the
-// session (arena, network, tokenizer, the file's rules) holds nothing of a call, so a call leaves nothing behind
-// however it ends (an error, a cancellation, a callback that threw). What decoding needs of it travels in the
-// search's StepRequest (the alignment layer, where the cross-attention goes), not through the session.
+// restore; alternatives' two passes; scoring). It holds what the stages set for the call while it runs. The
+// session (arena, network, tokenizer, the file's rules) still lends three things to a running call and resets each
+// at the call's start: the markup taken out of its texts (Impl::markup), the sentences of its split texts
+// (Impl::paragraphs) and its own logits rules (ScopedRules installs them into Impl::processors for the call and
+// puts the file's back when it ends); tests/test_call.cc checks that a call leaves nothing behind however it ends
+// (an error, a cancellation, a callback that threw). What decoding needs of it travels in the search's
+// StepRequest (the alignment layer, where the cross-attention goes), not through the session.
 #pragma once
 
 #include <cstdint>
@@ -14,23 +17,27 @@
 
 namespace tern {
 
+class SentenceSource;
+
 /// What an entry point was given: views of its arguments, valid for the whole call (a call is synchronous; an
 /// engine request owns its inputs until its call ends). texts or ids hold the inputs (one entry per input);
-/// scoring adds one target per input.
+/// scoring adds one target per input; a continuous call (Translator::TranslateContinuous) has a source that
+/// hands out sentences while it runs, and no inputs up front.
 struct CallRequest {
-  enum class Kind { kTranslate, kTranslateIds, kScore, kScoreIds };
+  enum class Kind { kTranslate, kTranslateIds, kScore, kScoreIds, kContinuous };
   Kind kind = Kind::kTranslate;
   const char* name = "translate";               // the entry point, as TERN_ECHO_OPTIONS and TERN_ECHO_RESULTS name it
   Span<const std::string_view> texts;           // kTranslate's texts, kScore's sources
   Span<const Span<const uint32_t>> ids;         // kTranslateIds' and kScoreIds' sources
   Span<const std::string_view> target_texts;    // kScore's targets
   Span<const Span<const uint32_t>> target_ids;  // kScoreIds' targets
-  const TranslateOptions* options = nullptr;    // never null once an entry point made the request
+  SentenceSource* source = nullptr;             // kContinuous's (tern/continuous.h)
+  const TranslateOptions* options = nullptr;    // the entry point's options (Enter: never null)
 
-  /// The number of inputs.
+  /// The number of inputs (0 for kContinuous: its source hands them out).
   size_t size() const { return kind == Kind::kTranslate || kind == Kind::kScore ? texts.size() : ids.size(); }
-  /// Whether it generates (kTranslate, kTranslateIds) rather than scores given targets.
-  bool generates() const { return kind == Kind::kTranslate || kind == Kind::kTranslateIds; }
+  /// Whether it generates (kTranslate, kTranslateIds, kContinuous) rather than scores given targets.
+  bool generates() const { return kind != Kind::kScore && kind != Kind::kScoreIds; }
 };
 
 struct Call {

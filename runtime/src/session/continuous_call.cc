@@ -11,22 +11,13 @@
 namespace tern {
 namespace {
 
-// What a continuous call refuses (tern/translator.h, TranslateContinuous), or OK.
+#include "session/continuous_fields.inc"
+
+// What a continuous call refuses (tern/translator.h, TranslateContinuous), or OK: the options of the table's
+// CONTINUOUS column, and a model's shortlist (its rows differ per sentence).
 Status CheckContinuousOptions(const Translator::Impl& t, const TranslateOptions& o) {
-  const char* what = o.markup != Markup::kNone ? "markup"
-                     : o.keep_placeholders       ? "keep_placeholders"
-                     : !o.keep_spans.empty()     ? "keep_spans"
-                     : o.glossary                ? "a glossary"
-                     : !o.target_prefix.empty() || !o.target_prefix_ids.empty() ? "target prefixes"
-                     : o.alternatives            ? "alternatives"
-                     : o.return_attention        ? "return_attention"
-                     : o.on_token                ? "on_token"
-                     : o.sampling.enabled        ? "sampling"
-                     : o.coverage_penalty != 0.f ? "coverage_penalty"
-                     : o.replace_unknowns        ? "replace_unknowns"
-                     : !o.logits_processors.empty() ? "logits_processors"
-                     : t.dims.shortlist && o.use_shortlist ? "a shortlist (use_shortlist false translates without it)"
-                                                           : nullptr;
+  const char* what = ContinuousRefusal(o);
+  if (!what && t.dims.shortlist && o.use_shortlist) what = "a shortlist (use_shortlist false translates without it)";
   if (what) return Status(StatusCode::kInvalidArgument, std::string("TranslateContinuous: not with ") + what);
   return Status::Ok();
 }

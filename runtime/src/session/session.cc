@@ -10,6 +10,7 @@
 #include "search/expand.h"
 #include "markup/protect.h"
 #include "session/call_checks.h"
+#include "session/continuous_call.h"
 #include "terms/glossary_impl.h"
 
 namespace tern {
@@ -136,6 +137,7 @@ Status Translator::Impl::Run(Call& call) {
     case CallRequest::Kind::kTranslateIds: return TranslateIds(call, r.ids, o, &call.results);
     case CallRequest::Kind::kScore: return Score(call, r.texts, r.target_texts, o, &call.results);
     case CallRequest::Kind::kScoreIds: return ScoreIds(call, r.ids, r.target_ids, o, &call.results);
+    case CallRequest::Kind::kContinuous: return tern::TranslateContinuous(*this, call, *r.source, o);
   }
   return Status(StatusCode::kInternal, "Translator: a call of no kind");
 }
@@ -242,8 +244,7 @@ class SentenceEngine : public Paragraphs::Engine {
 Status Translator::Impl::Translate(Call& call, Span<const std::string_view> texts, const TranslateOptions& options_in,
                                    Span<const TranslationResult>* results) {
   if (texts.size() > dims.batch)
-    return Status(StatusCode::kInvalidArgument,
-                  std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
+    return Status(StatusCode::kInvalidArgument, std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   call.origins = nullptr;
   // auto_protect: a call whose texts hold a URL, an e-mail address or a printf or brace placeholder keeps
   // them as keep_placeholders would (texts without one come out as without it: the protect stage leaves
