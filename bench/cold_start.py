@@ -62,7 +62,7 @@ else:
     sp_target = spm.SentencePieceProcessor(model_file=a["spm_dir"] + "/target.spm")
     t2 = time.time()
     # tern's max_length counts the </s> position, CTranslate2's max_decoding_length does not
-    text = sp_target.decode(t.translate_batch([sp.encode(a["sentence"], out_type=str)],
+    text = sp_target.decode(t.translate_batch([sp.encode(a["sentence"], out_type=str) + ["</s>"]],
                                               max_decoding_length=a["max_length"] - 1)[0].hypotheses[0])
 t3 = time.time()
 if not a["system"].startswith("tern"):

@@ -38,7 +38,7 @@ out = {}
 if a["system"] == "ct2":
     import ctranslate2, sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=a["spm"])
-    src = sp.encode(texts, out_type=str)
+    src = [s + ["</s>"] for s in sp.encode(texts, out_type=str)]  # MarianTokenizer's tokens: CTranslate2 appends no </s>
     t = ctranslate2.Translator(a["ct2"], device="cpu", inter_threads=a["replicas"], intra_threads=1, compute_type="int8")
     kw = dict(beam_size=a["beam"], max_decoding_length=(ml - 1) if ml else 256)
     t.translate_batch(src[:4], **kw)

@@ -26,6 +26,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include "base/utf8.h"
 #include "model/model_impl.h"
 #include "tern/tokenize.h"
 #include "test_util.h"
@@ -142,20 +143,6 @@ struct Comparer {
   }
 };
 
-// Valid UTF-8 of code point cp.
-void AppendUtf8(std::string* s, uint32_t cp) {
-  if (cp < 0x80) {
-    s->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    s->push_back(static_cast<char>(0xc0 | (cp >> 6))), s->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    s->push_back(static_cast<char>(0xe0 | (cp >> 12))), s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    s->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else {
-    s->push_back(static_cast<char>(0xf0 | (cp >> 18))), s->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-    s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f))), s->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  }
-}
 
 // Hand-written texts for what Multi30k lacks.
 std::vector<std::string> HardTexts() {
@@ -203,7 +190,7 @@ std::vector<std::string> RandomTexts(size_t n, uint32_t seed) {
       }
       if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;  // no surrogates in UTF-8
       if (cp == 0) cp = 1;                            // the tokenizer refuses NUL before the encoder
-      AppendUtf8(&s, cp);
+      AppendUtf8(cp, &s);
     }
     out.push_back(std::move(s));
   }
@@ -488,7 +475,7 @@ TEST_CASE("spm encoder: linear in a run of characters the model lacks (1 MB of '
   size_t n_plain = 0, n_unknown = 0, n_cjk = 0;
   double plain = 1e9, unknown = 1e9, cjk = 1e9;
   std::string cjk_text;
-  while (cjk_text.size() < bytes) AppendUtf8(&cjk_text, 0x4e00 + static_cast<uint32_t>(cjk_text.size() % 2000));
+  while (cjk_text.size() < bytes) AppendUtf8(0x4e00 + static_cast<uint32_t>(cjk_text.size() % 2000), &cjk_text);
   for (int rep = 0; rep < 3; ++rep) {  // interleaved, the best of three each
     plain = std::min(plain, seconds(std::string(bytes, 'a'), &n_plain));
     unknown = std::min(unknown, seconds(std::string(bytes, '{'), &n_unknown));

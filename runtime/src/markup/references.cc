@@ -1,5 +1,7 @@
 #include "markup/references.h"
 
+#include "base/utf8.h"
+
 #include <cstdint>
 
 namespace tern::markup {
@@ -18,23 +20,6 @@ constexpr NamedReference kReferences[] = {
     {"sect", "\xc2\xa7"}, {"deg", "\xc2\xb0"}, {"plusmn", "\xc2\xb1"}, {"times", "\xc3\x97"}, {"divide", "\xc3\xb7"},
     {"middot", "\xc2\xb7"}, {"para", "\xc2\xb6"}, {"bull", "\xe2\x80\xa2"}};
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  }
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/utf8.h"
 #include "model/model_impl.h"
 #include "regular_file.h"
 #include "terms/glossary_impl.h"
@@ -175,7 +176,7 @@ Result<std::shared_ptr<const Glossary>> GlossaryBuilder::Build(const Model& mode
     std::string key = source;
     if (options.case_insensitive) {
       key.clear();
-      for (size_t i = 0, len = 0; i < source.size(); i += len) terms::AppendUtf8(terms::FoldCase(terms::DecodeAt(source, i, &len)), &key);
+      for (size_t i = 0, len = 0; i < source.size(); i += len) AppendUtf8(terms::FoldCase(terms::DecodeAt(source, i, &len)), &key);
     }
     auto [it, fresh] = seen.emplace(key, e);
     if (!fresh) {

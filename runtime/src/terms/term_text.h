@@ -34,9 +34,6 @@ uint32_t FoldCase(uint32_t cp);
 /// Upper case of a lower-case letter of the same ranges (FoldCase's inverse there), else cp.
 uint32_t UpperCase(uint32_t cp);
 
-/// Appends cp as UTF-8.
-void AppendUtf8(uint32_t cp, std::string* out);
-
 /// A term as it is compared: spaces around it dropped, each run of spaces inside it one ' '.
 std::string NormalizeTerm(std::string_view term);
 

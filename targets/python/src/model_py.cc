@@ -118,8 +118,10 @@ void RegisterModel(py::module_& m) {
   py::class_<PyModel>(m, "Model", "A verified .tern file (read-only; shared by any number of Translators and threads).")
       .def_static("load", &Load, py::arg("path"), py::arg("mmap") = false, py::arg("memory_budget") = uint64_t{2} << 30,
                   py::arg("packed_cache_dir") = py::none(), py::arg("packed_cache_max_bytes") = py::none(),
-                  "Loads and verifies a .tern file. mmap=True maps it (fast, one copy of each weight resident; the file "
-                  "must then not be rewritten in place while the Model lives), False reads it into memory. "
+                  "Loads and verifies a .tern file, read into memory of its own by default (every binding's default: "
+                  "a file rewritten or truncated later cannot reach the Model; huge pages, about the speed of memory). "
+                  "mmap=True maps it instead (pages shared between processes; the file must then not be rewritten in "
+                  "place while the Model lives). "
                   "memory_budget: bytes the file's tables and a Translator may make tern allocate. packed_cache_dir: "
                   "where the first Translator writes this CPU's packed weights and later loads map them instead of "
                   "packing (LoadOptions::packed_cache_dir; None: the per-user cache, $TERN_PACKED_CACHE_DIR or "

@@ -27,7 +27,9 @@ class Model:
     def load(path: _Path, mmap: bool = False, memory_budget: int = 2 << 30,
              packed_cache_dir: Union[_Path, None, Literal[False]] = None,
              packed_cache_max_bytes: Optional[int] = None) -> "Model":
-        """packed_cache_dir: where packed weights are cached for this CPU (None: the per-user cache,
+        """Read into memory of its own (every binding's default); mmap=True maps the file instead (the file must
+        then not be rewritten in place while the Model lives). packed_cache_dir: where packed weights are cached for
+        this CPU (None: the per-user cache,
         $TERN_PACKED_CACHE_DIR or $XDG_CACHE_HOME/tern/packed or ~/.cache/tern/packed, unless TERN_PACKED_CACHE=off;
         False: none). packed_cache_max_bytes: the directory's bound in bytes, least recently used entries removed
         first (None: 2 GiB for the per-user cache, unbounded for a directory given).
