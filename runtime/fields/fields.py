@@ -56,6 +56,9 @@ class O:
     py_default: Optional[str] = None
     continuous: str = ""           # what a continuous call's refusal names it by when it is set (CONTINUOUS below);
                                    # "": continuous calls share it like any other option
+    resolved: str = ""             # its member of ResolvedOptions (session/batch.h), resolved by generated code
+                                   # (RESOLVED below); "": resolved by hand in ResolveOptions
+    file_default: str = ""         # the GenerationDefaults member an unset (optional) value takes
 
     @property
     def member(self):
@@ -324,6 +327,23 @@ CONTINUOUS = {
 }
 for _o in OPTIONS:
     _o.continuous = CONTINUOUS.get(_o.name, "")
+
+# How a call's value reaches what reads it: its member of ResolvedOptions (session/batch.h), and for an optional
+# value the model file's default it takes when unset (GenerationDefaults, generation_config.json). The generator
+# writes the members (session/resolved_members.inc) and the resolution (session/resolved_fields.inc), which
+# ResolveOptions runs first; the range checks stay CheckOptionRanges' and the behaviour its reader's. A new
+# option that a search, a logits rule or a stage only reads: one entry here and the code that reads it.
+RESOLVED = {
+    "length_penalty": ("length_penalty", "length_penalty"), "max_length_ratio": ("max_length_ratio", "max_length_ratio"),
+    "repetition_penalty": ("rules.repetition_penalty", "repetition_penalty"),
+    "no_repeat_ngram_size": ("rules.no_repeat_ngram_size", "no_repeat_ngram_size"),
+    "min_length": ("rules.min_length", "min_length"), "forced_eos": ("rules.forced_eos", "forced_eos"),
+    "use_shortlist": ("use_shortlist", ""), "hf_rules": ("hf_rules", ""), "disable_unk": ("disable_unk", ""),
+    "replace_unknowns": ("replace_unknowns", ""), "return_scores": ("want_scores", ""),
+    "return_attention": ("want_attention", ""),
+}
+for _o in OPTIONS:
+    _o.resolved, _o.file_default = RESOLVED.get(_o.name, ("", ""))
 
 # A non-default value of every option, for the fields test (tests/fields/): each binding sends it, and the
 # library's echo of the options it received (TERN_ECHO_OPTIONS) must show it. Special rows: what the test's

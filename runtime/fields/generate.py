@@ -361,6 +361,39 @@ def gen_continuous():
     return "\n".join(out)
 
 
+def resolved_type(o):
+    """The C++ type of a resolved value (an optional resolves to its value)."""
+    return {"opt_u32": "uint32_t", "opt_f32": "float", "opt_bool": "bool", "bool": "bool", "u32": "uint32_t",
+            "f32": "float"}.get(o.kind) or cpp_type(o)
+
+
+def gen_resolved_members():
+    out = ["// " + BANNER,
+           "// Included inside session/batch.h's ResolvedOptions: the members the table resolves (RESOLVED), each",
+           "// with the call's value, or the model file's default when the call leaves it unset."]
+    for o in OPTIONS:
+        if o.resolved and "." not in o.resolved:
+            out.append("%s %s = %s;  // TranslateOptions::%s" % (resolved_type(o), o.resolved,
+                                                                   cpp_default(o)[len(" = "):] or "{}", o.member))
+    return "\n".join(out) + "\n"
+
+
+def gen_resolved():
+    out = ["// " + BANNER,
+           "// Included by session/batch.cc: the options the table resolves (RESOLVED): the call's value, or for an",
+           "// unset optional one the model file's default (GenerationDefaults). ResolveOptions runs it first.", "",
+           "void ResolveFromTable(const GenerationDefaults& g, const TranslateOptions& o, ResolvedOptions* r) {"]
+    for o in OPTIONS:
+        if not o.resolved:
+            continue
+        if o.file_default:
+            out.append("  r->%s = o.%s.value_or(g.%s);" % (o.resolved, o.member, o.file_default))
+        else:
+            out.append("  r->%s = o.%s;" % (o.resolved, o.member))
+    out += ["}", ""]
+    return "\n".join(out)
+
+
 def gen_chunks():
     """(chunk_fields.inc: each chunk's part of the per-input fields, for tern/call_chunks.h)."""
     out = ["// " + BANNER,
@@ -1358,6 +1391,8 @@ def outputs():
         "runtime/src/serving/sharing_fields.inc": gen_sharing(),
         "runtime/src/api/chunk_fields.inc": gen_chunks(),
         "runtime/src/session/continuous_fields.inc": gen_continuous(),
+        "runtime/src/session/resolved_members.inc": gen_resolved_members(),
+        "runtime/src/session/resolved_fields.inc": gen_resolved(),
         "targets/python/src/option_keywords.inc": gen_py_keywords(),
         "targets/python/tern/_tern.pyi": pyi_text(),
         "targets/android/jni/options_fields.inc": gen_jni(),

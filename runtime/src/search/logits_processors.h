@@ -104,8 +104,8 @@ class ForcedEos : public LogitsRule {
   uint32_t eos_;
 };
 
-/// transformers' NoBadWordsLogitsProcessor for a call's own sequences (CTranslate2's suppress_sequences and
-/// disable_unk): a sequence of one token bans it everywhere; a longer one bans its last token where the
+/// transformers' NoBadWordsLogitsProcessor for a call's own sequences (CTranslate2's suppress_sequences, and its
+/// banned <unk>): a sequence of one token bans it everywhere; a longer one bans its last token where the
 /// input_ids (start token, then the history, a target prefix included) end with the tokens before it.
 /// `unk` (or UINT32_MAX for none) is banned everywhere.
 class NoBadSequences : public LogitsRule {
@@ -125,7 +125,7 @@ struct LogitsRules {
   uint32_t no_repeat_ngram_size = 0;  // 0: off
   uint32_t min_length = 0;            // generated tokens before </s> is allowed
   Span<const Span<const uint32_t>> suppress_sequences = {};  // the call's (not owned; checked by ResolveOptions)
-  uint32_t suppress_token = UINT32_MAX;                 // disable_unk: <unk>; UINT32_MAX: none
+  uint32_t suppress_token = UINT32_MAX;                 // one token banned everywhere (<unk>); UINT32_MAX: none
   Span<const uint32_t> end_tokens = {};                 // the call's end tokens besides eos (MinLength bans them)
   bool forced_eos = false;                              // ForcedEos at the last position
   bool operator==(const LogitsRules& o) const {

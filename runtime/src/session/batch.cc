@@ -19,11 +19,13 @@ std::string FieldValue(float v) {
 }  // namespace
 
 #include "session/option_checks.inc"
+#include "session/resolved_fields.inc"
 
 Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& dims, size_t n, const TranslateOptions& o,
                                        int default_layer) {
   TERN_RETURN_IF_ERROR(CheckOptionRanges(o));  // one rule per field, the field table's, for every binding
   ResolvedOptions r;
+  ResolveFromTable(g, o, &r);  // the table's RESOLVED rows: the call's values and the file's defaults
   if (n > dims.batch)
     return Status(StatusCode::kInvalidArgument, std::to_string(n) + " sentences exceed max_batch " + std::to_string(dims.batch));
   // Sampling runs one row per sentence: without a beam_size of its own the call is greedy, not the file's beam.
@@ -36,20 +38,15 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
     return Status(StatusCode::kInvalidArgument, "n_best " + std::to_string(o.n_best) + " must be in 1..min(beam_size " +
                                                     std::to_string(r.beam) + ", max_n_best " + std::to_string(dims.n_best) + ")");
   r.n_best = o.n_best;
-  r.length_penalty = o.length_penalty.value_or(g.length_penalty);
   r.max_length = std::min<uint32_t>(o.max_length.value_or(g.max_length), static_cast<uint32_t>(dims.tgt));
   if (r.max_length == 0) return Status(StatusCode::kInvalidArgument, "max_length 0 (at least 1 generated token)");
-  r.max_length_ratio = o.max_length_ratio.value_or(g.max_length_ratio);
   if (!(std::isfinite(r.max_length_ratio) && r.max_length_ratio >= 0.f))
     return Status(StatusCode::kInvalidArgument, "max_length_ratio must be finite and >= 0 (0: off)");
-  r.want_scores = o.return_scores;
   r.want_alignment = o.return_alignment || o.replace_unknowns;  // replace_unknowns reads the alignment
-  r.replace_unknowns = o.replace_unknowns;
   r.coverage_penalty = r.beam > 1 ? o.coverage_penalty : 0.f;  // greedy: one hypothesis, nothing to rank
   if (r.coverage_penalty != 0.f && !dims.attention)
     return Status(StatusCode::kInvalidArgument, "coverage_penalty: the Translator was created without TranslatorConfig::attention "
                                                 "(which plans the cross-attention it sums)");
-  r.want_attention = o.return_attention;
   if (o.return_attention && !dims.attention)
     return Status(StatusCode::kInvalidArgument, "return_attention: the Translator was created without TranslatorConfig::attention");
   r.alignment_layer = default_layer;
@@ -60,17 +57,11 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
                                                       std::to_string(dims.dec_layers - 1) + ")");
     r.alignment_layer = static_cast<int>(*o.alignment_layer);
   }
-  r.use_shortlist = o.use_shortlist;
   r.call_processors = o.logits_processors;
   for (LogitsProcessor* p : o.logits_processors)
     if (p == nullptr) return Status(StatusCode::kInvalidArgument, "logits_processors holds a null pointer");
-  r.hf_rules = o.hf_rules;
-  r.rules.repetition_penalty = o.repetition_penalty.value_or(g.repetition_penalty);
   if (!(std::isfinite(r.rules.repetition_penalty) && r.rules.repetition_penalty > 0.f))
     return Status(StatusCode::kInvalidArgument, "repetition_penalty must be finite and > 0 (1: off)");
-  r.rules.no_repeat_ngram_size = o.no_repeat_ngram_size.value_or(g.no_repeat_ngram_size);
-  r.rules.min_length = o.min_length.value_or(g.min_length);
-  r.rules.forced_eos = o.forced_eos.value_or(g.forced_eos);
   for (size_t j = 0; j < o.suppress_sequences.size(); ++j) {
     const Span<const uint32_t>& seq = o.suppress_sequences[j];
     if (seq.empty()) return Status(StatusCode::kInvalidArgument, "suppress_sequences: sequence " + std::to_string(j) + " is empty");
@@ -92,7 +83,6 @@ Result<ResolvedOptions> ResolveOptions(const GenerationDefaults& g, const Dims& 
                                                       std::to_string(k) + " is outside the target vocabulary (" +
                                                       std::to_string(dims.vocab) + ")");
   r.rules.end_tokens = o.end_tokens;
-  r.disable_unk = o.disable_unk;
   r.sampling = o.sampling;
   if (o.sampling.enabled) {
     if (r.beam != 1)

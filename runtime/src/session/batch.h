@@ -13,24 +13,17 @@ namespace tern {
 
 /// TranslateOptions with every "file default" filled in and checked.
 struct ResolvedOptions {
+#include "session/resolved_members.inc"  // the table's RESOLVED rows (runtime/fields/fields.py)
   uint32_t beam = 1, n_best = 1;
-  float length_penalty = 1.f;
   uint32_t max_length = 1;        // generated tokens including </s>, <= dims.tgt
-  float max_length_ratio = 0.f;   // > 0: also ceil(ratio * source tokens) + 10
-  bool want_scores = true;
   bool want_alignment = false;
-  bool want_attention = false;    // TranslateOptions::return_attention (needs dims.attention)
   int alignment_layer = -1;       // the decoder layer whose cross-attention aligns (resolved)
-  bool use_shortlist = true;
-  HfRules hf_rules = HfRules::kTransformers5;
   EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
-  LogitsRules rules;         // the file's, or the call's own
-  bool disable_unk = false;  // TranslateOptions::disable_unk (the rule gets the model's unk id)
+  LogitsRules rules;         // the file's, or the call's own (its RESOLVED members by the table)
   SamplingOptions sampling;  // checked: greedy only, temperature >= kMinTemperature, top_p in (0, 1], min_tokens_to_keep >= 1
   Span<const uint64_t> sampling_keys;  // [inputs] or empty (TranslateOptions::sampling_keys)
   float coverage_penalty = 0.f;  // beam search (needs dims.attention's buffers)
-  bool replace_unknowns = false; // a generated <unk>'s text is its aligned source token's
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses
 };

@@ -107,7 +107,7 @@ Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang);
 /// </s> and decoder start tokens, o's search options and end tokens, the identity columns; no stream,
 /// origins, constraints or forced tokens (the call sets what it has).
 SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o);
-/// o's logits rules with disable_unk as the model's unk id (what ScopedRules installs for the call).
+/// o's logits rules, with the options that act on them applied (what ScopedRules installs for the call).
 LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o);
 
 /// A status that still leaves *results filled: success, or a call the caller's callback stopped.
