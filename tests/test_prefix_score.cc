@@ -296,3 +296,45 @@ TEST_CASE("bundled model: a text prefix is continued and a translation scores wh
   CHECK(r[1].best().score < score0);  // a wrong translation scores lower
   MESSAGE("score of the greedy translation " << r[0].best().score << ", of a wrong one " << r[1].best().score);
 }
+
+TEST_CASE("an empty or blank source is scored from its </s> (not 0 for nothing), and keeps a target prefix") {
+  auto m = LoadOrFail(BundledModel());
+  auto t = MakeTranslator(m);
+  const uint32_t eos = m->hparams().eos_id;
+  const std::vector<uint32_t> target = {m->target_vocab().size() > 100 ? 100u : 5u, 7u};
+  // The reference: the same target scored against the source ids [</s>] (what MarianTokenizer makes of "").
+  const uint32_t eos_only[] = {eos};
+  Span<const uint32_t> src_ids[] = {Span<const uint32_t>(eos_only, 1)};
+  Span<const uint32_t> tgt_ids[] = {Span<const uint32_t>(target.data(), target.size())};
+  Span<const TranslationResult> r;
+  REQUIRE(t->ScoreIds(src_ids, tgt_ids, {}, &r).ok());
+  REQUIRE(r[0].ok());
+  const float want = r[0].best().score;
+  CHECK(want < -1.f);
+  // As text: the target's pieces.
+  std::string_view targets[] = {"Ein Hund läuft.", "Ein Hund läuft.", "Ein Hund läuft.", ""};
+  std::string_view sources[] = {"", " \t", "A dog runs.", ""};
+  REQUIRE(t->Score(sources, targets, {}, &r).ok());
+  for (size_t i : {0, 1}) {
+    CAPTURE(i);
+    REQUIRE(r[i].ok());
+    CHECK(r[i].best().score < -1.f);                      // was exactly 0 (probability 1) with no tokens
+    CHECK(r[i].best().token_logprobs.size() == r[2].best().token_logprobs.size());  // every token and </s>
+    CHECK(r[i].best().score == r[0].best().score);
+    CHECK(ToVector(r[i].source_ids) == std::vector<uint32_t>{eos});
+  }
+  CHECK(r[0].best().score < r[2].best().score);  // the source helps
+  REQUIRE(r[3].ok());
+  CHECK(r[3].best().token_logprobs.size() == 1);  // an empty target: its </s> alone, scored
+  CHECK(r[3].best().score < 0.f);
+  // A target prefix on an empty source stays (it was dropped with the source).
+  TranslateOptions o;
+  std::string_view prefix[] = {"Eine Frau", ""};
+  o.target_prefix = prefix;
+  std::string_view in[] = {"", ""};
+  REQUIRE(t->Translate(in, o, &r).ok());
+  CHECK(std::string(r[0].best().text).rfind("Eine Frau", 0) == 0);
+  CHECK(r[1].best().text.empty());  // no prefix, nothing to translate: still the empty translation
+  CHECK(r[1].best().score == 0.f);
+}
+

@@ -148,7 +148,7 @@ def test_glossary_errors(model, model_path, tmp_path):
         tern.Glossary.load(model, bad)
     with pytest.raises(tern.TernError):
         tern.Glossary.load(model, tmp_path / "absent.tsv")
-    # A glossary of other vocabularies: test_round3.py.
+    # A glossary of other vocabularies: test_reentry_and_ranges.py.
 
 
 def test_convert_errors(checkpoint_dir, tmp_path, model_path):

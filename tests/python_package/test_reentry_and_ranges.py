@@ -1,4 +1,4 @@
-"""Hostile input, round three, from Python: first calls from several threads at once (no deadlock), a callback
+"""Re-entry and ranges from Python (docs/reliability.md, round three): first calls from several threads at once (no deadlock), a callback
 that calls back into its own Translator (BusyError, no deadlock), NaN options, glossaries of other
 vocabularies, and the CTranslate2 shim's beam sizes."""
 

@@ -1,4 +1,4 @@
-"""Hostile input, round four, from Python (docs/reliability.md "Round four"): done callbacks that close or drop
+"""The engine's lifecycle from Python, and what round four found (docs/reliability.md): done callbacks that close or drop
 their engine, a done callback waiting on another future, Future.cancel() of a queued request, the engine
 taking every translate_batch option, and scoring with an empty source."""
 
