@@ -17,6 +17,7 @@
 #include "tern/logits_processor.h"
 #include "tern/tern.h"
 #include "tern/tokenize.h"
+#include "glossary_util.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -24,16 +25,6 @@ using namespace tern::test;
 
 namespace {
 
-std::shared_ptr<const Glossary> GlossaryOf(const Model& m, const std::string& tsv, GlossaryOptions o = {}) {
-  auto g = Glossary::Parse(m, tsv, "g.tsv", o);
-  REQUIRE_MESSAGE(g.ok(), g.status().message());
-  return g.value();
-}
-
-// Whether `needle` occurs in `ids` as a contiguous run.
-bool Contains(Span<const uint32_t> ids, const std::vector<uint32_t>& needle) {
-  return std::search(ids.begin(), ids.end(), needle.begin(), needle.end()) != ids.end();
-}
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "markup/protect.h"
 #include "search/constraints.h"
 #include "tern/glossary.h"
+#include "glossary_util.h"
 #include "test_util.h"
 
 using namespace tern;
@@ -18,11 +19,6 @@ using namespace tern::test;
 
 namespace {
 
-std::shared_ptr<const Glossary> ParseOk(const Model& m, const std::string& tsv, GlossaryOptions o = {}) {
-  auto g = Glossary::Parse(m, tsv, "g.tsv", o);
-  REQUIRE_MESSAGE(g.ok(), g.status().message());
-  return g.value();
-}
 
 std::string ParseError(const Model& m, const std::string& tsv) {
   auto g = Glossary::Parse(m, tsv, "g.tsv");
@@ -53,7 +49,7 @@ struct Fixture {
 
 TEST_CASE("glossary files: every bad line named, duplicates name both lines, the vocabulary must spell a target") {
   auto m = LoadOrFail(BundledModel());
-  CHECK(ParseOk(*m, "# comment\n\ndog\tKöter\r\nred ball\tkarminroter Spielball\ndog\tKöter\n")->size() == 2);
+  CHECK(GlossaryOf(*m, "# comment\n\ndog\tKöter\r\nred ball\tkarminroter Spielball\ndog\tKöter\n")->size() == 2);
   CHECK(ParseError(*m, "dog\tKöter\ncat\n") == "g.tsv:2: no tab (a line is: source term, tab, target term)");
   CHECK(ParseError(*m, "dog\tKöter\tHund\n") == "g.tsv:1: more than two fields");
   CHECK(ParseError(*m, "\tKöter\n") == "g.tsv:1: empty source term");
@@ -80,7 +76,7 @@ TEST_CASE("glossary of 50,000 entries: loads, and matching stays per sentence") 
   for (int i = 0; i < 50000; ++i) tsv += "term" + std::to_string(i) + "\tBegriff" + std::to_string(i) + "\n";
   tsv += "dog\tKöter\n";
   const auto t0 = std::chrono::steady_clock::now();
-  auto g = ParseOk(*m, tsv);
+  auto g = GlossaryOf(*m, tsv);
   MESSAGE("50,001 entries: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s, "
                               << g->bytes() / 1048576.0 << " MiB");
   CHECK(g->size() == 50001);
@@ -96,7 +92,7 @@ TEST_CASE("glossary of 50,000 entries: loads, and matching stays per sentence") 
 TEST_CASE("glossary terms come out once per occurrence, greedy and beam, and other sentences are unchanged") {
   auto m = LoadOrFail(BundledModel());
   auto t = MakeTranslator(m);
-  auto g = ParseOk(*m, "dog\tKöter\nsnow\tSchneedecke\nred ball\tkarminroter Spielball\n");
+  auto g = GlossaryOf(*m, "dog\tKöter\nsnow\tSchneedecke\nred ball\tkarminroter Spielball\n");
   std::string_view in[] = {"A dog runs through the snow.", "Two men are talking.",
                            "A little girl plays with a red ball on the beach.", "The dog and the other dog play.",
                            "The Dog Show opens.", "Dog owners walk."};
@@ -125,7 +121,7 @@ TEST_CASE("glossary terms come out once per occurrence, greedy and beam, and oth
   }
   GlossaryOptions ci;
   ci.case_insensitive = true;
-  auto gi = ParseOk(*m, "dog\tKöter\n", ci);
+  auto gi = GlossaryOf(*m, "dog\tKöter\n", ci);
   TranslateOptions o;
   o.glossary = gi.get();
   Span<const TranslationResult> r;
@@ -136,7 +132,7 @@ TEST_CASE("glossary terms come out once per occurrence, greedy and beam, and oth
 TEST_CASE("glossary limits: more than 16 occurrences in a sentence fail it alone") {
   auto m = LoadOrFail(BundledModel());
   auto t = MakeTranslator(m);
-  auto g = ParseOk(*m, "dog\tKöter\n");
+  auto g = GlossaryOf(*m, "dog\tKöter\n");
   std::string many = "A dog";
   for (int i = 0; i < 16; ++i) many += " and a dog";
   many += ".";
