@@ -235,34 +235,103 @@ TEST_CASE("continuous batching: a shortlist is refused, the engine then runs sta
   }
 }
 
-TEST_CASE("continuous batching: the engine translates a text of several sentences as Translate does") {
+TEST_CASE("continuous batching: a text of several sentences is split and joined as Translate does") {
+  // The source of each result: what Translate gives for the same text, field by field.
+  struct Full {
+    StatusCode error = StatusCode::kOk;
+    std::string message;
+    std::vector<std::string> texts;
+    std::vector<std::vector<uint32_t>> ids;
+    std::vector<float> scores, logprobs;
+    std::vector<int32_t> sources;
+    std::vector<size_t> token_spans, source_spans;
+    std::vector<uint32_t> source_ids;
+  };
+  auto full = [](const TranslationResult& r) {
+    Full f;
+    f.error = r.error, f.message = std::string(r.error_message);
+    for (const Hypothesis& h : r.hypotheses) {
+      f.texts.emplace_back(h.text), f.ids.push_back(ToVector(h.ids)), f.scores.push_back(h.score);
+      f.logprobs.insert(f.logprobs.end(), h.token_logprobs.begin(), h.token_logprobs.end());
+      f.sources.insert(f.sources.end(), h.token_sources.begin(), h.token_sources.end());
+      for (const TextSpan& s : h.token_spans) f.token_spans.push_back(s.begin), f.token_spans.push_back(s.end);
+    }
+    for (const TextSpan& s : r.source_spans) f.source_spans.push_back(s.begin), f.source_spans.push_back(s.end);
+    f.source_ids = ToVector(r.source_ids);
+    return f;
+  };
+  class FullSource : public SentenceSource {
+   public:
+    FullSource(const std::vector<std::string>& texts, decltype(full)& f) : texts_(texts), full_(f), got(texts.size()), done(texts.size()) {}
+    bool Next(PendingSentence* p) override {
+      if (next_ >= texts_.size()) return false;
+      p->tag = next_, p->text = texts_[next_], ++next_;
+      return true;
+    }
+    void Done(uint64_t tag, const TranslationResult& r) override { got.at(tag) = full_(r), done.at(tag)++; }
+    const std::vector<std::string>& texts_;
+    decltype(full)& full_;
+    size_t next_ = 0;
+    std::vector<Full> got;
+    std::vector<int> done;
+  };
   auto m = LoadOrFail(ModelPath("post-swish", "int8"));
-  auto t = MakeTranslator(m, Continuous(3, 2, 1));
-  const std::vector<std::string> texts = {kTexts[0], kTexts[1] + " " + kTexts[2] + " " + kTexts[3], kTexts[4],
-                                          kTexts[5] + "  " + kTexts[6]};
-  VectorSource src(texts);
-  REQUIRE(t->TranslateContinuous(src, {}).ok());
-  if (t->splits_sentences()) {
-    CHECK(src.got[1].error == StatusCode::kUnsupported);
-    CHECK(src.got[1].message ==
-          "several sentences: a continuous call does not split texts (translate it with Translate)");
+  TranslatorConfig c = Continuous(3, 2, 2);
+  c.max_source_tokens = 48;
+  auto t = MakeTranslator(m, c);
+  if (!t->splits_sentences()) return;  // a build without ICU translates texts whole
+  const std::string too_long = "A man and a woman and a child and a dog and a cat and a horse walk on a long road by the sea "
+                               "while three birds fly over them and a boat sails past the old lighthouse.";
+  const std::vector<std::string> texts = {kTexts[0], kTexts[1] + " " + kTexts[2] + " " + kTexts[3], kTexts[5],
+                                          kTexts[5] + "  " + kTexts[6], "   ", kTexts[2] + " " + too_long,
+                                          kTexts[7] + " " + kTexts[8] + " " + kTexts[9] + " " + kTexts[2]};
+  for (uint32_t beam : {1u, 2u}) {
+    CAPTURE(beam);
+    TranslateOptions o;
+    o.beam_size = beam, o.n_best = beam, o.return_alignment = true;
+    FullSource src(texts, full);
+    REQUIRE(t->TranslateContinuous(src, o).ok());
+    for (size_t i = 0; i < texts.size(); ++i) {
+      CAPTURE(i);
+      CHECK(src.done[i] == 1);
+      std::string_view v = texts[i];
+      Span<const TranslationResult> want;
+      REQUIRE(t->Translate(Span<const std::string_view>(&v, 1), o, &want).ok());
+      const Full w = full(want[0]), g = src.got[i];
+      CHECK(g.error == w.error);
+      CHECK(g.message == w.message);
+      CHECK(g.texts == w.texts);
+      CHECK(g.ids == w.ids);
+      CHECK(g.scores == w.scores);
+      CHECK(g.logprobs == w.logprobs);
+      CHECK(g.sources == w.sources);
+      CHECK(g.token_spans == w.token_spans);
+      CHECK(g.source_spans == w.source_spans);
+      CHECK(g.source_ids == w.source_ids);
+    }
+    CHECK(src.got[1].texts.size() == beam);
+    CHECK(src.got[5].error == StatusCode::kResourceExhausted);
+    CHECK(src.got[5].message.rfind("sentence 2 of 2: ", 0) == 0);
   }
-  // max_batch 4: the request fits one call, so it runs continuously and its 2-sentence texts afterwards.
-  EngineConfig c;
-  c.replicas = 1;
-  c.translator.max_batch = 4;
-  auto e = Engine::Create(m, c).value();
+  // Through the engine (its continuous call): the same translations as Translate gives.
+  EngineConfig ec;
+  ec.replicas = 1;
+  ec.translator.max_batch = 4;
+  auto e = Engine::Create(m, ec).value();
   Request r;
-  r.texts = texts;
+  r.texts = {texts[0], texts[1], texts[3], texts[6]};
+  r.options.beam_size = 2;
   Ticket ticket = e->Submit(std::move(r)).value();
   const RequestOutcome& out = ticket.Wait();
   REQUIRE(out.status.ok());
-  REQUIRE(out.results.size() == texts.size());
-  for (size_t i = 0; i < texts.size(); ++i) {
+  REQUIRE(out.results.size() == 4u);
+  for (size_t i = 0; i < 4; ++i) {
     CAPTURE(i);
-    std::string_view v = texts[i];
+    std::string_view v = texts[i == 0 ? 0 : i == 1 ? 1 : i == 2 ? 3 : 6];
     Span<const TranslationResult> want;
-    REQUIRE(t->Translate(Span<const std::string_view>(&v, 1), {}, &want).ok());
+    TranslateOptions o;
+    o.beam_size = 2;
+    REQUIRE(t->Translate(Span<const std::string_view>(&v, 1), o, &want).ok());
     REQUIRE(out.results[i].ok());
     CHECK(out.results[i].best().text == want[0].best().text);
   }

@@ -23,7 +23,7 @@ struct TranslationResult;
 
 /// One sentence for a continuous call. Its views must stay valid until SentenceSource::Done(tag).
 struct PendingSentence {
-  std::string_view text;     ///< UTF-8, one sentence (a continuous call does not split texts), or:
+  std::string_view text;     ///< UTF-8 (with split_sentences, a text of several sentences is split), or:
   Span<const uint32_t> ids;  ///< with by_ids: source ids, `</s>` last
   bool by_ids = false;       ///< the sentence is `ids`, not `text`
   uint64_t tag = 0;          ///< the caller's: handed back with the result
@@ -37,10 +37,11 @@ class SentenceSource {
   /// Fills *next with the next waiting sentence and returns true, or returns false when none waits now
   /// (asked again at the next decoder step; the call returns once none waits and none runs).
   virtual bool Next(PendingSentence* next) = 0;
-  /// The result of the sentence `tag`: translated, failed alone (its error), kCancelled (the call's abort
-  /// callback stopped it first), or kUnsupported, which only a text Translate would take apart gets: several
-  /// sentences (with split_sentences), or spans auto_protect keeps (TranslateOptions::auto_protect): translate
-  /// it with Translate. Its views are valid during this call only.
+  /// The result of the sentence `tag` (a text of several sentences: its sentences' results joined, as
+  /// Translate joins them): translated, failed alone (its error), kCancelled (the call's abort callback
+  /// stopped it first), or kUnsupported for a text with spans auto_protect keeps (TranslateOptions::
+  /// auto_protect: a URL, an e-mail address, a placeholder): translate it with Translate. Its views are valid
+  /// during this call only.
   virtual void Done(uint64_t tag, const TranslationResult& result) = 0;
 };
 

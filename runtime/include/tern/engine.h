@@ -17,8 +17,9 @@
 // engine). With continuous_batching (the default) a replica's call is continuous (tern/continuous.h): when a
 // sentence ends, its result goes to its request at once (a request completes with its last input) and its
 // slot takes the next input of the call or of a queued request that may share it, which joins the running
-// decoder; calls whose options a continuous call refuses, and texts of several sentences, run as static
-// calls (a batch that runs until its longest sentence ends).
+// decoder (a text of several sentences joins as its sentences); calls whose options a continuous call
+// refuses, and texts with spans auto_protect keeps, run as static calls (a batch that runs until its longest
+// sentence ends).
 //
 // Thread safety: Submit, Ticket's calls and Cancel may be made from any thread at once. Completion
 // callbacks run on a worker thread, outside the engine's locks, and may call anything here on any object;

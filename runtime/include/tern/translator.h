@@ -214,13 +214,15 @@ class TERN_API Translator {
   /// TranslatorConfig::continuous_batching. Takes the options of Translate except those that need the
   /// whole batch or the text pipeline: markup, placeholders, keep_spans, a glossary, target prefixes,
   /// alternatives, return_attention, on_token, and a shortlist (use_shortlist on a model that has one) are
-  /// kInvalidArgument. Texts are not split: with split_sentences (and a build that splits) a text of
-  /// several sentences fails alone with kUnsupported ("several sentences: ..."; translate it with
-  /// Translate; tern::Engine does), and so does a text with spans auto_protect keeps (a URL, an e-mail
-  /// address, a printf or brace placeholder; TranslateOptions::auto_protect). A sentence fails alone (Done with its error);
-  /// errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
+  /// kInvalidArgument. With split_sentences (and a build that splits) a text of several sentences is split,
+  /// its sentences join the batch one by one and Done gets their results joined as Translate joins them (a
+  /// sentence that cannot be tokenized fails the text before any of it is decoded). A text with spans
+  /// auto_protect keeps (a URL, an e-mail address, a printf or brace placeholder; TranslateOptions::
+  /// auto_protect) fails alone with kUnsupported (translate it with Translate; tern::Engine does). A
+  /// sentence fails alone (Done with its error); errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
   /// (XNNPACK: the running sentences are handed over as kCancelled first), kCancelled (the abort callback).
-  /// Allocates only inside SentencePiece's encoder (texts).
+  /// Allocates only inside SentencePiece's encoder and ICU's splitter (texts) and for texts of several
+  /// sentences (their sentences' results until joined: heap buffers reused within the call).
   Status TranslateContinuous(SentenceSource& source, const TranslateOptions& options);
 
   /// Checks a call's options without translating: what Translate and TranslateIds refuse as a whole call

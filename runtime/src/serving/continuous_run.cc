@@ -15,7 +15,7 @@ struct Entry {
   std::vector<OwnedResult> results;  // [inputs]
   size_t next = 0;                   // the next input to hand out
   size_t remaining = 0;              // inputs whose results are not in yet
-  std::vector<size_t> deferred;      // inputs to translate statically afterwards (several sentences, auto_protect's spans)
+  std::vector<size_t> deferred;      // inputs to translate statically afterwards (auto_protect's spans)
   bool cancelled = false;            // inputs were cancelled before they ran
   bool complete = false;
 };
@@ -56,7 +56,7 @@ class EngineSource final : public SentenceSource {
         ++cursor_;
         Drop();
       }
-      // Inputs put off to static calls after this one (several sentences, auto_protect's spans) wait for it to end: take no more.
+      // Inputs put off to static calls after this one (auto_protect's spans) wait for it to end: take no more.
       if (deferred_ > 0) return false;
       std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*first_, tr_.max_batch());
       if (more.empty()) return false;

@@ -172,20 +172,7 @@ Status Translator::Impl::TranslateTexts(Call& call, Span<const std::string_view>
   TERN_RETURN_IF_ERROR(CheckTargetLang(*this, options.target_lang));  // a language the model lacks fails the call
   const ForcedInput forced = scored ? *scored : ForcedInput::Of(options);
   const Status st = RunCall(*this, call, n, options, forced, [&](size_t i) {
-    if (texts[i].find_first_not_of(" \t\r\n\f\v") == std::string_view::npos && !forced.Has(i)) {
-      // Nothing to translate: an empty translation, without running the model. Not when the input has
-      // forced tokens (a scored target, a target prefix): they are decoded from the source `</s>` alone.
-      Hypothesis& h = out.hypotheses[i * dims.n_best];
-      h = Hypothesis();
-      out.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
-      in.sentence_ok[i] = 0;
-      return;
-    }
-    size_t len = 0;
-    Status s = tokenizer->Encode(texts[i], options.target_lang, in.staged_ids + i * dims.src, dims.src, &len,
-                                 in.src_spans + i * dims.src, options.max_input_length);
-    if (!s.ok()) return SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
-    in.in_len[i] = static_cast<uint32_t>(len);
+    StageText(*this, i, texts[i], options, forced.Has(i));
   }, [&](size_t i) {
     SourceText src;
     src.text = texts[i];
@@ -283,7 +270,7 @@ Status Translator::Impl::Translate(Call& call, Span<const std::string_view> text
   Status st = Status::Ok();
   bool several = false;
   if (plain.split_sentences && SentenceSplitter::Available()) {
-    TERN_ASSIGN_OR_RETURN(several, paragraphs.Prepare(model->source_lang(), texts));
+    TERN_ASSIGN_OR_RETURN(several, paragraphs.Prepare(splitter, model->source_lang(), texts));
   }
   if (several) {
     SentenceEngine engine(*this, call, plain);

@@ -41,7 +41,8 @@ struct Translator::Impl : public StepDecoder {
   LogitsProcessors processors;  // the file's rules
   Profiler prof;
   ThreadPolicy threads;   // pool or calling thread, step by step (nn/thread_policy.h)
-  Paragraphs paragraphs;  // splits texts into sentences (with ICU; without, texts are single sentences)
+  TextSplitter splitter;  // splits texts into sentences (with ICU; without, texts are single sentences)
+  Paragraphs paragraphs;  // a static call's texts of several sentences
   MarkupCall markup;      // takes markup out of the texts and puts it back into the translations
   std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
@@ -95,6 +96,14 @@ struct Translator::Impl : public StepDecoder {
 /// Stages source ids `given` as input sentence i (staged_ids, in_len), or records its error in the results
 /// (no ids, more than max_source_tokens after max_input_length, an id outside the source vocabulary).
 void StageIds(Translator::Impl& t, size_t i, Span<const uint32_t> given, const TranslateOptions& options);
+/// What StageText did with a sentence.
+enum class Staged { kIds, kEmpty, kFailed };
+/// Stages sentence `text` as input i, the one staging of a text for static and continuous calls: its source
+/// ids (staged_ids [i x src], in_len[i]) and their byte spans in `text` (src_spans), with options.target_lang's
+/// code and max_input_length. kEmpty: whitespace only and `forced` false (no scored target or prefix): result
+/// i is one empty hypothesis and sentence_ok[i] 0, no model run. kFailed: the tokenizer's error (invalid
+/// UTF-8, too many tokens) is result i's.
+Staged StageText(Translator::Impl& t, size_t i, std::string_view text, const TranslateOptions& options, bool forced);
 /// Detokenizes every hypothesis of result i into the arena's text slots (text and token_spans).
 void DetokenizeResult(Translator::Impl& t, size_t i);
 /// TranslateOptions::replace_unknowns on result i (detokenized, its source spans set; `input` the sentence's

@@ -1,5 +1,5 @@
-// Pieces of a call shared by the static and the continuous calls (session.h): staging ids, detokenizing a
-// result, checking target_lang.
+// Pieces of a call shared by the static and the continuous calls (session.h): staging ids and texts,
+// detokenizing a result, checking target_lang.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -30,6 +30,30 @@ void StageIds(Translator::Impl& t, size_t i, Span<const uint32_t> given, const T
   std::memcpy(in.staged_ids + i * dims.src, s.data(), s.size() * sizeof(uint32_t));
   if (s.size() < given.size()) in.staged_ids[i * dims.src + s.size() - 1] = given[given.size() - 1];
   in.in_len[i] = static_cast<uint32_t>(s.size());
+}
+
+Staged StageText(Translator::Impl& t, size_t i, std::string_view text, const TranslateOptions& options, bool forced) {
+  const BatchBuffers& in = t.buf.batch;
+  const ResultBuffers& out = t.buf.results;
+  const size_t S = t.dims.src;
+  if (!forced && text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+    // Nothing to translate: an empty translation, without running the model. Not when the input has forced
+    // tokens (a scored target, a target prefix): they are decoded from the source `</s>` alone.
+    Hypothesis& h = out.hypotheses[i * t.dims.n_best];
+    h = Hypothesis();
+    out.results[i].hypotheses = Span<const Hypothesis>(&h, 1);
+    in.sentence_ok[i] = 0;
+    return Staged::kEmpty;
+  }
+  size_t len = 0;
+  const Status s = t.tokenizer->Encode(text, options.target_lang, in.staged_ids + i * S, S, &len, in.src_spans + i * S,
+                                       options.max_input_length);
+  if (!s.ok()) {
+    SetSentenceError(out, in, i, s.code(), "%s", s.message().c_str());
+    return Staged::kFailed;
+  }
+  in.in_len[i] = static_cast<uint32_t>(len);
+  return Staged::kIds;
 }
 
 void DetokenizeResult(Translator::Impl& t, size_t i) {
