@@ -3,7 +3,7 @@ sentences, each run in its own process (peak RSS per process), the systems inter
 
     /usr/bin/python3 bench/serving.py --tern-model M.tern --ct2-model DIR --spm source.spm \
         [--data test_2016_flickr.en] [--sentences 2000] [--replicas 2] [--beams 4,1] [--batch 16]
-        [--max-length 0] [--trials 3] [--load 0.5,0.9] [--arrivals 300]
+        [--max-length 0] [--trials 3] [--load 0.5,0.9] [--arrivals 300] [--baseline-build OLD_BUILD]
 
 Throughput (sentences/s, tokens/s of the best hypotheses): tern Engine.translate_iterable (--replicas
 replicas x 1 thread, max_batch_size --batch; continuous batching), the same engine with
@@ -15,6 +15,9 @@ capacity; p50 / p99 from arrival to completion (tern: the Future's done time; CT
 translate_batch(asynchronous=True), its completion polled every 1 ms). --max-length > 0 caps decoding (tern's
 count, </s> included; CTranslate2 gets one less); give it for random-weight models (every sentence then
 decodes to the cap in both).
+
+--baseline-build runs tern's three systems once more from another build (an earlier commit's, with its
+Python module), interleaved with this build's in every trial: a refactor's before and after in one run.
 
 CTranslate2 is not part of tern: build it outside this repository (docs/performance.md says how).
 """
@@ -113,7 +116,8 @@ print(json.dumps(out))
 
 def run(args, **kw):
     a = {"tern": args.tern_model, "ct2": args.ct2_model, "spm": args.spm, "replicas": args.replicas, "batch": args.batch,
-         "max_length": args.max_length, "pypath": os.path.join(args.build, "python"), "arrivals": args.arrivals, "rate": 0}
+         "max_length": args.max_length, "pypath": os.path.join(kw.pop("build", args.build), "python"),
+         "arrivals": args.arrivals, "rate": 0}
     a.update(kw)
     p = subprocess.run([sys.executable, "-c", RUN, json.dumps(a)], capture_output=True, text=True)
     if p.returncode != 0:
@@ -140,6 +144,7 @@ def main():
     ap.add_argument("--load", default="0.5,0.9", help="arrival rates as fractions of the engine's capacity ('' = none)")
     ap.add_argument("--arrivals", type=int, default=300)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--baseline-build", help="another build whose tern systems run beside this one's (before / after)")
     args = ap.parse_args()
     try:
         loads = [float(x) for x in args.load.split(",") if x]
@@ -152,23 +157,30 @@ def main():
     sys.path.insert(0, os.path.join(args.build, "python"))
     import tern
     print("cpu:", tern.cpu_summary())
-    systems = [("tern engine", "tern", "throughput", True), ("engine static", "tern", "throughput", False),
-               ("tern static", "tern", "static", True)]
+    systems = [("tern engine", "tern", "throughput", True, args.build), ("engine static", "tern", "throughput", False, args.build),
+               ("tern static", "tern", "static", True, args.build)]
+    if args.baseline_build:
+        systems += [(name + " (base)", s, m, c, args.baseline_build) for name, s, m, c, _ in systems]
     if args.ct2_model:
-        systems.append(("CTranslate2", "ct2", "throughput", True))
+        systems.append(("CTranslate2", "ct2", "throughput", True, args.build))
     for beam in [int(b) for b in args.beams.split(",")]:
-        res = {name: [] for name, _, _, _ in systems}
+        res = {name: [] for name, _, _, _, _ in systems}
         for _ in range(args.trials):  # interleaved
-            for name, system, mode, continuous in systems:
-                res[name].append(run(args, system=system, mode=mode, beam=beam, texts=texts, continuous=continuous))
+            for name, system, mode, continuous, build in systems:
+                res[name].append(run(args, system=system, mode=mode, beam=beam, texts=texts, continuous=continuous, build=build))
         print(f"\nthroughput, beam {beam}, {len(texts)} sentences, {args.replicas} replicas x 1 thread, batch {args.batch}:")
         eng = [r["tokens"] / r["seconds"] for r in res["tern engine"]]
-        for name, _, _, _ in systems:
+        for name, _, _, _, _ in systems:
             tps = [r["tokens"] / r["seconds"] for r in res[name]]
             sps = [len(texts) / r["seconds"] for r in res[name]]
             ratio = [e / t for e, t in zip(eng, tps)]
-            print(f"  {name:12s} {span(sps)} sentences/s, {span(tps)} tokens/s, engine / this {span(ratio, '{:.2f}')}, "
+            print(f"  {name:19s} {span(sps)} sentences/s, {span(tps)} tokens/s, engine / this {span(ratio, '{:.2f}')}, "
                   f"peak RSS {span([r['peak_rss_mib'] for r in res[name]])} MiB")
+        if args.baseline_build:  # this build over the baseline, trial by trial
+            for name in ("tern engine", "engine static", "tern static"):
+                ratio = [(r["tokens"] / r["seconds"]) / (b["tokens"] / b["seconds"])
+                         for r, b in zip(res[name], res[name + " (base)"])]
+                print(f"  {name:19s} this build / baseline {span(ratio, '{:.3f}')}")
         cap = statistics.median([len(texts) / r["seconds"] for r in res["tern engine"]])
         for load in loads:
             kinds = [("tern engine", "tern", True), ("engine static", "tern", False)]

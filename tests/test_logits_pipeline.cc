@@ -37,7 +37,8 @@ TEST_CASE("logits pipeline: one ordered list per search, transformers' order, th
   const uint32_t banned[] = {5, 6};
   const Span<const uint32_t> seq(banned, 2);
   rules.suppress_sequences = Span<const Span<const uint32_t>>(&seq, 1);
-  const ScopedRules scoped(processors, rules);
+  RuleSet call_rules;
+  call_rules.Build(rules, model->hparams().eos_id);
 
   Dims dims;
   SearchBuffers s;
@@ -47,6 +48,7 @@ TEST_CASE("logits pipeline: one ordered list per search, transformers' order, th
   LogitsProcessor* const call[] = {&user};
   SearchContext c{dims, SentenceInfo{}, s, out, processors, Span<LogitsProcessor* const>(call, 1),
                   FinishedSet<TrackPlanes>(s.finished, 1, 1), prof, 0, 0, SearchOptions{}, 0, nullptr, VocabMap{}};
+  c.rules = &call_rules;
   const std::vector<std::string> file = {"RepetitionPenalty", "NoRepeatNGram", "NoBadWords (the call's sequences)",
                                          "MinLength", "ForcedEOSToken"};
   auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {

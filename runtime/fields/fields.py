@@ -328,7 +328,8 @@ CONTINUOUS = {
 for _o in OPTIONS:
     _o.continuous = CONTINUOUS.get(_o.name, "")
 
-# How a call's value reaches what reads it: its member of ResolvedOptions (session/batch.h), and for an optional
+# How a call's value reaches what reads it: its member of ResolvedOptions (session/batch.h; a member that its base
+# SearchOptions declares, search/search.h, is the search's own and is not generated again), and for an optional
 # value the model file's default it takes when unset (GenerationDefaults, generation_config.json). The generator
 # writes the members (session/resolved_members.inc) and the resolution (session/resolved_fields.inc), which
 # ResolveOptions runs first; the range checks stay CheckOptionRanges' and the behaviour its reader's. A new

@@ -135,12 +135,23 @@ def resolved_type(o):
             "f32": "float"}.get(o.kind) or cpp_type(o)
 
 
+def search_options_members():
+    """The members of search/search.h's SearchOptions, which ResolvedOptions derives from (not generated again)."""
+    import re
+    text = (ROOT / "runtime" / "src" / "search" / "search.h").read_text(encoding="utf-8")
+    body = text[text.index("struct SearchOptions {"):]
+    body = body[:body.index("};")]
+    return set(re.findall(r"^\s+[\w:<>]+\s+(\w+)\s*(?:=[^;]*)?;", body, re.M))
+
+
 def gen_resolved_members():
     out = ["// " + BANNER,
-           "// Included inside session/batch.h's ResolvedOptions: the members the table resolves (RESOLVED), each",
-           "// with the call's value, or the model file's default when the call leaves it unset."]
+           "// Included inside session/batch.h's ResolvedOptions: the members the table resolves (RESOLVED) that",
+           "// SearchOptions (its base, search/search.h) lacks, each with the call's value, or the model file's",
+           "// default when the call leaves it unset."]
+    inherited = search_options_members()
     for o in OPTIONS:
-        if o.resolved and "." not in o.resolved:
+        if o.resolved and "." not in o.resolved and o.resolved not in inherited:
             out.append("%s %s = %s;  // TranslateOptions::%s" % (resolved_type(o), o.resolved,
                                                                    cpp_default(o)[len(" = "):] or "{}", o.member))
     return "\n".join(out) + "\n"

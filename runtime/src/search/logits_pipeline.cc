@@ -122,7 +122,7 @@ const SamplingWarpers kSamplingWarpers;
 LogitsPipeline LogitsPipeline::For(const SearchContext& c, RowPass pass) {
   LogitsPipeline p;
   p.Add(pass == RowPass::kBeam ? static_cast<const LogitsRule*>(&kLogSoftmaxMask) : &kTokenMask);
-  for (const LogitsRule* r : c.processors.rules()) p.Add(r);
+  for (const LogitsRule* r : (c.rules ? *c.rules : c.processors.file_set()).rules()) p.Add(r);
   if (!c.call_processors.empty()) p.Add(&kCallProcessors);
   if (pass == RowPass::kBeam && c.processors.renormalize()) p.Add(&kRenormalize);
   if (pass != RowPass::kExpansion && c.constraints) p.Add(&kGlossaryConstraints);

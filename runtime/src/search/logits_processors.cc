@@ -79,11 +79,11 @@ void LogitsProcessors::Init(const Model& model) {
   eos_ = hp.eos_id;
   file_rules_ = LogitsRules{g.repetition_penalty, g.no_repeat_ngram_size, g.min_length};
   file_rules_.forced_eos = g.forced_eos;
-  SetRules(file_rules_);
+  file_set_.Build(file_rules_, eos_);
   renormalize_ = g.renormalize_logits;
 }
 
-void LogitsProcessors::SetRules(const LogitsRules& r) {
+void RuleSet::Build(const LogitsRules& r, uint32_t eos) {
   count_ = 0;  // in transformers' order: repetition penalty, no-repeat n-grams, bad words, min length, forced </s>
   if (r.repetition_penalty != 1.f) {
     repetition_ = RepetitionPenalty(r.repetition_penalty);
@@ -98,11 +98,11 @@ void LogitsProcessors::SetRules(const LogitsRules& r) {
     Add(&bad_sequences_);
   }
   if (r.min_length > 0) {
-    min_length_ = MinLength(r.min_length, eos_, r.end_tokens);
+    min_length_ = MinLength(r.min_length, eos, r.end_tokens);
     Add(&min_length_);
   }
   if (r.forced_eos) {
-    forced_eos_ = ForcedEos(eos_);
+    forced_eos_ = ForcedEos(eos);
     Add(&forced_eos_);
   }
 }

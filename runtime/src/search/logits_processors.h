@@ -9,8 +9,8 @@
 // transformers' NoBadWordsLogitsProcessor with Marian's bad_words_ids = [[pad]]; fused with log_softmax in
 // beam search, which it commutes with), a call's own processors (the public tern::LogitsProcessor, through
 // one adapter stage), glossary constraints and sampling's warpers. The file's rules are fixed when a
-// Translator is created (from the file); a call may set its own for its duration (ScopedRules). No rule
-// allocates while running.
+// Translator is created (from the file, LogitsProcessors); each call builds its own RuleSet from its resolved
+// options (session/call.h: the Call owns it) and the search reads the call's. No rule allocates while running.
 #pragma once
 
 #include <cstddef>
@@ -137,32 +137,21 @@ struct LogitsRules {
   }
 };
 
-/// The processors of one Translator, made from the model's generation defaults at creation; a call with
-/// rules of its own sets them for its duration (SetRules, then FileRules to restore). No allocation per call.
-class LogitsProcessors {
+/// The rules of one call, in transformers' order: made from a LogitsRules (the call's resolved options, or
+/// the file's). Holds its rule objects (no heap); a search reads it through SearchContext::rules.
+class RuleSet {
  public:
-  static constexpr size_t kMaxProcessors = 8;
-  void Init(const Model& model);
-  /// Rebuilds the rule list with `r`.
-  void SetRules(const LogitsRules& r);
-  /// The file's rules (GenerationDefaults).
-  const LogitsRules& file_rules() const { return file_rules_; }
-  /// [target vocab] 1 = never generated.
-  const uint8_t* mask() const { return mask_.data(); }
-  /// transformers' renormalize_logits: log_softmax again after the processors.
-  bool renormalize() const { return renormalize_; }
+  static constexpr size_t kMax = 8;
+  /// Rebuilds the list from `r` (eos: the model's `</s>`, for MinLength and ForcedEOS).
+  void Build(const LogitsRules& r, uint32_t eos);
   /// The rules in transformers' order (search/logits_pipeline.h puts them into a search's one pipeline).
   Span<const LogitsRule* const> rules() const { return Span<const LogitsRule* const>(list_, count_); }
   bool empty() const { return count_ == 0; }
 
  private:
   void Add(const LogitsRule* p) { list_[count_++] = p; }
-  std::vector<uint8_t> mask_;
-  const LogitsRule* list_[kMaxProcessors] = {};
+  const LogitsRule* list_[kMax] = {};
   size_t count_ = 0;
-  bool renormalize_ = false;
-  uint32_t eos_ = 0;
-  LogitsRules file_rules_;
   RepetitionPenalty repetition_{1.f};
   NoRepeatNGram no_repeat_{0};
   MinLength min_length_{0, 0};
@@ -170,21 +159,28 @@ class LogitsProcessors {
   ForcedEos forced_eos_{0};
 };
 
-/// A call's own rules on `p` for the scope, the file's again after it (a Translator runs one call at a time).
-class ScopedRules {
+/// What one Translator's file fixes at creation: the token mask, renormalize_logits, and its rules
+/// (GenerationDefaults) as a RuleSet, the rules of a search given no call's own.
+class LogitsProcessors {
  public:
-  ScopedRules(LogitsProcessors& p, const LogitsRules& r) : p_(p), own_(!(r == p.file_rules())) {
-    if (own_) p_.SetRules(r);
-  }
-  ~ScopedRules() {
-    if (own_) p_.SetRules(p_.file_rules());
-  }
-  ScopedRules(const ScopedRules&) = delete;
-  ScopedRules& operator=(const ScopedRules&) = delete;
+  static constexpr size_t kMaxProcessors = RuleSet::kMax;
+  void Init(const Model& model);
+  /// The file's rules (GenerationDefaults), and built.
+  const LogitsRules& file_rules() const { return file_rules_; }
+  const RuleSet& file_set() const { return file_set_; }
+  /// The model's `</s>`.
+  uint32_t eos() const { return eos_; }
+  /// [target vocab] 1 = never generated.
+  const uint8_t* mask() const { return mask_.data(); }
+  /// transformers' renormalize_logits: log_softmax again after the processors.
+  bool renormalize() const { return renormalize_; }
 
  private:
-  LogitsProcessors& p_;
-  bool own_;
+  std::vector<uint8_t> mask_;
+  bool renormalize_ = false;
+  uint32_t eos_ = 0;
+  LogitsRules file_rules_;
+  RuleSet file_set_;
 };
 
 }  // namespace tern

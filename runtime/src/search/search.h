@@ -130,7 +130,7 @@ struct SearchContext {
   SentenceInfo in;
   SearchBuffers& s;
   const ResultBuffers& out;
-  const LogitsProcessors& processors;         // the file's rules
+  const LogitsProcessors& processors;         // the file's token mask, renormalize_logits and rules
   Span<LogitsProcessor* const> call_processors;  // the call's own (TranslateOptions::logits_processors)
   FinishedSet<TrackPlanes> hyps;
   Profiler& prof;
@@ -148,6 +148,7 @@ struct SearchContext {
   const uint64_t* sampling_keys = nullptr;  // [inputs] the caller's key of each input (nullptr: its index)
   uint32_t key_group = 0;  // > 0: return_alternatives' second pass, input r is alternative r % k of input r / k
   const float* logits_max = nullptr;     // [rows] MaxOf of each logits row as decoded (no rule yet); or nullptr
+  const RuleSet* rules = nullptr;        // the call's logits rules (session/call.h); nullptr: the file's
 
   /// Sentence b's position at search step `step` (continuous batching: sentences join at different steps).
   size_t Pos(size_t b, size_t step) const { return start_step ? step - start_step[b] : step; }

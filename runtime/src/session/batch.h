@@ -6,24 +6,21 @@
 #include <cstdint>
 
 #include "search/logits_processors.h"
+#include "search/search.h"
 #include "session/buffers.h"
 #include "tern/translator.h"
 
 namespace tern {
 
-/// TranslateOptions with every "file default" filled in and checked.
-struct ResolvedOptions {
-#include "session/resolved_members.inc"  // the table's RESOLVED rows (runtime/fields/fields.py)
-  uint32_t beam = 1, n_best = 1;
+/// TranslateOptions with every "file default" filled in and checked: what the search reads (its SearchOptions:
+/// beam, n_best, length penalty, scores, alignment and its layer, hf_rules, early_stopping, sampling, coverage
+/// penalty; the search gets them as they are, no copy by hand) and what the session's stages read.
+struct ResolvedOptions : SearchOptions {
+#include "session/resolved_members.inc"  // the table's RESOLVED rows that SearchOptions lacks (runtime/fields/fields.py)
   uint32_t max_length = 1;        // generated tokens including </s>, <= dims.tgt
-  bool want_alignment = false;
-  int alignment_layer = -1;       // the decoder layer whose cross-attention aligns (resolved)
-  EarlyStopping early_stopping = EarlyStopping::kFalse;
   Span<LogitsProcessor* const> call_processors;  // the call's own, after the file's rules
   LogitsRules rules;         // the file's, or the call's own (its RESOLVED members by the table)
-  SamplingOptions sampling;  // checked: greedy only, temperature >= kMinTemperature, top_p in (0, 1], min_tokens_to_keep >= 1
   Span<const uint64_t> sampling_keys;  // [inputs] or empty (TranslateOptions::sampling_keys)
-  float coverage_penalty = 0.f;  // beam search (needs dims.attention's buffers)
   bool forced = false;   // the call forces tokens: target prefixes, or Translator::Score's targets
   bool scored = false;   // Translator::Score: the forced targets and their </s> are the hypotheses
 };

@@ -1,17 +1,18 @@
 // tern's Call: one call through a Translator, made by its entry point (api/translator.cc) on the stack from
 // its request (the inputs and options it was given) and passed to every stage of the session (session.h: protect, split, tokenize, translate, detokenize, join,
-// restore; alternatives' two passes; scoring). It holds what the stages set for the call while it runs. The
-// session (arena, network, tokenizer, the file's rules) still lends three things to a running call and resets each
-// at the call's start: the markup taken out of its texts (Impl::markup), the sentences of its split texts
-// (Impl::paragraphs) and its own logits rules (ScopedRules installs them into Impl::processors for the call and
-// puts the file's back when it ends); tests/test_call.cc checks that a call leaves nothing behind however it ends
-// (an error, a cancellation, a callback that threw). What decoding needs of it travels in the search's
+// restore; alternatives' two passes; scoring). It holds what the stages set for the call while it runs, its
+// logits rules among them (the session's file rules are never changed by a call). The session (arena, network,
+// tokenizer, the file's rules) still lends two heap buffers to a running call, reset at the call's start and
+// reused from call to call so that a call of plain sentences allocates nothing: the markup taken out of its
+// texts (Impl::markup) and the sentences of its split texts (Impl::paragraphs); tests/test_call.cc checks that
+// a call leaves nothing behind however it ends (an error, a cancellation, a callback that threw). What decoding needs of it travels in the search's
 // StepRequest (the alignment layer, where the cross-attention goes), not through the session.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include "search/logits_processors.h"
 #include "search/token_stream.h"
 #include "tern/translator.h"
 
@@ -49,6 +50,8 @@ struct Call {
   const TokenStream::Origin* origins = nullptr;  // split texts: the text and part of each sentence being translated
   uint32_t expand = 0;                           // > 0: return_alternatives' first pass (session/alternatives_call.h)
   uint32_t alternatives = 0;                     // > 0: its second pass, k sentences per input (their sampling keys)
+  RuleSet rules;                                 // its logits rules, built from its resolved options by
+                                                 // CallSearchContext (session.h) and read by its search
 };
 
 }  // namespace tern

@@ -251,9 +251,8 @@ Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& sour
   TERN_RETURN_IF_ERROR(CheckTargetLang(t, options.target_lang));
   TERN_ASSIGN_OR_RETURN(const ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, t.dims.batch, options, t.alignment_layer));
   call.stream.Begin(options, t.tokenizer.get(), nullptr, 0, 0, nullptr, nullptr, nullptr);  // the abort check only
-  SearchContext ctx = CallSearchContext(t, o);
+  SearchContext ctx = CallSearchContext(t, call, o);
   ctx.stream = options.abort ? &call.stream : nullptr;
-  const ScopedRules rules_for(t.processors, CallLogitsRules(t, o));
   BeamSearch beam;
   GreedySearch greedy;
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;

@@ -97,7 +97,7 @@ Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const Resol
   const Hyperparameters& hp = model->hparams();
   bool constrained = false;
   for (size_t b = 0; b < n_valid; ++b) constrained |= in.constraints.count[in.order[b]] > 0;
-  SearchContext ctx = CallSearchContext(*this, o);
+  SearchContext ctx = CallSearchContext(*this, call, o);
   if (constrained) ctx.opt.want_alignment = true;  // a constraint is offered where the alignment reaches its term
   ctx.stream = call.streaming ? &call.stream : nullptr;
   ctx.origins = call.origins;
@@ -109,7 +109,6 @@ Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const Resol
   ctx.forced = o.forced ? &forced : nullptr;
   if (dims.shortlist && o.use_shortlist && !constrained)
     ctx.vocab = BuildShortlistMap(model->impl().shortlist(), sources, hp.eos_id, processors.mask(), dims.vocab, buf.vocab);
-  const ScopedRules rules_for(processors, CallLogitsRules(*this, o));  // the call's own logits rules, the file's after it
   BeamSearch beam;
   GreedySearch greedy;
   ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, call.expand});

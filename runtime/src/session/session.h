@@ -112,12 +112,11 @@ void ReplaceUnknowns(Translator::Impl& t, size_t i, std::string_view input);
 /// kInvalidArgument when the model has no language token for `target_lang` (empty: none asked).
 Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang);
 
-/// The search's context for a call resolved as `o`: the session's buffers, file rules and profile, the model's
+/// The search's context for `call` resolved as `o`: the session's buffers, token mask and profile, the
+/// call's logits rules (o's, with the options that act on them applied: built into call.rules), the model's
 /// </s> and decoder start tokens, o's search options and end tokens, the identity columns; no stream,
 /// origins, constraints or forced tokens (the call sets what it has).
-SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o);
-/// o's logits rules, with the options that act on them applied (what ScopedRules installs for the call).
-LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o);
+SearchContext CallSearchContext(Translator::Impl& t, Call& call, const ResolvedOptions& o);
 
 /// A status that still leaves *results filled: success, or a call the caller's callback stopped.
 inline bool HasResults(const Status& s) { return s.ok() || s.code() == StatusCode::kCancelled; }

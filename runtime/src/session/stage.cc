@@ -81,15 +81,21 @@ Status CheckTargetLang(const Translator::Impl& t, std::string_view target_lang) 
                                                   " token (" + (have.empty() ? "it has no language tokens" : "it has " + have) + ")");
 }
 
-SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o) {
+namespace {
+
+// o's logits rules, with the options that act on them applied.
+LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o) {
+  LogitsRules rules = o.rules;
+  rules.suppress_token = o.disable_unk ? t.model->hparams().unk_id : UINT32_MAX;
+  return rules;
+}
+
+}  // namespace
+
+SearchContext CallSearchContext(Translator::Impl& t, Call& call, const ResolvedOptions& o) {
   const Hyperparameters& hp = t.model->hparams();
   const BatchBuffers& in = t.buf.batch;
-  SearchOptions opt;
-  opt.beam = o.beam, opt.n_best = o.n_best, opt.length_penalty = o.length_penalty;
-  opt.want_scores = o.want_scores, opt.want_alignment = o.want_alignment;
-  opt.hf_rules = o.hf_rules, opt.early_stopping = o.early_stopping, opt.sampling = o.sampling;
-  opt.coverage_penalty = o.coverage_penalty;
-  opt.alignment_layer = o.alignment_layer;
+  const SearchOptions& opt = o;  // the resolved options' search part, as it is
   SearchContext ctx{t.dims,
                     SentenceInfo{in.order.data(), in.max_len.data(), in.src_len.data()},
                     t.buf.search,
@@ -107,13 +113,9 @@ SearchContext CallSearchContext(Translator::Impl& t, const ResolvedOptions& o) {
                     /*stream=*/nullptr,
                     /*origins=*/nullptr};
   ctx.end_tokens = o.rules.end_tokens;
+  call.rules.Build(CallLogitsRules(t, o), hp.eos_id);
+  ctx.rules = &call.rules;
   return ctx;
-}
-
-LogitsRules CallLogitsRules(const Translator::Impl& t, const ResolvedOptions& o) {
-  LogitsRules rules = o.rules;
-  rules.suppress_token = o.disable_unk ? t.model->hparams().unk_id : UINT32_MAX;
-  return rules;
 }
 
 }  // namespace tern
