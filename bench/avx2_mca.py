@@ -18,7 +18,7 @@ over oneDNN's inner loop there, before memory, packing and the f32 work around t
 
     /usr/bin/python3 bench/avx2_mca.py [--cpus znver3,skylake]
 
-Needs clang and llvm-mca (Debian's clang-14 and llvm-14 packages; scripts/setup.sh installs them).
+Needs clang and llvm-mca (Debian's clang-14 and llvm-14 packages; `scripts/setup.sh check` installs them).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Everything else a step does is left out, so these are ceilings, not predictions 
 
     /usr/bin/python3 bench/neon_mca.py [--ghz 1.5] [--dram-gbs 5.5]
 
-Needs clang and llvm-mca (Debian's clang-14 and llvm-14 packages; scripts/setup.sh installs them).
+Needs clang and llvm-mca (Debian's clang-14 and llvm-14 packages; `scripts/setup.sh check` installs them).
 """
 from __future__ import annotations
 

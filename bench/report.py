@@ -85,7 +85,7 @@ def render(rows, out_dir, names):
         fig.tight_layout()
         fig.savefig(os.path.join(out_dir, "throughput.png"), dpi=110)
     except ImportError:
-        print("bench: matplotlib not installed (scripts/setup.sh installs it): no plot", file=sys.stderr)
+        print("bench: matplotlib not installed (`scripts/setup.sh check` installs it): no plot", file=sys.stderr)
     return text
 
 

@@ -44,7 +44,7 @@ sources=(
 
 [ -f "$tarball" ] || { log "no Android sysroot at $tarball (../shared/android/bionic-arm64-api26-sysroot.tar.xz)"; exit 1; }
 for tool in clang-14 clang++-14 ld.lld-14 llvm-ar-14 llvm-ranlib-14 llvm-nm-14 cmake ninja curl sha256sum flatc; do
-  command -v "$tool" > /dev/null || { log "$tool missing (scripts/setup.sh installs it)"; exit 1; }
+  command -v "$tool" > /dev/null || { log "$tool missing (`scripts/setup.sh cross` installs it)"; exit 1; }
 done
 resource=$(clang-14 -print-resource-dir)
 layout=1   # bump when the prefix layout changes

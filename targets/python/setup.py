@@ -1,7 +1,7 @@
 """pip's entry to the Python package: setuptools (Debian's python3-setuptools) with a build_ext that runs the
 project's own CMake build (-DTERN_BUILD_PYTHON=ON, target tern_python) and copies the module it makes into
 the wheel. Everything comes from Debian's archive (pybind11-dev, python3-dev, cmake, the libraries
-scripts/setup.sh installs): `pip install --no-build-isolation --no-index ./targets/python` works offline.
+`scripts/setup.sh test` installs): `pip install --no-build-isolation --no-index ./targets/python` works offline.
 The module links libtern and the converter statically; the system libraries it needs (XNNPACK, cpuinfo,
 SentencePiece, ICU) are in the loader's default path, so no LD_LIBRARY_PATH.
 """

@@ -144,7 +144,7 @@ if [ "$refresh" != 1 ] && valid_sysroot "$dir"; then
   announce "$dir"
   exit 0
 fi
-command -v "$mmdebstrap_cmd" > /dev/null || { log "mmdebstrap missing (scripts/setup.sh installs it)"; exit 1; }
+command -v "$mmdebstrap_cmd" > /dev/null || { log "mmdebstrap missing (`scripts/setup.sh cross` installs it)"; exit 1; }
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 

@@ -29,7 +29,7 @@ toolchain="$here/toolchains/wasm.cmake"
 log() { echo "wasm build-deps: $*" >&2; }
 
 for tool in emcc em++ emcmake cmake ninja curl sha256sum node; do
-  command -v "$tool" > /dev/null || { log "$tool missing (scripts/setup.sh installs it)"; exit 1; }
+  command -v "$tool" > /dev/null || { log "$tool missing (`scripts/setup.sh wasm` installs it)"; exit 1; }
 done
 layout=1
 key=$( { echo "layout=$layout threads=$threads"; cat "$0" "$toolchain" "$here/scripts/target-deps.sh"; emcc --version | head -n 1; } | sha256sum | cut -c1-16)
