@@ -22,13 +22,15 @@ let runtime = null;
 /**
  * The WebAssembly module, instantiated once; later calls return the first one whatever their options.
  * `threads`: true loads tern-web-threads (rejects with a TernError when the package or the environment has no
- * threads), false tern-web; absent: tern-web-threads where globalThis.crossOriginIsolated is true and the
- * package has it, else tern-web. The other options are Emscripten's (e.g. { locateFile }).
+ * threads), false tern-web; absent: tern-web-threads where globalThis.crossOriginIsolated is true, SharedArrayBuffer
+ * exists and the package has it, else tern-web (WebKitGTK 2.50 reports an isolated page but has no
+ * SharedArrayBuffer: the threaded module would never start there). The other options are Emscripten's (e.g.
+ * { locateFile }).
  */
 export function init(options = {}) {
   if (runtime) return runtime;
   const { threads, ...emscripten } = options;
-  const want = threads ?? globalThis.crossOriginIsolated === true;
+  const want = threads ?? (globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function');
   const threaded = want
     ? import('./tern-web-threads.mjs').catch((e) => {
         if (threads === true) throw new TernError(`tern-web-threads could not be loaded: ${e.message}`, 5);
