@@ -55,15 +55,6 @@ void FinishSentence(SearchContext& c, size_t b) {
   }
 }
 
-namespace {
-
-// Writes the n-best hypotheses of every sentence to the result buffers.
-void Finish(SearchContext& c, size_t ns) {
-  for (size_t b = 0; b < ns; ++b) FinishSentence(c, b);
-}
-
-}  // namespace
-
 size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy& strategy, uint32_t* positions) {
   SearchBuffers& S = c.s;
   const size_t T = c.dims.tgt, B = c.opt.beam;
@@ -106,24 +97,6 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   const bool aligned = out.alignment && c.opt.want_alignment;
   for (size_t i = 0; i < n; ++i) S.row_source[i] = aligned ? out.alignment[i] : -1;
   strategy.Step(c, n, step);
-  return Status::Ok();
-}
-
-Status RunSearch(SearchContext& c, size_t ns, StepDecoder& decoder, SearchStrategy& strategy) {
-  SearchBuffers& S = c.s;
-  c.n_sentences = ns;
-  for (size_t b = 0; b < ns; ++b) S.done[b] = 0;
-  c.hyps.Reset(ns);
-  for (size_t pos = 0; pos < c.dims.tgt; ++pos) {
-    // Active rows: every live hypothesis of every unfinished sentence (beam search: only beam 0 at step 0;
-    // transformers gives the other beams -1e9, which is the same thing).
-    const size_t n = ActiveRows(c, ns, pos, strategy, nullptr);
-    if (n == 0) break;
-    if (c.stream && c.stream->Stopped()) break;  // the token callback or the abort callback
-    TERN_RETURN_IF_ERROR(DecodeAndStep(c, n, pos, decoder, strategy, nullptr));
-  }
-  Finish(c, ns);
-  if (c.stream && c.stream->stopped()) return Status(StatusCode::kCancelled, "cancelled");  // short: no allocation
   return Status::Ok();
 }
 

@@ -5,7 +5,10 @@
 //   for each position: active rows (every live hypothesis of every unfinished sentence)
 //                      -> StepDecoder::Decode (logits [rows, columns]: the one seam to the network)
 //                      -> SearchStrategy::Step (logits processors, choice, the track, finished hypotheses)
-//   then Finish: n-best hypotheses per sentence, every track channel, into the result buffers.
+//                      -> FinishSentence for each sentence that ended: its n-best hypotheses, every
+//                         track channel, into the result buffers
+// over sentence slots that a feed fills (SentenceSlots): a batch staged before the search, or continuous
+// batching's sentences joining as slots free.
 //
 // A sentence's rows are consecutive; sentences are in length order (SentenceInfo::order maps back).
 // Greedy and beam search are two strategies behind one interface (CTranslate2's decoding.h has the same
@@ -136,7 +139,7 @@ struct SearchContext {
   Profiler& prof;
   uint32_t eos = 0, start = 0;
   SearchOptions opt;
-  size_t n_sentences = 0;   // in this search (set by RunSearch)
+  size_t n_sentences = 0;   // slots in this search (set by RunSearch)
   float* logits = nullptr;  // of the current step: [rows, vocab.size]
   VocabMap vocab;           // the columns of the logits (identity, or the call's shortlist)
   TokenStream* stream = nullptr;  // the call's token stream and abort check (nullptr: neither)
@@ -264,10 +267,5 @@ size_t ActiveRows(SearchContext& c, size_t ns, size_t step, const SearchStrategy
 /// alignment and runs the strategy's step. Error: the decoder's (kInternal).
 Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decoder, SearchStrategy& strategy,
                      const uint32_t* positions);
-
-/// Searches n_sentences sentences and writes their results (ctx.out, by input index). Errors: those of
-/// the decoder (kInternal); kCancelled when ctx.stream stopped the call (results are written for the
-/// sentences that finished; ctx.s.done tells which did).
-Status RunSearch(SearchContext& ctx, size_t n_sentences, StepDecoder& decoder, SearchStrategy& strategy);
 
 }  // namespace tern

@@ -11,7 +11,7 @@
 #include "markup/protect.h"
 #include "model/model_impl.h"
 #include "nn/encoder.h"
-#include "search/continuous.h"
+#include "search/run.h"
 #include "session/session.h"
 
 namespace tern {
@@ -28,7 +28,7 @@ Status CheckContinuousOptions(const Translator::Impl& t, const TranslateOptions&
   return Status::Ok();
 }
 
-// The session as search/continuous.h's SentenceSlots: slot b takes the next sentence, one of a text of
+// The session as search/search.h's SentenceSlots: slot b takes the next sentence, one of a text of
 // several split earlier (each joins the batch as any sentence does; their results are joined in order once
 // the last ends) or the source's next one.
 class Feed final : public SentenceSlots {
@@ -258,7 +258,7 @@ Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& sour
   SearchStrategy& strategy = o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
   Feed feed(t, source, options, o);
   const ContinuousCallBuffers& cb = t.buf.continuous;
-  const Status st = RunContinuous(ctx, t.dims.batch, t, strategy, feed, ContinuousBuffers{cb.start_step.data(), cb.positions.data()});
+  const Status st = RunSearch(ctx, t.dims.batch, t, strategy, feed, SlotSteps{cb.start_step.data(), cb.positions.data()});
   feed.Flush();
   return st;
 }

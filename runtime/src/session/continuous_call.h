@@ -2,7 +2,7 @@
 // the batch holds one sentence at a time: its source ids at staged_ids / src_ids [b x src], its cross-
 // attention K/V at rows b x src, its beam slots b x beam ..; a joining sentence is encoded alone with
 // encoder buffers of its own that live through decoding (so encoding never clobbers the running decoder's
-// state), and search/continuous.h runs the steps. Planned only with TranslatorConfig::continuous_batching.
+// state), and search/search.h's RunSearch runs the steps as for any call. Planned only with TranslatorConfig::continuous_batching.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 #include "nn/decoder.h"
 #include "nn/encoder.h"
 #include "search/expand.h"
+#include "search/run.h"
 #include "markup/protect.h"
 #include "session/call_checks.h"
 #include "session/continuous_call.h"
@@ -114,7 +115,8 @@ Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const Resol
   ExpandSearch expand_search(Expansions{buf.alternatives.token, buf.alternatives.logprob, buf.alternatives.count, dims.n_best, call.expand});
   SearchStrategy& strategy = call.expand ? static_cast<SearchStrategy&>(expand_search)
                              : o.beam > 1 ? static_cast<SearchStrategy&>(beam) : greedy;
-  Status st = RunSearch(ctx, n_valid, *this, strategy);
+  BatchSlots batch(ctx, n_valid);
+  Status st = RunSearch(ctx, n_valid, *this, strategy, batch);
   if (st.ok() && o.want_attention && !call.expand) st = AttentionPass(*this, n_valid, ctx.vocab, o.alignment_layer);
   for (size_t b = 0; b < n_valid; ++b) {
     const size_t i = in.order[b];
