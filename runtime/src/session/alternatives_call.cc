@@ -48,8 +48,8 @@ Status CheckAlternatives(const Dims& d, size_t n, const TranslateOptions& o) {
 }
 
 Status Translator::Impl::TranslateAlternatives(Call& call, Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids,
-                                               bool by_text, const TranslateOptions& options,
-                                               Span<const TranslationResult>* results) {
+                                               bool by_text) {
+  const TranslateOptions& options = *call.options;
   const size_t n = by_text ? texts.size() : ids.size(), k = options.alternatives, nb = dims.n_best, T = dims.tgt;
   TERN_RETURN_IF_ERROR(CheckAlternatives(dims, n, options));
   AlternativeBuffers& a = buf.alternatives;
@@ -60,13 +60,17 @@ Status Translator::Impl::TranslateAlternatives(Call& call, Span<const std::strin
   first.split_sentences = false, first.return_alignment = false;
   for (size_t i = 0; i < n; ++i) a.count[i] = 0;
   call.expand = static_cast<uint32_t>(k);
-  Span<const TranslationResult> r1;
-  const Status s1 = by_text ? TranslateTexts(call, texts, first, &r1) : TranslateIds(call, ids, first, &r1);
+  Status s1 = Status::Ok();
+  {
+    OptionsScope scope(call, first);
+    s1 = by_text ? TranslateTexts(call, texts) : TranslateIds(call, ids);
+  }
+  const Span<const TranslationResult> r1 = call.results;
   call.expand = 0;
   if (s1.code() == StatusCode::kCancelled)
     for (size_t i = 0; i < n; ++i) SetSentenceError(out, buf.batch, i, StatusCode::kCancelled, "cancelled by the caller");
   if (!s1.ok()) {
-    if (s1.code() == StatusCode::kCancelled) *results = Span<const TranslationResult>(out.results, n);
+    if (s1.code() == StatusCode::kCancelled) call.results = Span<const TranslationResult>(out.results, n);
     return s1;
   }
   for (size_t i = 0; i < n; ++i) {
@@ -108,10 +112,14 @@ Status Translator::Impl::TranslateAlternatives(Call& call, Span<const std::strin
   second.alternatives = 0, second.n_best = 1, second.split_sentences = false;
   second.target_prefix = {};
   second.target_prefix_ids = Span<const Span<const uint32_t>>(a.prefixes.data(), n * k);
-  Span<const TranslationResult> r2;
   call.alternatives = static_cast<uint32_t>(k);  // sampling: row r is keyed as alternative r % k of input r / k
-  const Status s2 = by_text ? TranslateTexts(call, Span<const std::string_view>(a.texts.data(), n * k), second, &r2)
-                            : TranslateIds(call, Span<const Span<const uint32_t>>(a.sources.data(), n * k), second, &r2);
+  Status s2 = Status::Ok();
+  {
+    OptionsScope scope(call, second);
+    s2 = by_text ? TranslateTexts(call, Span<const std::string_view>(a.texts.data(), n * k))
+                 : TranslateIds(call, Span<const Span<const uint32_t>>(a.sources.data(), n * k));
+  }
+  const Span<const TranslationResult> r2 = call.results;
   call.alternatives = 0;
   if (!HasResults(s2)) return s2;
   // Input i's alternatives from rows i * k + j: hypotheses move down to i's own slots (i * nb + m <= (i * k + j) * nb,
@@ -149,7 +157,7 @@ Status Translator::Impl::TranslateAlternatives(Call& call, Span<const std::strin
     }
     out.results[i] = res;
   }
-  *results = Span<const TranslationResult>(out.results, n);
+  call.results = Span<const TranslationResult>(out.results, n);
   return s2;
 }
 

@@ -243,7 +243,8 @@ void DeclareContinuousBuffers(const Dims& d, ContinuousCallBuffers* b, ArenaPlan
   plan->Add(&b->by_ids, "continuous.by_ids", d.batch, kEnc, kDec);
 }
 
-Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source, const TranslateOptions& options) {
+Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source) {
+  const TranslateOptions& options = *call.options;
   if (!t.dims.continuous)
     return Status(StatusCode::kInvalidArgument, "TranslateContinuous: the Translator was created without "
                                                 "TranslatorConfig::continuous_batching");

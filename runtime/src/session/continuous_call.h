@@ -30,6 +30,7 @@ struct ContinuousCallBuffers {
 void DeclareContinuousBuffers(const Dims& d, ContinuousCallBuffers* b, ArenaPlan* plan);
 
 /// Translator::TranslateContinuous after the busy flag is taken (errors: tern/translator.h).
-Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source, const TranslateOptions& options);
+/// The call's options are *call.options (the request's).
+Status TranslateContinuous(Translator::Impl& t, Call& call, SentenceSource& source);
 
 }  // namespace tern

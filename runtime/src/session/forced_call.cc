@@ -76,25 +76,25 @@ Result<TranslateOptions> ScoreOptions(const TranslateOptions& options, size_t so
 
 }  // namespace
 
-Status Translator::Impl::Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets,
-                               const TranslateOptions& options, Span<const TranslationResult>* results) {
-  TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(options, sources.size(), targets.size()));
+Status Translator::Impl::Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets) {
+  TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(*call.options, sources.size(), targets.size()));
+  OptionsScope scope(call, o);
   ForcedInput f;
   f.texts = targets;
   f.scored = true;
   f.what = "target";
   call.origins = nullptr;
-  return TranslateTexts(call, sources, o, results, &f);
+  return TranslateTexts(call, sources, &f);
 }
 
-Status Translator::Impl::ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
-                                  const TranslateOptions& options, Span<const TranslationResult>* results) {
-  TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(options, sources.size(), targets.size()));
+Status Translator::Impl::ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets) {
+  TERN_ASSIGN_OR_RETURN(const TranslateOptions o, ScoreOptions(*call.options, sources.size(), targets.size()));
+  OptionsScope scope(call, o);
   ForcedInput f;
   f.ids = targets;
   f.scored = true;
   f.what = "target";
-  return TranslateIds(call, sources, o, results, &f);
+  return TranslateIds(call, sources, &f);
 }
 
 }  // namespace tern

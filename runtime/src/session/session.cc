@@ -22,8 +22,8 @@ namespace {
 // source_of(i) (the sentence's text), stage its forced target tokens (target prefix, or a scored target),
 // translate the batch.
 template <typename StageFn, typename SourceFn>
-Status RunCall(Translator::Impl& t, Call& call, size_t n, const TranslateOptions& options, const ForcedInput& forced, StageFn stage,
-               SourceFn source_of) {
+Status RunCall(Translator::Impl& t, Call& call, size_t n, const ForcedInput& forced, StageFn stage, SourceFn source_of) {
+  const TranslateOptions& options = *call.options;
   TERN_ASSIGN_OR_RETURN(ResolvedOptions o, ResolveOptions(t.model->generation(), t.dims, n, options, t.alignment_layer));
   if (options.glossary) TERN_RETURN_IF_ERROR(CheckGlossary(t, *options.glossary));
   o.forced = !forced.empty();
@@ -132,24 +132,26 @@ Status Translator::Impl::TranslateStaged(Call& call, size_t n_valid, const Resol
 
 Status Translator::Impl::Run(Call& call) {
   const CallRequest& r = call.request;
-  const TranslateOptions& o = *r.options;
+  call.options = r.options;
+  call.markup = &markup;
+  call.paragraphs = &paragraphs;
   switch (r.kind) {
-    case CallRequest::Kind::kTranslate: return Translate(call, r.texts, o, &call.results);
-    case CallRequest::Kind::kTranslateIds: return TranslateIds(call, r.ids, o, &call.results);
-    case CallRequest::Kind::kScore: return Score(call, r.texts, r.target_texts, o, &call.results);
-    case CallRequest::Kind::kScoreIds: return ScoreIds(call, r.ids, r.target_ids, o, &call.results);
-    case CallRequest::Kind::kContinuous: return tern::TranslateContinuous(*this, call, *r.source, o);
+    case CallRequest::Kind::kTranslate: return Translate(call, r.texts);
+    case CallRequest::Kind::kTranslateIds: return TranslateIds(call, r.ids);
+    case CallRequest::Kind::kScore: return Score(call, r.texts, r.target_texts);
+    case CallRequest::Kind::kScoreIds: return ScoreIds(call, r.ids, r.target_ids);
+    case CallRequest::Kind::kContinuous: return tern::TranslateContinuous(*this, call, *r.source);
   }
   return Status(StatusCode::kInternal, "Translator: a call of no kind");
 }
 
-Status Translator::Impl::TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
-                                      Span<const TranslationResult>* results, const ForcedInput* scored) {
+Status Translator::Impl::TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
+  const TranslateOptions& options = *call.options;
   call.origins = nullptr;
-  if (options.alternatives && !scored) return TranslateAlternatives(call, {}, sources, false, options, results);
-  const Status st = RunCall(*this, call, sources.size(), options, scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
+  if (options.alternatives && !scored) return TranslateAlternatives(call, {}, sources, false);
+  const Status st = RunCall(*this, call, sources.size(), scored ? *scored : ForcedInput::Of(options), [&](size_t i) {
     StageIds(*this, i, sources[i], options);
   }, [&](size_t i) {  // a glossary matches the text the pieces spell
     SourceText src;
@@ -161,18 +163,18 @@ Status Translator::Impl::TranslateIds(Call& call, Span<const Span<const uint32_t
     return src;
   });
   if (!HasResults(st)) return st;
-  *results = Span<const TranslationResult>(out.results, sources.size());
+  call.results = Span<const TranslationResult>(out.results, sources.size());
   return st;
 }
 
-Status Translator::Impl::TranslateTexts(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
-                                        Span<const TranslationResult>* results, const ForcedInput* scored) {
+Status Translator::Impl::TranslateTexts(Call& call, Span<const std::string_view> texts, const ForcedInput* scored) {
   const BatchBuffers& in = buf.batch;
   const ResultBuffers& out = buf.results;
+  const TranslateOptions& options = *call.options;
   const size_t n = texts.size();
   TERN_RETURN_IF_ERROR(CheckTargetLang(*this, options.target_lang));  // a language the model lacks fails the call
   const ForcedInput forced = scored ? *scored : ForcedInput::Of(options);
-  const Status st = RunCall(*this, call, n, options, forced, [&](size_t i) {
+  const Status st = RunCall(*this, call, n, forced, [&](size_t i) {
     StageText(*this, i, texts[i], options, forced.Has(i));
   }, [&](size_t i) {
     SourceText src;
@@ -191,7 +193,7 @@ Status Translator::Impl::TranslateTexts(Call& call, Span<const std::string_view>
     DetokenizeResult(*this, i);
     if (options.replace_unknowns) ReplaceUnknowns(*this, i, texts[i]);
   }
-  *results = Span<const TranslationResult>(out.results, n);
+  call.results = Span<const TranslationResult>(out.results, n);
   return st;
 }
 
@@ -205,9 +207,11 @@ class SentenceEngine : public Paragraphs::Engine {
   }
   Status TranslateSentences(Span<const std::string_view> sentences, const TokenStream::Origin* origins,
                             Span<const TranslationResult>* out) override {
+    OptionsScope scope(call_, o_);
     call_.origins = origins;
-    const Status s = t_.TranslateTexts(call_, sentences, o_, out);
+    const Status s = t_.TranslateTexts(call_, sentences);
     call_.origins = nullptr;
+    *out = call_.results;
     return s;
   }
   Status CheckSentence(std::string_view s) override {
@@ -229,8 +233,8 @@ class SentenceEngine : public Paragraphs::Engine {
 //   protect (markup, placeholders and keep_spans out: plain texts) -> split (paragraphs into sentences) ->
 //   translate (tokenize, the model, detokenize: TranslateTexts) -> join (sentences back into texts) ->
 //   restore (markup and spans back into the translations).
-Status Translator::Impl::Translate(Call& call, Span<const std::string_view> texts, const TranslateOptions& options_in,
-                                   Span<const TranslationResult>* results) {
+Status Translator::Impl::Translate(Call& call, Span<const std::string_view> texts) {
+  const TranslateOptions& options_in = *call.options;
   if (texts.size() > dims.batch)
     return Status(StatusCode::kInvalidArgument, std::to_string(texts.size()) + " sentences exceed max_batch " + std::to_string(dims.batch));
   call.origins = nullptr;
@@ -246,11 +250,12 @@ Status Translator::Impl::Translate(Call& call, Span<const std::string_view> text
     protected_options.placeholder_syntaxes = auto_syntaxes;
   }
   const TranslateOptions& options = auto_syntaxes ? protected_options : options_in;
+  OptionsScope protect(call, options);
   const bool keep = options.keep_placeholders || !options.keep_spans.empty();
   const bool prefixed = !options.target_prefix.empty() || !options.target_prefix_ids.empty();
-  if (options.alternatives) return TranslateAlternatives(call, texts, {}, true, options, results);
+  if (options.alternatives) return TranslateAlternatives(call, texts, {}, true);
   if (prefixed) TERN_RETURN_IF_ERROR(CheckOptions(options));
-  if (prefixed) return TranslateTexts(call, texts, options, results);  // a prefix continues one sentence: no splitting
+  if (prefixed) return TranslateTexts(call, texts);  // a prefix continues one sentence: no splitting
   // Stage 1, protect.
   const bool marked = options.markup != Markup::kNone || keep;
   TranslateOptions plain = options;
@@ -259,29 +264,31 @@ Status Translator::Impl::Translate(Call& call, Span<const std::string_view> text
     for (const KeepSpan& k : options.keep_spans)
       if (k.text >= texts.size())
         return Status(StatusCode::kInvalidArgument, "keep_spans: text " + std::to_string(k.text) + " of " + std::to_string(texts.size()));
-    markup.Prepare(texts, options);
-    texts = markup.plain();
+    call.markup->Prepare(texts, options);
+    texts = call.markup->plain();
     plain.markup = Markup::kNone;
     plain.keep_placeholders = false;
     plain.keep_spans = {};
     plain.return_alignment = true;
   }
   // Stages 2-4, split, translate, join.
-  Span<const TranslationResult> out;
   Status st = Status::Ok();
   bool several = false;
   if (plain.split_sentences && SentenceSplitter::Available()) {
-    TERN_ASSIGN_OR_RETURN(several, paragraphs.Prepare(splitter, model->source_lang(), texts));
+    TERN_ASSIGN_OR_RETURN(several, call.paragraphs->Prepare(splitter, model->source_lang(), texts));
   }
   if (several) {
     SentenceEngine engine(*this, call, plain);
-    st = paragraphs.Translate(engine, dims.batch, &out);
+    Span<const TranslationResult> joined;
+    st = call.paragraphs->Translate(engine, dims.batch, &joined);
+    call.results = joined;
   } else {
-    st = TranslateTexts(call, texts, plain, &out);
+    OptionsScope unmarked(call, plain);
+    st = TranslateTexts(call, texts);
   }
   if (!HasResults(st)) return st;
   // Stage 5, restore.
-  *results = marked ? markup.Finish(out) : out;
+  if (marked) call.results = call.markup->Finish(call.results);
   return st;
 }
 

@@ -42,8 +42,8 @@ struct Translator::Impl : public StepDecoder {
   Profiler prof;
   ThreadPolicy threads;   // pool or calling thread, step by step (nn/thread_policy.h)
   TextSplitter splitter;  // splits texts into sentences (with ICU; without, texts are single sentences)
-  Paragraphs paragraphs;  // a static call's texts of several sentences
-  MarkupCall markup;      // takes markup out of the texts and puts it back into the translations
+  Paragraphs paragraphs;  // lent to each call (Call::paragraphs): its texts of several sentences
+  MarkupCall markup;      // lent to each call (Call::markup): its markup, taken out and put back
   std::atomic<bool> busy{false};  // a Translate call is running (api/translator.cc, BusyGuard)
   int alignment_layer = -1;       // the default decoder layer whose cross-attention gives token_sources
   mutable uint64_t vocab_fingerprint = 0; // the model's vocabularies (terms/glossary_impl.h), computed by the first
@@ -57,31 +57,29 @@ struct Translator::Impl : public StepDecoder {
   /// Everything it needs of the call is in the request.
   Result<StepOutput> Decode(const StepRequest& request) override;
 
-  /// Runs call.request (Translator's TranslateIds, Translate, Score or ScoreIds, after the busy flag is taken)
-  /// through the stages below; call.results holds what it gives. Errors: those of the stage it runs.
+  /// Runs call.request (Translator's TranslateIds, Translate, Score, ScoreIds or TranslateContinuous, after the
+  /// busy flag is taken) through the stages below, with call.options the request's and the session's markup
+  /// and paragraph objects lent to it; call.results holds what it gives. Errors: those of the stage it runs.
   Status Run(Call& call);
 
+  /// Every method below is a stage of `call` (session/call.h), the entry point's Call: it takes the call and
+  /// its inputs, acts on *call.options and leaves what it gives in call.results (one record per input, also
+  /// with kCancelled; other errors leave none). Errors: those of Translator's entry points.
+  ///
   /// Translator::TranslateIds and Translate, after the busy flag is taken. `scored`: Translator::Score's
   /// targets, in place of the options' target prefixes.
-  /// Every method below is a stage of `call` (session/call.h), the entry point's Call.
-  Status TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const TranslateOptions& options,
-                      Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
-  Status Translate(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
-                   Span<const TranslationResult>* results);
+  Status TranslateIds(Call& call, Span<const Span<const uint32_t>> sources, const ForcedInput* scored = nullptr);
+  Status Translate(Call& call, Span<const std::string_view> texts);
 
   /// Translate() with every text one sentence: tokenize, translate, detokenize into the arena.
-  Status TranslateTexts(Call& call, Span<const std::string_view> texts, const TranslateOptions& options,
-                        Span<const TranslationResult>* results, const ForcedInput* scored = nullptr);
+  Status TranslateTexts(Call& call, Span<const std::string_view> texts, const ForcedInput* scored = nullptr);
 
   /// Translator::Score and ScoreIds (after the busy flag is taken): the targets forced, greedy, scored.
-  Status Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets, const TranslateOptions& options,
-               Span<const TranslationResult>* results);
-  Status ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets,
-                  const TranslateOptions& options, Span<const TranslationResult>* results);
+  Status Score(Call& call, Span<const std::string_view> sources, Span<const std::string_view> targets);
+  Status ScoreIds(Call& call, Span<const Span<const uint32_t>> sources, Span<const Span<const uint32_t>> targets);
 
   /// TranslateOptions::alternatives (session/alternatives_call.h) for texts (by_text) or ids.
-  Status TranslateAlternatives(Call& call, Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids, bool by_text,
-                               const TranslateOptions& options, Span<const TranslationResult>* results);
+  Status TranslateAlternatives(Call& call, Span<const std::string_view> texts, Span<const Span<const uint32_t>> ids, bool by_text);
 
   /// Loads target_tokenizer if it is not yet. Error: kInvalidModel when SentencePiece rejects the target proto.
   Status LoadTargetTokenizer();
