@@ -3,6 +3,7 @@
 // (integer sums, tern's own epilogue), ids equal and scores within 1e-4 relative for f32 (XNNPACK's f32 GEMM
 // may sum in another order for another number of rows). Greedy and beam, texts and ids; a bad sentence fails
 // alone; what the call refuses; the abort callback.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -284,11 +285,17 @@ TEST_CASE("continuous batching: a text of several sentences is split and joined 
                                "while three birds fly over them and a boat sails past the old lighthouse.";
   const std::vector<std::string> texts = {kTexts[0], kTexts[1] + " " + kTexts[2] + " " + kTexts[3], kTexts[5],
                                           kTexts[5] + "  " + kTexts[6], "   ", kTexts[2] + " " + too_long,
-                                          kTexts[7] + " " + kTexts[8] + " " + kTexts[9] + " " + kTexts[2]};
+                                          kTexts[7] + " " + kTexts[8] + " " + kTexts[9] + " " + kTexts[2],
+                                          // spans auto_protect keeps (taken out, the plain text translated with the
+                                          // alignment, put back), in a text of one sentence and of several
+                                          "Visit https://example.com/en/help for the manual.",
+                                          "Two men carried %d boxes up the stairs. Write to help@example.org if a man needs help."};
+  for (const bool aligned : {true, false})
   for (uint32_t beam : {1u, 2u}) {
     CAPTURE(beam);
+    CAPTURE(aligned);
     TranslateOptions o;
-    o.beam_size = beam, o.n_best = beam, o.return_alignment = true;
+    o.beam_size = beam, o.n_best = beam, o.return_alignment = aligned;
     FullSource src(texts, full);
     REQUIRE(t->TranslateContinuous(src, o).ok());
     for (size_t i = 0; i < texts.size(); ++i) {
@@ -310,6 +317,13 @@ TEST_CASE("continuous batching: a text of several sentences is split and joined 
       CHECK(g.source_ids == w.source_ids);
     }
     CHECK(src.got[1].texts.size() == beam);
+    CHECK(src.got[7].texts[0].find("https://example.com/en/help") != std::string::npos);
+    CHECK(src.got[8].texts[0].find("help@example.org") != std::string::npos);
+    CHECK(src.got[8].texts[0].find("%d") != std::string::npos);
+    // The protected texts report their alignment as Translate's do; the others only when asked.
+    auto any_aligned = [](const Full& f) { return std::any_of(f.sources.begin(), f.sources.end(), [](int32_t s) { return s >= 0; }); };
+    CHECK(any_aligned(src.got[7]));
+    CHECK(any_aligned(src.got[0]) == aligned);
     CHECK(src.got[5].error == StatusCode::kResourceExhausted);
     CHECK(src.got[5].message.rfind("sentence 2 of 2: ", 0) == 0);
   }

@@ -39,9 +39,8 @@ class SentenceSource {
   virtual bool Next(PendingSentence* next) = 0;
   /// The result of the sentence `tag` (a text of several sentences: its sentences' results joined, as
   /// Translate joins them): translated, failed alone (its error), kCancelled (the call's abort callback
-  /// stopped it first), or kUnsupported for a text with spans auto_protect keeps (TranslateOptions::
-  /// auto_protect: a URL, an e-mail address, a placeholder): translate it with Translate. Its views are valid
-  /// during this call only.
+  /// stopped it first); a text with spans auto_protect keeps gets them back as Translate gives them. Its views
+  /// are valid during this call only.
   virtual void Done(uint64_t tag, const TranslationResult& result) = 0;
 };
 

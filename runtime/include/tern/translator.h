@@ -218,11 +218,12 @@ class TERN_API Translator {
   /// its sentences join the batch one by one and Done gets their results joined as Translate joins them (a
   /// sentence that cannot be tokenized fails the text before any of it is decoded). A text with spans
   /// auto_protect keeps (a URL, an e-mail address, a printf or brace placeholder; TranslateOptions::
-  /// auto_protect) fails alone with kUnsupported (translate it with Translate; tern::Engine does). A
-  /// sentence fails alone (Done with its error); errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
+  /// auto_protect) is taken apart as Translate takes it: its plain text runs with the alignment (its result
+  /// reports token_sources, as Translate's does) and Done gets the spans put back. A sentence fails alone (Done with its error); errors of the call: kInvalidArgument (not planned, or the options), kBusy, kInternal
   /// (XNNPACK: the running sentences are handed over as kCancelled first), kCancelled (the abort callback).
-  /// Allocates only inside SentencePiece's encoder and ICU's splitter (texts) and for texts of several
-  /// sentences (their sentences' results until joined: heap buffers reused within the call).
+  /// Allocates only inside SentencePiece's encoder and ICU's splitter (texts), for texts of several sentences
+  /// (their sentences' results until joined) and for texts auto_protect takes apart (heap buffers reused
+  /// within the call).
   Status TranslateContinuous(SentenceSource& source, const TranslateOptions& options);
 
   /// Checks a call's options without translating: what Translate and TranslateIds refuse as a whole call

@@ -31,7 +31,7 @@ void FinishSentence(SearchContext& c, size_t b) {
 #undef TERN_BIND
       if (!c.opt.want_scores) std::fill(c.out.tracks.logprob + row * T, c.out.tracks.logprob + row * T + len, 0.f);
       // A generated </s> aligns to the source's </s> (the decoder's alignment leaves that one out).
-      if (c.opt.want_alignment && c.hyps.ended_eos(b, h) && len > 0) c.out.tracks.source[row * T + len - 1] = c.in.src_len[b] - 1;
+      if (c.Aligned(b) && c.hyps.ended_eos(b, h) && len > 0) c.out.tracks.source[row * T + len - 1] = c.in.src_len[b] - 1;
       c.prof.profile.generated_tokens += ids;
     }
     TranslationResult& r = c.out.results[input];
@@ -88,14 +88,16 @@ Status DecodeAndStep(SearchContext& c, size_t n, size_t step, StepDecoder& decod
   req.tokens = S.step_tokens;
   req.ancestry = S.track.kv_slot;
   req.columns = &c.vocab;
-  req.want_alignment = c.opt.want_alignment;
+  bool align = c.opt.want_alignment && !c.aligned;
+  for (size_t i = 0; i < n && !align; ++i) align = c.Aligned(S.active_sentence[i]);
+  req.want_alignment = align;
   req.alignment_layer = c.opt.alignment_layer;
   if (c.opt.coverage_penalty != 0.f) req.coverage_attention = S.step_attention.data();
   TERN_ASSIGN_OR_RETURN(const StepOutput out, decoder.Decode(req));
   c.logits = out.logits;
   c.logits_max = out.logits_max;
-  const bool aligned = out.alignment && c.opt.want_alignment;
-  for (size_t i = 0; i < n; ++i) S.row_source[i] = aligned ? out.alignment[i] : -1;
+  for (size_t i = 0; i < n; ++i)
+    S.row_source[i] = out.alignment && c.Aligned(S.active_sentence[i]) ? out.alignment[i] : -1;
   strategy.Step(c, n, step);
   return Status::Ok();
 }

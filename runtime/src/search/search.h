@@ -148,6 +148,8 @@ struct SearchContext {
   const ForcedTokens* forced = nullptr;  // target prefixes or scored targets (nullptr: none)
   Span<const uint32_t> end_tokens = {};  // the call's tokens that end a hypothesis besides eos
   const uint32_t* start_step = nullptr;  // [batch] continuous batching: the step at which sentence b joined
+  const uint8_t* aligned = nullptr;      // [batch] continuous batching: 1 where sentence b reports its alignment
+                                         // (with opt.want_alignment); nullptr: every sentence, by opt.want_alignment
   const uint64_t* sampling_keys = nullptr;  // [inputs] the caller's key of each input (nullptr: its index)
   uint32_t key_group = 0;  // > 0: return_alternatives' second pass, input r is alternative r % k of input r / k
   const float* logits_max = nullptr;     // [rows] MaxOf of each logits row as decoded (no rule yet); or nullptr
@@ -155,6 +157,9 @@ struct SearchContext {
 
   /// Sentence b's position at search step `step` (continuous batching: sentences join at different steps).
   size_t Pos(size_t b, size_t step) const { return start_step ? step - start_step[b] : step; }
+
+  /// Whether sentence b (length order) reports each token's source position (token_sources).
+  bool Aligned(size_t b) const { return opt.want_alignment && (!aligned || aligned[b]); }
 
   /// Whether `token` ends a hypothesis (eos, or one of the call's end tokens).
   bool IsEnd(uint32_t token) const {

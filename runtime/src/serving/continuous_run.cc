@@ -4,8 +4,6 @@
 #include <deque>
 #include <string_view>
 
-#include "tern/call_chunks.h"
-
 namespace tern::serving {
 namespace {
 
@@ -15,12 +13,10 @@ struct Entry {
   std::vector<OwnedResult> results;  // [inputs]
   size_t next = 0;                   // the next input to hand out
   size_t remaining = 0;              // inputs whose results are not in yet
-  std::vector<size_t> deferred;      // inputs to translate statically afterwards (auto_protect's spans)
   bool cancelled = false;            // inputs were cancelled before they ran
   bool complete = false;
 };
 
-bool StopAll(void* u) { return static_cast<const std::atomic<bool>*>(u)->load(std::memory_order_relaxed); }
 
 class EngineSource final : public SentenceSource {
  public:
@@ -56,8 +52,6 @@ class EngineSource final : public SentenceSource {
         ++cursor_;
         Drop();
       }
-      // Inputs put off to static calls after this one (auto_protect's spans) wait for it to end: take no more.
-      if (deferred_ > 0) return false;
       std::vector<std::shared_ptr<TicketState>> more = queue_.TakeSharing(*first_, tr_.max_batch());
       if (more.empty()) return false;
       const auto now = std::chrono::steady_clock::now();
@@ -71,11 +65,6 @@ class EngineSource final : public SentenceSource {
   void Done(uint64_t tag, const TranslationResult& r) override {
     Entry& e = At(tag >> 32);
     const size_t i = tag & 0xffffffffu;
-    if (r.error == StatusCode::kUnsupported) {  // a text Translate takes apart (tern/continuous.h)
-      e.deferred.push_back(i);
-      ++deferred_;
-      return;
-    }
     std::vector<OwnedResult> one;
     CopyResults(Span<const TranslationResult>(&r, 1), &one);
     e.cancelled |= r.error == StatusCode::kCancelled;
@@ -85,33 +74,9 @@ class EngineSource final : public SentenceSource {
     Drop();
   }
 
-  // After the continuous call: the deferred inputs as static calls, then every request not yet complete.
-  void Finish(const Status& call, const std::atomic<bool>& stopping) {
-    TranslateOptions o = first_->request.options;
-    o.abort = StopAll, o.abort_user_data = const_cast<std::atomic<bool>*>(&stopping);
+  // After the continuous call: every request not yet complete.
+  void Finish(const Status& call) {
     for (Entry& e : entries_) {
-      if (!e.deferred.empty()) {  // one static call over them, in the one chunked-call loop (tern/call_chunks.h)
-        std::vector<std::string_view> texts;
-        std::vector<uint64_t> keys;  // each deferred text's own sampling key
-        for (const size_t i : e.deferred) texts.emplace_back(e.t->request.texts[i]), keys.push_back(e.t->sampling_keys[i]);
-        o.sampling_keys = Span<const uint64_t>(keys.data(), keys.size());
-        CallChunks chunks(o, texts.size(), tr_.max_batch());
-        size_t delivered = 0;
-        const Status s = chunks.Run(
-            [&](size_t b, size_t end, const TranslateOptions& chunk, Span<const TranslationResult>* results) {
-              return tr_.Translate(Span<const std::string_view>(texts.data() + b, end - b), chunk, results);
-            },
-            [&](size_t b, Span<const TranslationResult> results) {
-              std::vector<OwnedResult> owned;
-              CopyResults(results, &owned);
-              for (size_t j = 0; j < owned.size(); ++j) e.results[e.deferred[b + j]] = std::move(owned[j]);
-            },
-            &delivered);
-        for (size_t j = delivered; j < texts.size(); ++j) e.results[e.deferred[j]] = std::move(CancelledResults(1)[0]);
-        e.cancelled |= !s.ok();
-        e.remaining -= texts.size();
-      }
-      e.deferred.clear();
       if (e.complete) continue;
       // Inputs never handed out (the call stopped or failed first) are cancelled.
       for (; e.next < e.t->inputs(); ++e.next, --e.remaining) {
@@ -148,7 +113,7 @@ class EngineSource final : public SentenceSource {
     while (!entries_.empty() && base_ < cursor_ && entries_.front().complete) entries_.pop_front(), ++base_;
   }
   void MaybeComplete(Entry& e) {
-    if (e.complete || e.remaining != 0 || !e.deferred.empty()) return;
+    if (e.complete || e.remaining != 0) return;
     e.complete = true;
     const Status s = e.cancelled ? Status(StatusCode::kCancelled, "request cancelled") : Status::Ok();
     serving::Complete(e.t, {s, std::move(e.results), 0, 0, replica_, Shared()});
@@ -160,7 +125,7 @@ class EngineSource final : public SentenceSource {
   std::shared_ptr<TicketState> first_;  // the call's first request: what later ones must share with
   std::deque<Entry> entries_;           // requests taken and not yet dropped; entries_[k] is number base_ + k
   size_t base_ = 0, cursor_ = 0;        // numbers: of entries_[0], and of the request handing out inputs
-  size_t taken_ = 0, deferred_ = 0;     // requests taken in all; inputs put off to static calls
+  size_t taken_ = 0;                    // requests taken in all
 };
 
 }  // namespace
@@ -189,7 +154,7 @@ bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shar
   o.abort = StopCall, o.abort_user_data = &stop;
   const Status s = tr.TranslateContinuous(source, o);
   if (s.code() == StatusCode::kInvalidArgument && !source.began()) return false;  // refused: a static call
-  source.Finish(s, stopping);
+  source.Finish(s);
   return true;
 }
 

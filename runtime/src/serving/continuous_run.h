@@ -16,7 +16,6 @@ namespace tern::serving {
 
 /// Runs `call` (requests that may share one call, the oldest first) on `tr` as one continuous call, taking
 /// further requests from `queue` while it runs; stops at the next decoder step once `stopping` is set.
-/// Inputs a continuous call does not take (texts with spans auto_protect keeps) run afterwards as static calls.
 /// Completes every request it took. Returns false, having taken and completed nothing, when `tr` refuses a
 /// continuous call with these options (the caller runs the call statically).
 bool RunContinuous(Translator& tr, uint32_t replica, const std::vector<std::shared_ptr<TicketState>>& call,

@@ -24,6 +24,8 @@ struct ContinuousCallBuffers {
   ArenaArray<uint32_t> positions;    // [rows] each active row's position at this step
   ArenaArray<uint64_t> tags;         // [batch] the caller's tag of each slot's sentence
   ArenaArray<uint8_t> by_ids;        // [batch] 1: the slot's sentence was given as ids (no detokenizing)
+  ArenaArray<uint8_t> aligned;       // [batch] 1: the slot's sentence reports its alignment (return_alignment,
+                                     // or a text whose spans auto_protect keeps: they go back by it)
 };
 
 /// Declares them (counts in 64 bits).
