@@ -9,7 +9,7 @@ experiment switch TERN_EXPERIMENT_ACT_BITS (runtime/src/nn/row_quantizer.cc), so
 a process of its own. Uses the Python package (the build tree's build/python, or an installed tern).
 
     /usr/bin/python3 bench/act_grid_quality.py --f32 build/bundled/en-de.f32.tern \
-        --int8 models/en-de/en-de.int8.tern [--int8-w7 W7.int8.tern] [--data ../shared/data/multi30k]
+        --int8 models/en-de/en-de.int8.tern [--int8-w7 W7.int8.tern] [--layers fc2.] [--data ../shared/data/multi30k]
         [--lines 1000] [--json OUT]
 """
 from __future__ import annotations
@@ -60,6 +60,9 @@ def main() -> int:
     ap.add_argument("--int8", required=True, help="the int8 model of the same checkpoint")
     ap.add_argument("--int8-w7", help="the same checkpoint converted with 7-bit weights "
                     "(TERN_EXPERIMENT_WEIGHT_BITS=7 tern-convert ... --weights int8): a row with 8-bit activations")
+    ap.add_argument("--layers", action="append", default=[],
+                    help="a row with 7-bit activations in these linear layers only (comma-separated parts of their "
+                    "weights' names, TERN_EXPERIMENT_ACT_LAYERS; e.g. fc2. or decoder.layers.5.); repeatable")
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "multi30k"))
     ap.add_argument("--src", default="en")
     ap.add_argument("--tgt", default="de")
@@ -83,8 +86,8 @@ def main() -> int:
         print(f"act_grid_quality: {e}", file=sys.stderr)
         return 1
 
-    def worker(model: str, bits: str, f32: dict | None) -> dict:
-        env = dict(os.environ, TERN_EXPERIMENT_ACT_BITS=bits)
+    def worker(model: str, bits: str, f32: dict | None, layers: str = "") -> dict:
+        env = dict(os.environ, TERN_EXPERIMENT_ACT_BITS=bits, TERN_EXPERIMENT_ACT_LAYERS=layers)
         job = json.dumps({"src": src, "refs": refs, "f32": f32})
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--f32", a.f32, "--int8", a.int8,
                             "--worker", model], input=job, capture_output=True, text=True, env=env)
@@ -97,6 +100,8 @@ def main() -> int:
             "int8, 7-bit activations": worker(a.int8, "7", f32)}
     if a.int8_w7:
         rows["int8, 7-bit weights, 8-bit activations"] = worker(a.int8_w7, "8", f32)
+    for layers in a.layers:
+        rows[f"int8, 7-bit activations in {layers} only"] = worker(a.int8, "7", f32, layers)
     print(f"test_2016_flickr {a.src}->{a.tgt}, {len(src)} lines")
     print("| model | greedy BLEU | beam 4 BLEU | greedy lines = f32 | beam 4 lines = f32 | greedy mean |dlogp| | beam 4 mean |dlogp| |")
     print("|---|---|---|---|---|---|---|")

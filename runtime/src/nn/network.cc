@@ -83,7 +83,7 @@ Status Network::RunLinear(const Linear& l, const float* x, size_t rows, float* y
                           float* row_max) const {
   if (rows == 0) return Status::Ok();
   if (l.quantized()) {
-    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool()));
+    TERN_RETURN_IF_ERROR(quantizer_.Run(x, rows, l.in_features(), q, pool(), l.name()));
     if (probe_) probe_->Qd8("qd8_input", l.name(), q.q, rows * l.in_features(), q.params, rows);
   } else {
     Probe("input", l.name(), x, rows * l.in_features());

@@ -1,7 +1,9 @@
 #include "nn/xnn_ops.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "kernels/row_ops.h"
 
@@ -24,12 +26,25 @@ inline float RoundEven(float v) {
 // portable C++ on every ISA, so outputs stay identical across CPUs. An experiment switch for stating the 7-bit
 // grid's quality (docs/performance.md, "A 7-bit grid: quality first"), not an API: the grid is to become a
 // property of the int8 format that the converter records.
-bool SevenBitActivations() {
+// TERN_EXPERIMENT_ACT_LAYERS=a,b (with it) keeps the 7-bit grid to the linear layers whose weight's name contains
+// one of the comma-separated parts (issue 70: the grid per layer, for the layers where it costs no agreement).
+bool SevenBitActivations(const char* layer) {
   static const bool on = [] {
     const char* v = std::getenv("TERN_EXPERIMENT_ACT_BITS");
     return v && std::strcmp(v, "7") == 0;
   }();
-  return on;
+  if (!on) return false;
+  static const char* const layers = std::getenv("TERN_EXPERIMENT_ACT_LAYERS");
+  if (!layers || !*layers) return true;
+  if (!layer) return false;
+  const std::string_view name(layer), list(layers);
+  for (size_t at = 0; at <= list.size();) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string_view part = list.substr(at, end - at);
+    if (!part.empty() && name.find(part) != std::string_view::npos) return true;
+    at = end + 1;
+  }
+  return false;
 }
 
 // XNNPACK's xnn_f32_qd8_asymmetric_quantization_params (2024-11-08), step by step, for the grid [qmin, qmax].
@@ -51,12 +66,12 @@ QuantParams ParamsOnGrid(float min, float max, float kQmin, float kQmax) {
 
 QuantParams QuantizationParamsOf(float min, float max) { return ParamsOnGrid(min, max, -128.f, 127.f); }
 
-void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params) {
+void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params, const char* layer) {
   // The min/max and conversion loops run at the CPU's ISA level (kernels/row_ops.h), equal on every level.
   const RowOps& ops = ActiveRowOps();
   float mn = 0.f, mx = 0.f;
   if (cols) ops.min_max(x, cols, &mn, &mx);
-  if (SevenBitActivations()) {
+  if (SevenBitActivations(layer)) {
     // kernels/row_ops_body.h's conversion with the bounds of [-64, 63] (the ISA loops' are [-128, 127]).
     const QuantParams p = ParamsOnGrid(mn, mx, -64.f, 63.f);
     const float lo = -64.f - static_cast<float>(p.zero_point), hi = 63.f - static_cast<float>(p.zero_point);
@@ -74,8 +89,9 @@ void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_par
 
 Result<RowQuantizer> RowQuantizer::Create() { return RowQuantizer(); }
 
-Status RowQuantizer::Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t) const {
-  for (size_t r = 0; r < rows; ++r) QuantizeRowQd8(in + r * cols, cols, scratch.q + r * cols, scratch.params + r);
+Status RowQuantizer::Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t,
+                         const char* layer) const {
+  for (size_t r = 0; r < rows; ++r) QuantizeRowQd8(in + r * cols, cols, scratch.q + r * cols, scratch.params + r, layer);
   // XNNPACK's GEMM microkernels compute MR rows at a time: for a tile with fewer rows, the missing rows
   // read the last row's input and store to its output, with the params that follow it in the array. Those
   // must be the last row's (XNNPACK's own convert operator pads them so: xnn_compute_pad_qd8_params), or

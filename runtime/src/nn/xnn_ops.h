@@ -62,8 +62,9 @@ struct QuantParams {
 };
 /// The parameters for a row whose values lie in [min, max] (NaN or infinite bounds give finite parameters).
 QuantParams QuantizationParamsOf(float min, float max);
-/// Quantizes one row x[cols] into q[cols] and its params.
-void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params);
+/// Quantizes one row x[cols] into q[cols] and its params. `layer`: the linear layer's weight name, for the
+/// 7-bit grid experiment's per-layer switch (row_quantizer.cc); nullptr: none.
+void QuantizeRowQd8(const float* x, size_t cols, int8_t* q, xnn_quantization_params* params, const char* layer = nullptr);
 
 /// Quantizes f32 rows to int8 with one (scale, zero point) per row ("dynamically quantized" activations,
 /// XNNPACK's qd8 layout) with QuantizeRowQd8. One per Translator.
@@ -71,7 +72,8 @@ class RowQuantizer {
  public:
   static Result<RowQuantizer> Create();
   /// in [rows, cols] f32 -> scratch. Never fails (a Status for the callers' uniformity).
-  Status Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t pool) const;
+  Status Run(const float* in, size_t rows, size_t cols, const QuantScratch& scratch, pthreadpool_t pool,
+             const char* layer = nullptr) const;
 };
 
 }  // namespace tern
